@@ -1,0 +1,20 @@
+"""skdpgen: differentially private synthetic data from kernel mean embeddings.
+
+scikit-learn–compatible feature maps, private kernel mean embeddings, and
+synthetic-data generators with exact (ε, δ) accounting.
+"""
+
+from .embedding import KernelMeanEmbedding
+from .features import HermiteFeatures, RandomFourierFeatures
+from .privacy import PrivacyLeakWarning, PrivacyReport
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "HermiteFeatures",
+    "KernelMeanEmbedding",
+    "PrivacyLeakWarning",
+    "PrivacyReport",
+    "RandomFourierFeatures",
+    "__version__",
+]

@@ -1,0 +1,57 @@
+"""Local random generators derived from a scikit-learn ``random_state``.
+
+Nothing here seeds or draws from global generators beyond what
+:func:`sklearn.utils.check_random_state` does for ``random_state=None`` (it
+draws a seed from NumPy's global ``RandomState`` without re-seeding it).
+
+Note that NumPy's and PyTorch's generators are not cryptographically secure;
+see the user guide's section on the threat model.
+"""
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+
+def _seed_words(random_state, n_words=4):
+    if isinstance(random_state, np.random.Generator):
+        return random_state.integers(0, 2**32, size=n_words, dtype=np.uint64)
+    rs = check_random_state(random_state)
+    return rs.randint(0, 2**32, size=n_words, dtype=np.uint64)
+
+
+def check_generator(random_state):
+    """Turn ``random_state`` into a local :class:`numpy.random.Generator`.
+
+    Parameters
+    ----------
+    random_state : None, int, RandomState or Generator
+        ``None`` gives fresh randomness on each call; an int gives the same
+        stream each time; a ``RandomState`` or ``Generator`` is advanced.
+
+    Returns
+    -------
+    rng : numpy.random.Generator
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    return np.random.default_rng(_seed_words(random_state))
+
+
+def torch_generator(random_state, device="cpu"):
+    """A local :class:`torch.Generator` on ``device`` seeded from ``random_state``.
+
+    Parameters
+    ----------
+    random_state : None, int, RandomState or Generator
+    device : str or torch.device, default="cpu"
+
+    Returns
+    -------
+    generator : torch.Generator
+    """
+    import torch
+
+    seed = int(_seed_words(random_state, 2) @ np.array([2**32, 1], dtype=np.uint64))
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed % (2**63))
+    return gen

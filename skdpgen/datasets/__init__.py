@@ -1,0 +1,14 @@
+"""Datasets bundled with skdpgen, each with a public schema.
+
+A schema gives the bounds of each numeric column and the categories of each
+categorical column. It is written from the dataset's documentation and public
+knowledge, never computed from the rows, so a differentially private method
+can use it without spending privacy budget.
+"""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+from ._adult import adult_schema, load_adult
+
+__all__ = ["adult_schema", "load_adult"]

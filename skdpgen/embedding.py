@@ -1,0 +1,391 @@
+"""The (optionally differentially private) kernel mean embedding of a dataset."""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context, clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .features import HermiteFeatures, _unit_norm_scale, _UnitNormFeatures
+from .privacy import GaussianAccountant, GaussianRelease, PrivacyLeakWarning, PrivacyReport
+
+__all__ = ["KernelMeanEmbedding", "encode_labels", "feature_sums"]
+
+# Target number of float64 values held per chunk (about 24 MB).
+_CHUNK_VALUES = 3_000_000
+
+
+def _chunk_rows(n_features_out, chunk_size):
+    if chunk_size is not None:
+        return int(chunk_size)
+    return max(1, _CHUNK_VALUES // max(1, n_features_out))
+
+
+def _generic_weighted_sum(features, X, weights):
+    """Feature sum for any fitted transformer, rows clipped to norm ≤ 1."""
+    H = np.asarray(features.transform(X), dtype=np.float64)
+    if H.ndim != 2 or H.shape[0] != X.shape[0]:
+        raise ValueError("The feature map must return a 2-D array with one row per sample.")
+    if not np.all(np.isfinite(H)):
+        raise ValueError("The feature map returned non-finite values.")
+    H *= _unit_norm_scale(np.einsum("ij,ij->i", H, H), np.float64)[:, None]
+    return H.T @ weights
+
+
+def feature_sums(features, X, codes=None, n_classes=1, *, chunk_size=None, n_jobs=None):
+    """Stream ``Σ_i h(x_i) ⊗ onehot(y_i)`` over row chunks.
+
+    Parameters
+    ----------
+    features : fitted transformer
+        A skdpgen feature map, or any transformer (its rows are then clipped
+        to norm ≤ 1).
+    X : ndarray of shape (n_samples, n_features)
+        Validated, finite input.
+    codes : ndarray of int of shape (n_samples,), default=None
+        Class index of each row in ``[0, n_classes)``; all zeros when None.
+    n_classes : int, default=1
+    chunk_size : int, default=None
+        Rows per chunk; by default about 3·10⁶ feature values per chunk.
+    n_jobs : int, default=None
+        Threads working on chunks in parallel (NumPy releases the GIL).
+
+    Returns
+    -------
+    sums : ndarray of shape (n_features_out, n_classes)
+        Memory is O(chunk × features + features × classes), never
+        O(n_samples × features).
+    """
+    n = X.shape[0]
+    if isinstance(features, _UnitNormFeatures):
+        n_out, weighted_sum = features._n_features_out, features._weighted_feature_sum
+    else:
+        n_out = None
+        weighted_sum = lambda Xc, Wc: _generic_weighted_sum(features, Xc, Wc)  # noqa: E731
+    rows = _chunk_rows(n_out or 1024, chunk_size)
+    eye = np.eye(n_classes)
+
+    def one(start):
+        stop = min(start + rows, n)
+        W = eye[codes[start:stop]] if codes is not None else np.ones((stop - start, 1))
+        return weighted_sum(X[start:stop], W)
+
+    starts = range(0, n, rows)
+    if n_jobs in (None, 1) or len(starts) == 1:
+        total = None
+        for s in starts:
+            part = one(s)
+            total = part if total is None else total + part
+        return total
+    parts = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+        delayed(one)(s) for s in starts
+    )
+    return sum(parts)
+
+
+class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
+    """Kernel mean embedding of a dataset, optionally differentially private.
+
+    Computes ``μ = (1/n) Σ_i h(x_i)`` under a bounded feature map ``h``; with
+    labels, the class-conditional matrix ``μ_c = (1/n) Σ_{i: y_i = c} h(x_i)``
+    (the mean of ``h(x) ⊗ onehot(y)``). With ``epsilon`` set, the released
+    embedding is ``μ + N(0, σ²Δ² I)`` with ``Δ = 2/n``.
+
+    Read more in the :ref:`User Guide <mean_embedding>`.
+
+    Parameters
+    ----------
+    features : transformer, default=None
+        The feature map: :class:`HermiteFeatures` (the default, order 20,
+        length scale 1, sum kernel), :class:`RandomFourierFeatures`, or any
+        transformer. An unfitted map is cloned and fitted on ``X`` (our maps
+        use only its shape); a fitted one is used as is. Rows of other
+        transformers are clipped to norm ≤ 1, which keeps the sensitivity.
+    epsilon : float, default=None
+        Privacy budget ε > 0 of the release; None releases the exact
+        embedding (no privacy).
+    delta : float, default=1e-5
+        Privacy parameter δ in (0, 1), used when ``epsilon`` is set.
+    classes : array-like, default=None
+        The public list of labels. If None and ``y`` is given, the labels
+        present in ``y`` are used, which leaks them (a
+        :class:`~skdpgen.privacy.PrivacyLeakWarning` says so when private).
+    chunk_size : int, default=None
+        Rows per streamed chunk; by default about 3·10⁶ feature values.
+    n_jobs : int, default=None
+        Number of threads computing chunks in parallel; -1 for all cores.
+    random_state : int, RandomState instance or None, default=None
+        Source of the privacy noise.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_features_out,) or (n_features_out, n_classes)
+        The released (noisy when private) embedding; a matrix when fitted
+        with labels.
+    features_ : transformer
+        The fitted feature map.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels (only when fitted with ``y``).
+    sensitivity_ : float
+        Replace-one L2 sensitivity ``Δ = 2/n`` of the embedding.
+    noise_multiplier_ : float
+        σ: the noise std per coordinate is ``σΔ`` (0 when not private).
+    privacy_report_ : PrivacyReport
+        What the fit spent (ε = inf when not private).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+
+    See Also
+    --------
+    HermiteFeatures, RandomFourierFeatures
+
+    Notes
+    -----
+    **Sensitivity.** Neighbouring datasets have the same number of rows ``n``
+    and differ in one record ``(x, y) → (x', y')``. Only the columns of ``y``
+    and ``y'`` change: column ``y`` by ``−h(x)/n`` and column ``y'`` by
+    ``+h(x')/n``. If ``y = y'`` the change has norm ``‖h(x) − h(x')‖/n ≤ 2/n``;
+    otherwise ``sqrt(‖h(x)‖² + ‖h(x')‖²)/n ≤ sqrt(2)/n``. Since
+    ``‖h(·)‖ ≤ 1`` for every input, the Frobenius sensitivity of the whole
+    (features × classes) matrix is ``Δ = 2/n``, and the Gaussian mechanism
+    with ``σ`` from :func:`skdpgen.privacy.calibrate_gaussian` is
+    (ε, δ)-DP.
+
+    **What is public.** The number of rows ``n`` is treated as public, as in
+    DP-MERF and DP-HP; so are the feature map's hyperparameters and the class
+    list when passed as ``classes``. The noise comes from NumPy's
+    (non-cryptographic) generator.
+
+    **Memory.** ``fit`` streams over row chunks: memory is
+    O(chunk × features + features × classes), not O(n × features).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen import HermiteFeatures, KernelMeanEmbedding
+    >>> X = np.random.default_rng(0).uniform(-1, 1, size=(1000, 3))
+    >>> kme = KernelMeanEmbedding(features=HermiteFeatures(order=5), epsilon=1.0,
+    ...                           random_state=0).fit(X)
+    >>> kme.embedding_.shape
+    (18,)
+    >>> kme.sensitivity_
+    0.002
+    >>> round(kme.privacy_report_.epsilon, 3)
+    1.0
+    """
+
+    _parameter_constraints: dict = {
+        "features": [None, HasMethods(["fit", "transform"])],
+        "epsilon": [None, Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "classes": [None, "array-like"],
+        "chunk_size": [None, Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [None, Integral],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        *,
+        features=None,
+        epsilon=None,
+        delta=1e-5,
+        classes=None,
+        chunk_size=None,
+        n_jobs=None,
+        random_state=None,
+    ):
+        self.features = features
+        self.epsilon = epsilon
+        self.delta = delta
+        self.classes = classes
+        self.chunk_size = chunk_size
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _fit_features(self, X):
+        features = self.features if self.features is not None else HermiteFeatures()
+        try:
+            check_is_fitted(features)
+        except NotFittedError:
+            pass
+        else:
+            n_in = getattr(features, "n_features_in_", X.shape[1])
+            if n_in != X.shape[1]:
+                raise ValueError(
+                    f"The fitted feature map expects {n_in} columns, X has {X.shape[1]}."
+                )
+            return features
+        if self.epsilon is not None and not isinstance(features, _UnitNormFeatures):
+            warnings.warn(
+                f"The feature map {type(features).__name__} is fitted on the private "
+                "data, and whatever it learns from the rows is not covered by the "
+                "privacy guarantee. Fit it on public data and pass it fitted.",
+                PrivacyLeakWarning,
+                stacklevel=4,
+            )
+        return clone(features).fit(X)
+
+    def _encode_labels(self, y, n):
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != n:
+            raise ValueError(f"y must be 1-D with {n} entries, got shape {y.shape}.")
+        check_classification_targets(y)
+        if self.classes is not None:
+            classes = np.asarray(self.classes)
+            if classes.ndim != 1 or classes.size == 0 or np.unique(classes).size != classes.size:
+                raise ValueError("classes must be a non-empty 1-D list of distinct labels.")
+            codes = encode_labels(y, classes)
+            return classes, codes
+        if self.epsilon is not None:
+            warnings.warn(
+                "The class list was taken from the private labels y and is "
+                "released with the embedding without privacy. Pass "
+                "classes=[...] (the public list of possible labels) to avoid this.",
+                PrivacyLeakWarning,
+                stacklevel=4,
+            )
+        classes, codes = np.unique(y, return_inverse=True)
+        return classes, codes
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y=None):
+        """Compute (and, with ``epsilon``, privatize) the mean embedding.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite values; NaN or inf raise ``ValueError``.
+        y : array-like of shape (n_samples,), default=None
+            Class labels for the class-conditional embedding.
+
+        Returns
+        -------
+        self : object
+        """
+        X = validate_data(self, X, dtype=[np.float64, np.float32])
+        n = X.shape[0]
+        features = self._fit_features(X)
+        if y is None:
+            classes, codes, n_classes = None, None, 1
+        else:
+            classes, codes = self._encode_labels(y, n)
+            n_classes = classes.size
+        sums = feature_sums(
+            features, X, codes, n_classes, chunk_size=self.chunk_size, n_jobs=self.n_jobs
+        )
+        mean = sums / n
+        if y is None:
+            mean = mean[:, 0]
+        sensitivity = 2.0 / n
+        if self.epsilon is None:
+            report = PrivacyReport([GaussianRelease("mean embedding", sensitivity, 0.0)], self.delta)
+            embedding, noise_multiplier = mean, 0.0
+        else:
+            accountant = GaussianAccountant(self.epsilon, self.delta, {"mean embedding": 1.0})
+            embedding = accountant.add_noise(
+                "mean embedding", mean, sensitivity=sensitivity, random_state=self.random_state
+            )
+            report = accountant.report()
+            noise_multiplier = accountant.noise_multipliers["mean embedding"]
+        self.features_ = features
+        if classes is not None:
+            self.classes_ = classes
+        self.embedding_ = embedding
+        self.sensitivity_ = sensitivity
+        self.noise_multiplier_ = noise_multiplier
+        self.privacy_report_ = report
+        return self
+
+    def transform(self, X):
+        """Feature map of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_features_out)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        return self.features_.transform(X)
+
+    def score(self, X, y=None):
+        """Negative squared MMD between ``X`` and the released embedding.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+            With labels (and an embedding fitted with labels) the
+            class-conditional matrices are compared; without, the marginal
+            embeddings (the released matrix summed over classes).
+
+        Returns
+        -------
+        score : float
+            ``−‖μ_X − μ̃‖²`` under the feature map; higher is better.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        n = X.shape[0]
+        released = self.embedding_
+        if y is not None and hasattr(self, "classes_"):
+            classes = self.classes_
+            codes = encode_labels(np.asarray(y), classes)
+            mine = feature_sums(
+                self.features_, X, codes, classes.size, chunk_size=self.chunk_size,
+                n_jobs=self.n_jobs,
+            ) / n
+        else:
+            mine = feature_sums(
+                self.features_, X, chunk_size=self.chunk_size, n_jobs=self.n_jobs
+            )[:, 0] / n
+            if released.ndim == 2:
+                released = released.sum(axis=1)
+        return -float(np.sum((mine - released) ** 2))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.target_tags.required = False
+        return tags
+
+
+def encode_labels(y, classes):
+    """Index of each label of ``y`` in ``classes``.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+    classes : ndarray of shape (n_classes,)
+
+    Returns
+    -------
+    codes : ndarray of int of shape (n_samples,)
+
+    Raises
+    ------
+    ValueError
+        If ``y`` holds a label that is not in ``classes``.
+    """
+    lookup = {c: i for i, c in enumerate(classes.tolist())}
+    uniques, inverse = np.unique(y, return_inverse=True)
+    index = [lookup.get(u, -1) for u in uniques.tolist()]
+    unknown = [u for u, i in zip(uniques.tolist(), index) if i < 0]
+    if unknown:
+        raise ValueError(
+            f"y contains labels that are not in classes: {unknown[:5]}; the class "
+            "list must be complete."
+        )
+    return np.asarray(index, dtype=np.intp)[inverse.reshape(-1)]

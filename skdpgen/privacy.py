@@ -1,0 +1,520 @@
+"""Privacy accounting: Gaussian-mechanism calibration, budget splits and reports.
+
+Every noisy quantity that skdpgen releases is a Gaussian mechanism: a statistic
+with replace-one L2 sensitivity ``Δ`` plus ``N(0, (σΔ)² I)`` noise, where ``σ``
+is the *noise multiplier*. This module is the only place where noise
+multipliers are calibrated, and it keeps the books of what each fit spent.
+
+Accounting is exact. A composition of Gaussian mechanisms with noise
+multipliers ``σ_1, …, σ_k`` is itself a Gaussian mechanism with
+``1/σ_eff² = Σ_i 1/σ_i²`` (Dong, Roth & Su 2019), and the (ε, δ) curve of a
+single Gaussian mechanism is the analytic one of Balle & Wang (2018). Both are
+computed with autodp's ``ExactGaussianMechanism`` and ``ComposeGaussian``.
+Neither the RDP-based ``autodp.privacy_calibrator.gaussian_mech`` (about 30 %
+more noise for the same guarantee) nor autodp's generic RDP ``Composition`` is
+used.
+
+autodp 0.2.3.1 has two quirks that this module contains so that no other module
+touches autodp: importing ``autodp.privacy_calibrator`` before
+``autodp.rdp_acct`` raises a circular ``ImportError`` (we import ``rdp_acct``
+first and never need the calibrator module), and its numerical routines emit
+scipy ``RuntimeWarning`` floods (silenced around each call here).
+"""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import contextlib
+import functools
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+
+__all__ = [
+    "PrivacyLeakWarning",
+    "GaussianRelease",
+    "PrivacyReport",
+    "GaussianAccountant",
+    "calibrate_gaussian",
+    "gaussian_epsilon",
+    "compose_reports",
+    "check_epsilon_delta",
+]
+
+
+class PrivacyLeakWarning(RuntimeWarning):
+    """Something data-dependent leaves a fit without differential privacy.
+
+    Raised (as a warning, always shown) when a fitted object takes a value
+    from the private data without noise: a bound, a category or class list,
+    a length scale. The message says what leaked and which parameter makes it
+    public instead.
+    """
+
+
+warnings.simplefilter("always", PrivacyLeakWarning)
+
+
+def _autodp():
+    """Import autodp's exact Gaussian machinery in the one safe order."""
+    from autodp import rdp_acct  # noqa: F401  (must come first, see module doc)
+    from autodp import dp_bank, mechanism_zoo, transformer_zoo
+
+    return dp_bank, mechanism_zoo, transformer_zoo
+
+
+@contextlib.contextmanager
+def _silenced():
+    """Silence the numerical warnings autodp's routines emit."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+def check_epsilon_delta(epsilon, delta, *, allow_infinite=True):
+    """Validate a privacy budget.
+
+    Parameters
+    ----------
+    epsilon : float
+        Must be > 0; ``np.inf`` means "no privacy" (no noise) when
+        ``allow_infinite``.
+    delta : float
+        Must lie in the open interval (0, 1).
+    allow_infinite : bool, default=True
+        Whether ``epsilon=np.inf`` is accepted.
+
+    Returns
+    -------
+    epsilon, delta : float
+        The validated values as Python floats.
+
+    Examples
+    --------
+    >>> from skdpgen.privacy import check_epsilon_delta
+    >>> check_epsilon_delta(1, 1e-5)
+    (1.0, 1e-05)
+    """
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise TypeError(f"epsilon must be a real number, got {epsilon!r}.")
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
+        raise TypeError(f"delta must be a real number, got {delta!r}.")
+    epsilon, delta = float(epsilon), float(delta)
+    if math.isnan(epsilon) or epsilon <= 0:
+        raise ValueError(f"epsilon must be > 0, got {epsilon}.")
+    if math.isinf(epsilon) and not allow_infinite:
+        raise ValueError("epsilon must be finite.")
+    if not 0.0 < delta < 1.0:
+        raise ValueError(f"delta must lie in the open interval (0, 1), got {delta}.")
+    return epsilon, delta
+
+
+def gaussian_epsilon(noise_multiplier, delta):
+    """Exact ε of a Gaussian mechanism at a given δ.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        Noise standard deviation divided by the L2 sensitivity (σ). ``0``
+        means no noise (ε = inf); ``inf`` means nothing released (ε = 0).
+    delta : float
+        Target δ in (0, 1).
+
+    Returns
+    -------
+    epsilon : float
+        The smallest ε for which the mechanism is (ε, δ)-DP (analytic
+        Gaussian mechanism, Balle & Wang 2018, via autodp).
+
+    Examples
+    --------
+    >>> from skdpgen.privacy import gaussian_epsilon
+    >>> round(gaussian_epsilon(3.7306, 1e-5), 4)
+    1.0
+    """
+    sigma = float(noise_multiplier)
+    if sigma <= 0:
+        return math.inf
+    if math.isinf(sigma):
+        return 0.0
+    _, mechanism_zoo, _ = _autodp()
+    with _silenced():
+        eps = mechanism_zoo.ExactGaussianMechanism(sigma=sigma).get_approxDP(delta)
+    return float(eps)
+
+
+def _log_delta(sigma, epsilon):
+    dp_bank, _, _ = _autodp()
+    with _silenced():
+        return float(dp_bank.get_logdelta_ana_gaussian(sigma, epsilon))
+
+
+def calibrate_gaussian(epsilon, delta):
+    """Smallest noise multiplier σ of an (ε, δ)-DP Gaussian mechanism.
+
+    Solves the analytic Gaussian mechanism's exact condition (Balle & Wang
+    2018) ``Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ) = δ`` for σ with a
+    bracketing root finder on autodp's log δ(σ, ε), then rounds σ up by a
+    relative 1e-9 so that the guarantee holds despite the solver tolerance.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target ε > 0; ``np.inf`` returns 0 (no noise).
+    delta : float
+        Target δ in (0, 1).
+
+    Returns
+    -------
+    noise_multiplier : float
+        σ: add ``N(0, (σΔ)²)`` noise to a statistic of L2 sensitivity Δ.
+
+    Examples
+    --------
+    >>> from skdpgen.privacy import calibrate_gaussian
+    >>> round(calibrate_gaussian(1.0, 1e-5), 4)
+    3.7306
+    """
+    return _calibrate_gaussian(*check_epsilon_delta(epsilon, delta))
+
+
+@functools.lru_cache(maxsize=256)
+def _calibrate_gaussian(epsilon, delta):
+    if math.isinf(epsilon):
+        return 0.0
+    target = math.log(delta)
+
+    def gap(log_sigma):
+        return _log_delta(math.exp(log_sigma), epsilon) - target
+
+    lo, hi = math.log(1e-3), math.log(10.0)
+    while gap(lo) < 0:  # δ(σ) decreases in σ: need gap(lo) > 0
+        lo -= 2.0
+    while gap(hi) > 0:
+        hi += 2.0
+    log_sigma = brentq(gap, lo, hi, xtol=1e-14, rtol=1e-14, maxiter=500)
+    sigma = math.exp(log_sigma) * (1.0 + 1e-9)
+    if _log_delta(sigma, epsilon) > target:  # pragma: no cover - defensive
+        raise RuntimeError("Gaussian calibration failed to meet the target δ.")
+    return sigma
+
+
+@dataclass(frozen=True)
+class GaussianRelease:
+    """One group of Gaussian-mechanism releases in a privacy report.
+
+    Parameters
+    ----------
+    name : str
+        What was released (e.g. ``"mean embedding"``).
+    sensitivity : float
+        Replace-one L2 sensitivity Δ of each released statistic.
+    noise_multiplier : float
+        σ: the noise standard deviation is ``σ·Δ`` per coordinate.
+    count : int, default=1
+        How many independent releases of this kind were made.
+    """
+
+    name: str
+    sensitivity: float
+    noise_multiplier: float
+    count: int = 1
+
+    @property
+    def noise_std(self):
+        """Standard deviation of the added noise, ``σ·Δ``."""
+        return self.sensitivity * self.noise_multiplier
+
+    @property
+    def precision(self):
+        """``count / σ²``: this group's share of the composed Gaussian."""
+        if self.count == 0:
+            return 0.0
+        if self.noise_multiplier == 0:
+            return math.inf
+        return self.count / self.noise_multiplier**2
+
+
+class PrivacyReport:
+    """What a fit (or several fits) spent, release by release.
+
+    The composition of the listed Gaussian mechanisms is a Gaussian mechanism
+    with noise multiplier ``σ_eff = (Σ count_i/σ_i²)^(-1/2)``; ``epsilon`` is
+    its exact ε at ``delta``.
+
+    Parameters
+    ----------
+    releases : sequence of GaussianRelease
+        The releases made.
+    delta : float
+        The δ at which ε is reported.
+    budget : tuple of (float, float), default=None
+        The (ε, δ) the releases were calibrated for, if any.
+
+    Attributes
+    ----------
+    releases : tuple of GaussianRelease
+    delta : float
+    budget : tuple or None
+
+    Examples
+    --------
+    >>> from skdpgen.privacy import GaussianRelease, PrivacyReport
+    >>> report = PrivacyReport([GaussianRelease("mean", 0.02, 3.7306)], delta=1e-5)
+    >>> round(report.epsilon, 3)
+    1.0
+    """
+
+    def __init__(self, releases, delta, *, budget=None):
+        self.releases = tuple(releases)
+        self.delta = float(delta)
+        self.budget = budget
+
+    @property
+    def noise_multiplier(self):
+        """σ_eff of the composed Gaussian mechanism (inf if nothing released)."""
+        precision = sum(r.precision for r in self.releases)
+        if precision == 0:
+            return math.inf
+        return 1.0 / math.sqrt(precision)
+
+    @property
+    def epsilon(self):
+        """Exact ε of the whole composition at ``delta``."""
+        return gaussian_epsilon(self.noise_multiplier, self.delta)
+
+    @property
+    def n_releases(self):
+        """Total number of individual releases."""
+        return sum(r.count for r in self.releases)
+
+    def to_frame(self):
+        """The releases as a pandas DataFrame, one row per group.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            Columns ``release``, ``count``, ``sensitivity``,
+            ``noise_multiplier``, ``noise_std``, ``epsilon_alone`` (ε of the
+            group on its own at ``delta``) and ``share`` (the group's share of
+            the composed Gaussian's precision).
+        """
+        import pandas as pd
+
+        total = sum(r.precision for r in self.releases)
+        rows = []
+        for r in self.releases:
+            group_sigma = math.inf if r.precision == 0 else (
+                0.0 if math.isinf(r.precision) else 1 / math.sqrt(r.precision)
+            )
+            share = (
+                float("nan")
+                if total == 0 or math.isinf(total)
+                else r.precision / total
+            )
+            rows.append(
+                {
+                    "release": r.name,
+                    "count": r.count,
+                    "sensitivity": r.sensitivity,
+                    "noise_multiplier": r.noise_multiplier,
+                    "noise_std": r.noise_std,
+                    "epsilon_alone": gaussian_epsilon(group_sigma, self.delta),
+                    "share": share,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def __str__(self):
+        lines = ["Privacy report (Gaussian mechanisms, exact composition)"]
+        header = f"  {'release':<28} {'count':>6} {'sensitivity':>12} {'sigma':>10} {'noise std':>11} {'share':>6}"
+        lines.append(header)
+        for row in self.to_frame().itertuples(index=False):
+            lines.append(
+                f"  {row.release:<28} {row.count:>6d} {row.sensitivity:>12.4g} "
+                f"{row.noise_multiplier:>10.4g} {row.noise_std:>11.4g} {row.share:>6.3f}"
+            )
+        lines.append(
+            f"  total: epsilon = {self.epsilon:.4g}, delta = {self.delta:.3g} "
+            f"(composed sigma = {self.noise_multiplier:.4g})"
+        )
+        if self.budget is not None:
+            lines.append(f"  budget: epsilon = {self.budget[0]:.4g}, delta = {self.budget[1]:.3g}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return (
+            f"PrivacyReport(epsilon={self.epsilon:.6g}, delta={self.delta:.3g}, "
+            f"n_releases={self.n_releases})"
+        )
+
+    def __add__(self, other):
+        return compose_reports([self, other])
+
+
+def compose_reports(reports, *, delta=None):
+    """Total privacy cost of several fits on the same private data.
+
+    A grid search of ``k`` fits, or any sequence of fits, spends the
+    composition of every release of every fit. Because all releases are
+    Gaussian, the composition is exact.
+
+    Parameters
+    ----------
+    reports : iterable of PrivacyReport
+        The ``privacy_report_`` of each fit.
+    delta : float, default=None
+        δ at which to report the total; required when the reports' δ differ.
+        (The composed mechanism is Gaussian, so its ε can be read at any δ.)
+
+    Returns
+    -------
+    report : PrivacyReport
+
+    Examples
+    --------
+    >>> from skdpgen.privacy import GaussianAccountant, compose_reports
+    >>> acc = GaussianAccountant(1.0, 1e-5, {"mean": 1.0})
+    >>> _ = acc.add_noise("mean", [0.0], sensitivity=0.1, random_state=0)
+    >>> five = compose_reports([acc.report()] * 5)
+    >>> round(five.epsilon, 2)
+    2.44
+    """
+    reports = list(reports)
+    if not reports:
+        raise ValueError("compose_reports needs at least one report.")
+    if delta is None:
+        deltas = {r.delta for r in reports}
+        if len(deltas) > 1:
+            raise ValueError("The reports use different deltas; pass delta=.")
+        delta = deltas.pop()
+    releases = [rel for r in reports for rel in r.releases]
+    return PrivacyReport(releases, delta)
+
+
+def _normalize_shares(shares):
+    if not shares:
+        raise ValueError("shares must name at least one release.")
+    plan = {}
+    for name, spec in shares.items():
+        share, count = (spec if isinstance(spec, tuple) else (spec, 1))
+        share = float(share)
+        if not (share > 0 and math.isfinite(share)):
+            raise ValueError(f"share of {name!r} must be positive and finite, got {share}.")
+        if int(count) != count or count < 1:
+            raise ValueError(f"count of {name!r} must be a positive integer, got {count}.")
+        plan[name] = (share, int(count))
+    total = sum(s for s, _ in plan.values())
+    return {name: (s / total, c) for name, (s, c) in plan.items()}
+
+
+class GaussianAccountant:
+    """Split one (ε, δ) budget over planned Gaussian releases and make them.
+
+    The budget is calibrated once into a total noise multiplier ``σ``. A group
+    with budget share ``w`` (shares are normalized to sum to 1) holding
+    ``count`` releases gets ``σ_i = σ / sqrt(w / count)`` per release, so that
+    ``Σ_i count_i / σ_i² = 1/σ²``: the exact composition of all planned
+    releases is (ε, δ)-DP, whatever the shares.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total ε > 0. ``np.inf`` plans releases without noise.
+    delta : float
+        Total δ in (0, 1).
+    shares : dict
+        ``name -> share`` or ``name -> (share, count)``.
+
+    Attributes
+    ----------
+    noise_multiplier_total : float
+        σ of the whole budget as one release.
+    noise_multipliers : dict
+        ``name -> σ_i`` for each planned release.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen.privacy import GaussianAccountant
+    >>> acc = GaussianAccountant(1.0, 1e-5, {"sum kernel": 0.5, "product kernel": (0.5, 10)})
+    >>> round(acc.noise_multipliers["sum kernel"], 3)
+    5.276
+    >>> noisy = acc.add_noise("sum kernel", np.zeros(3), sensitivity=0.01, random_state=0)
+    >>> acc.report().n_releases
+    1
+    """
+
+    def __init__(self, epsilon, delta, shares):
+        self.epsilon, self.delta = check_epsilon_delta(epsilon, delta)
+        self.plan = _normalize_shares(shares)
+        self.noise_multiplier_total = calibrate_gaussian(self.epsilon, self.delta)
+        self.noise_multipliers = {
+            name: self.noise_multiplier_total / math.sqrt(share / count)
+            for name, (share, count) in self.plan.items()
+        }
+        self._made = {name: [] for name in self.plan}
+
+    def add_noise(self, name, value, *, sensitivity, random_state=None):
+        """Release ``value`` through the Gaussian mechanism planned as ``name``.
+
+        Parameters
+        ----------
+        name : str
+            A release planned in ``shares``.
+        value : array-like or torch.Tensor
+            The exact statistic.
+        sensitivity : float
+            Its replace-one L2 sensitivity Δ (derived by the caller, in the
+            caller's docstring).
+        random_state : int, RandomState, Generator or None
+            Source of the noise.
+
+        Returns
+        -------
+        noisy : ndarray
+            ``value + N(0, (σ_i Δ)² I)`` with the same shape, float64.
+        """
+        from ._random import check_generator
+
+        if name not in self.plan:
+            raise KeyError(f"release {name!r} was not planned; planned: {list(self.plan)}.")
+        sensitivity = float(sensitivity)
+        if not (sensitivity >= 0 and math.isfinite(sensitivity)):
+            raise ValueError(f"sensitivity must be finite and >= 0, got {sensitivity}.")
+        planned = self.plan[name][1]
+        if len(self._made[name]) >= planned:
+            raise RuntimeError(
+                f"release {name!r} was planned {planned} time(s); making another "
+                "would exceed the budget."
+            )
+        value = np.asarray(value, dtype=np.float64)
+        sigma = self.noise_multipliers[name]
+        self._made[name].append(sensitivity)
+        if sigma == 0:
+            return value.copy()
+        rng = check_generator(random_state)
+        return value + rng.normal(0.0, sigma * sensitivity, size=value.shape)
+
+    def report(self):
+        """The releases made so far as a :class:`PrivacyReport`.
+
+        Releases of one group with equal sensitivity are listed once with their
+        count; ε is that of the releases actually made (at most the budget).
+        """
+        releases = []
+        for name, made in self._made.items():
+            if not made:
+                continue
+            by_sensitivity = {}
+            for s in made:
+                by_sensitivity[s] = by_sensitivity.get(s, 0) + 1
+            for s, count in by_sensitivity.items():
+                releases.append(
+                    GaussianRelease(name, s, self.noise_multipliers[name], count)
+                )
+        return PrivacyReport(releases, self.delta, budget=(self.epsilon, self.delta))

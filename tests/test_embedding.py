@@ -1,0 +1,177 @@
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.preprocessing import StandardScaler
+
+from skdpgen import HermiteFeatures, KernelMeanEmbedding, PrivacyLeakWarning, RandomFourierFeatures
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(500, 3))
+    y = np.where(X[:, 0] > 0.3, "b", "a")
+    return X, y
+
+
+FEATURES = [
+    HermiteFeatures(order=6),
+    HermiteFeatures(order=3, kernel="product", product_dims=[0, 2]),
+    RandomFourierFeatures(n_components=40, random_state=0),
+]
+
+
+@pytest.mark.parametrize("features", FEATURES, ids=repr)
+def test_non_private_embedding_is_the_feature_mean(data, features):
+    X, y = data
+    kme = KernelMeanEmbedding(features=features).fit(X)
+    H = kme.transform(X)
+    np.testing.assert_allclose(kme.embedding_, H.mean(axis=0), atol=1e-13)
+    kme_y = KernelMeanEmbedding(features=features, classes=["a", "b"]).fit(X, y)
+    expected = np.stack([H[y == c].sum(0) for c in "ab"], axis=1) / len(X)
+    np.testing.assert_allclose(kme_y.embedding_, expected, atol=1e-13)
+    np.testing.assert_allclose(kme_y.embedding_.sum(1), kme.embedding_, atol=1e-13)
+    assert kme.score(X) == pytest.approx(0.0, abs=1e-20)
+    assert kme_y.score(X, y) == pytest.approx(0.0, abs=1e-20)
+    assert kme.noise_multiplier_ == 0.0
+    assert kme.privacy_report_.epsilon == math.inf
+
+
+@pytest.mark.parametrize("chunk_size", [1, 7, 64, 10_000])
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_streaming_does_not_change_the_result(data, chunk_size, n_jobs):
+    X, y = data
+    ref = KernelMeanEmbedding(features=HermiteFeatures(order=8)).fit(X, y).embedding_
+    got = KernelMeanEmbedding(
+        features=HermiteFeatures(order=8), chunk_size=chunk_size, n_jobs=n_jobs
+    ).fit(X, y).embedding_
+    np.testing.assert_allclose(got, ref, atol=1e-13)
+
+
+def test_private_embedding_attributes_and_report(data):
+    X, y = data
+    kme = KernelMeanEmbedding(
+        features=HermiteFeatures(order=4), epsilon=1.0, delta=1e-5, classes=["a", "b"], random_state=0
+    ).fit(X, y)
+    assert kme.sensitivity_ == pytest.approx(2 / 500)
+    assert kme.noise_multiplier_ == pytest.approx(3.7306, abs=1e-4)
+    report = kme.privacy_report_
+    assert report.n_releases == 1
+    assert report.releases[0].sensitivity == kme.sensitivity_
+    assert report.releases[0].noise_std == pytest.approx(kme.noise_multiplier_ * 2 / 500)
+    assert report.epsilon <= 1.0 and report.epsilon == pytest.approx(1.0, abs=1e-6)
+    assert kme.embedding_.shape == (15, 2)
+    np.testing.assert_array_equal(kme.classes_, ["a", "b"])
+    assert kme.epsilon == 1.0  # parameters untouched
+
+
+def test_same_random_state_same_release_and_fresh_noise_otherwise(data):
+    X, _ = data
+    make = lambda rs: KernelMeanEmbedding(epsilon=1.0, random_state=rs).fit(X).embedding_  # noqa: E731
+    np.testing.assert_array_equal(make(3), make(3))
+    assert not np.allclose(make(None), make(None))
+
+
+def test_observed_noise_std_equals_sigma_times_sensitivity(data):
+    X, _ = data
+    X = X[:50]
+    features = HermiteFeatures(order=9)
+    exact = KernelMeanEmbedding(features=features).fit(X).embedding_
+    residuals = []
+    for seed in range(200):
+        kme = KernelMeanEmbedding(features=features, epsilon=2.0, random_state=seed).fit(X)
+        residuals.append(kme.embedding_ - exact)
+    residuals = np.concatenate(residuals)  # 200 × 30 values
+    expected = kme.noise_multiplier_ * kme.sensitivity_
+    # chi-square: relative error of the std estimate ~ 1/sqrt(2N) ≈ 0.9 %
+    assert residuals.std() == pytest.approx(expected, rel=0.04)
+    assert abs(residuals.mean()) < 4 * expected / math.sqrt(residuals.size)
+
+
+def test_class_list_leak_warning_only_when_taken_from_data(data):
+    X, y = data
+    with pytest.warns(PrivacyLeakWarning, match="class list"):
+        KernelMeanEmbedding(epsilon=1.0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        KernelMeanEmbedding(epsilon=1.0, classes=["a", "b", "c"]).fit(X, y)
+        KernelMeanEmbedding(epsilon=1.0).fit(X)
+        KernelMeanEmbedding().fit(X, y)  # not private: nothing to protect
+
+
+def test_public_classes_may_include_absent_labels_but_must_be_complete(data):
+    X, y = data
+    kme = KernelMeanEmbedding(classes=["c", "b", "a"]).fit(X, y)
+    assert kme.embedding_.shape[1] == 3
+    np.testing.assert_array_equal(kme.embedding_[:, 0], 0.0)
+    with pytest.raises(ValueError, match="not in classes"):
+        KernelMeanEmbedding(classes=["a"]).fit(X, y)
+    with pytest.raises(ValueError, match="distinct"):
+        KernelMeanEmbedding(classes=["a", "a"]).fit(X, y)
+    with pytest.raises(ValueError, match="unknown|not in classes"):
+        kme.score(X, np.full(len(X), "z"))
+
+
+def test_generic_transformer_rows_are_clipped_and_fitting_it_privately_warns(data):
+    X, _ = data
+    big = X * 1000
+    # StandardScaler output has norm > 1; the embedding clips rows to norm ≤ 1
+    with pytest.warns(PrivacyLeakWarning, match="fitted on the private"):
+        kme = KernelMeanEmbedding(features=StandardScaler(), epsilon=1.0, random_state=0).fit(big)
+    exact = KernelMeanEmbedding(features=StandardScaler().fit(big)).fit(big).embedding_
+    H = StandardScaler().fit_transform(big)
+    H = H / np.maximum(1, np.linalg.norm(H, axis=1))[:, None]
+    np.testing.assert_allclose(exact, H.mean(0), atol=1e-6)
+    assert kme.sensitivity_ == 2 / len(X)
+
+
+def test_prefitted_feature_map_is_used_as_is(data):
+    X, _ = data
+    rff = RandomFourierFeatures(n_components=10, random_state=1).fit(X)
+    kme = KernelMeanEmbedding(features=rff).fit(X)
+    assert kme.features_ is rff
+    with pytest.raises(ValueError, match="columns"):
+        KernelMeanEmbedding(features=rff).fit(X[:, :2])
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_bad_inputs(data, bad):
+    X, y = data
+    Xb = X.copy()
+    Xb[3, 1] = bad
+    kme = KernelMeanEmbedding(epsilon=1.0)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        kme.fit(Xb)
+    assert not hasattr(kme, "embedding_")
+    with pytest.raises(ValueError):
+        KernelMeanEmbedding(epsilon=0.0).fit(X)
+    with pytest.raises(ValueError):
+        KernelMeanEmbedding(epsilon=1.0, delta=1.0).fit(X)
+    with pytest.raises(ValueError, match="entries"):
+        KernelMeanEmbedding().fit(X, y[:-1])
+    fitted = KernelMeanEmbedding().fit(X)
+    with pytest.raises(ValueError, match="features"):
+        fitted.transform(X[:, :2])
+
+
+def test_score_prefers_the_same_distribution():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 2))
+    kme = KernelMeanEmbedding(features=HermiteFeatures(order=10), epsilon=1.0, random_state=0).fit(X)
+    same = kme.score(rng.normal(size=(2000, 2)))
+    shifted = kme.score(rng.normal(loc=1.0, size=(2000, 2)))
+    assert same > shifted
+
+
+def test_dataframe_input_and_pickle(data):
+    X, _ = data
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    kme = KernelMeanEmbedding(epsilon=1.0, random_state=0).fit(df)
+    np.testing.assert_array_equal(kme.feature_names_in_, ["a", "b", "c"])
+    clone = pickle.loads(pickle.dumps(kme))
+    np.testing.assert_array_equal(clone.embedding_, kme.embedding_)
+    assert clone.privacy_report_.epsilon == kme.privacy_report_.epsilon

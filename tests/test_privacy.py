@@ -1,0 +1,165 @@
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from skdpgen.privacy import (
+    GaussianAccountant,
+    GaussianRelease,
+    PrivacyLeakWarning,
+    PrivacyReport,
+    calibrate_gaussian,
+    check_epsilon_delta,
+    compose_reports,
+    gaussian_epsilon,
+)
+
+
+def test_reference_single_release():
+    # analytic Gaussian mechanism (autodp 0.2.3.1): σ = 3.7306 at (1, 1e-5);
+    # the classic formula would give 4.8448 and the RDP route 4.9006
+    sigma = calibrate_gaussian(1.0, 1e-5)
+    assert sigma == pytest.approx(3.7306, abs=5e-5)
+    assert sigma < 4.8448 and sigma < 4.9006
+    assert gaussian_epsilon(sigma, 1e-5) <= 1.0
+
+
+def test_reference_eleven_equal_releases():
+    acc = GaussianAccountant(1.0, 1e-5, {"release": (1.0, 11)})
+    sigma = acc.noise_multipliers["release"]
+    assert sigma == pytest.approx(3.7306 * math.sqrt(11), abs=5e-4)
+    assert sigma == pytest.approx(12.373, abs=5e-4)
+    for _ in range(11):
+        acc.add_noise("release", np.zeros(2), sensitivity=1.0, random_state=0)
+    report = acc.report()
+    assert report.n_releases == 11
+    # exact composition: the 11 releases together spend exactly the budget
+    assert report.epsilon == pytest.approx(1.0, abs=1e-6)
+    assert report.epsilon <= 1.0 + 1e-9
+    # looser accountants would need more noise (13.416 generic RDP, 16.253 legacy)
+    assert sigma < 13.416
+
+
+def test_calibration_is_conservative_and_tight():
+    for eps in [0.01, 0.1, 0.5, 1, 3, 10, 50]:
+        for delta in [1e-10, 1e-6, 1e-5, 1e-2]:
+            sigma = calibrate_gaussian(eps, delta)
+            assert gaussian_epsilon(sigma, delta) <= eps * (1 + 1e-6)
+            # 0.1 % less noise would break the guarantee
+            assert gaussian_epsilon(sigma * 0.999, delta) > eps
+
+
+def test_infinite_epsilon_means_no_noise():
+    assert calibrate_gaussian(np.inf, 1e-5) == 0.0
+    acc = GaussianAccountant(np.inf, 1e-5, {"a": 1.0})
+    out = acc.add_noise("a", np.ones(3), sensitivity=1.0)
+    np.testing.assert_array_equal(out, np.ones(3))
+    assert acc.report().epsilon == math.inf
+
+
+@pytest.mark.parametrize(
+    "epsilon, delta, err",
+    [
+        (0, 1e-5, ValueError),
+        (-1, 1e-5, ValueError),
+        (np.nan, 1e-5, ValueError),
+        (1, 0, ValueError),
+        (1, 1, ValueError),
+        (1, -0.1, ValueError),
+        (1, 1.5, ValueError),
+        ("1", 1e-5, TypeError),
+        (True, 1e-5, TypeError),
+    ],
+)
+def test_invalid_budget(epsilon, delta, err):
+    with pytest.raises(err):
+        check_epsilon_delta(epsilon, delta)
+    with pytest.raises(err):
+        GaussianAccountant(epsilon, delta, {"a": 1.0})
+
+
+def test_split_budget_composes_to_total():
+    shares = {"sum kernel": 0.4, "product kernel": (0.5, 20), "labels": 0.1}
+    acc = GaussianAccountant(2.0, 1e-6, shares)
+    total = acc.noise_multiplier_total
+    precision = 1 / acc.noise_multipliers["sum kernel"] ** 2
+    precision += 20 / acc.noise_multipliers["product kernel"] ** 2
+    precision += 1 / acc.noise_multipliers["labels"] ** 2
+    assert precision == pytest.approx(1 / total**2, rel=1e-12)
+    acc.add_noise("sum kernel", 0.0, sensitivity=0.1, random_state=0)
+    for _ in range(20):
+        acc.add_noise("product kernel", [0.0], sensitivity=0.1, random_state=0)
+    acc.add_noise("labels", [0.0, 0.0], sensitivity=0.05, random_state=0)
+    report = acc.report()
+    assert report.epsilon == pytest.approx(2.0, abs=1e-6)
+    frame = report.to_frame()
+    assert list(frame["release"]) == ["sum kernel", "product kernel", "labels"]
+    assert frame["share"].sum() == pytest.approx(1.0)
+    assert frame.loc[1, "count"] == 20
+    np.testing.assert_allclose(frame["noise_std"], frame["sensitivity"] * frame["noise_multiplier"])
+    text = str(report)
+    assert "sum kernel" in text and "total: epsilon = 2" in text
+
+
+def test_partial_releases_spend_less_and_overspending_is_refused():
+    acc = GaussianAccountant(1.0, 1e-5, {"a": (1.0, 4)})
+    acc.add_noise("a", 0.0, sensitivity=1.0, random_state=0)
+    assert acc.report().epsilon < 1.0
+    for _ in range(3):
+        acc.add_noise("a", 0.0, sensitivity=1.0, random_state=0)
+    with pytest.raises(RuntimeError, match="exceed"):
+        acc.add_noise("a", 0.0, sensitivity=1.0, random_state=0)
+    with pytest.raises(KeyError):
+        acc.add_noise("b", 0.0, sensitivity=1.0)
+
+
+def test_noise_std_is_sigma_times_sensitivity():
+    acc = GaussianAccountant(1.0, 1e-5, {"a": 1.0})
+    out = acc.add_noise("a", np.zeros(200_000), sensitivity=0.01, random_state=0)
+    expected = acc.noise_multipliers["a"] * 0.01
+    assert out.std() == pytest.approx(expected, rel=0.01)
+    assert abs(out.mean()) < 5 * expected / math.sqrt(out.size)
+
+
+def test_compose_reports_of_k_fits():
+    acc = GaussianAccountant(1.0, 1e-5, {"a": 1.0})
+    acc.add_noise("a", 0.0, sensitivity=1.0, random_state=0)
+    one = acc.report()
+    k = 7
+    total = compose_reports([one] * k)
+    # k equal Gaussian releases = one with σ/sqrt(k)
+    assert total.noise_multiplier == pytest.approx(one.noise_multiplier / math.sqrt(k))
+    assert total.epsilon == pytest.approx(gaussian_epsilon(one.noise_multiplier / math.sqrt(k), 1e-5))
+    assert (one + one).n_releases == 2
+    other = PrivacyReport([GaussianRelease("b", 1.0, 2.0)], delta=1e-6)
+    with pytest.raises(ValueError, match="delta"):
+        compose_reports([one, other])
+    assert compose_reports([one, other], delta=1e-6).n_releases == 2
+
+
+def test_privacy_leak_warning_always_shown():
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("default")
+        warnings.simplefilter("always", PrivacyLeakWarning)
+        for _ in range(2):
+            warnings.warn("leak", PrivacyLeakWarning)
+    assert len(rec) == 2
+    assert issubclass(PrivacyLeakWarning, RuntimeWarning)
+
+
+def test_no_autodp_warnings_escape():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        calibrate_gaussian(0.05, 1e-9)
+        gaussian_epsilon(100.0, 1e-5)
+        gaussian_epsilon(0.01, 1e-5)
+
+
+def test_autodp_import_order_is_contained():
+    import subprocess
+    import sys
+
+    code = "import skdpgen.privacy as p; print(round(p.calibrate_gaussian(1, 1e-5), 4))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "3.7306"
