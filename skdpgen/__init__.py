@@ -6,11 +6,14 @@ synthetic-data generators with exact (ε, δ) accounting.
 
 from .embedding import KernelMeanEmbedding
 from .features import HermiteFeatures, RandomFourierFeatures
+from .synthesizers import DPHPSynthesizer, DPMERFSynthesizer
 from .privacy import PrivacyLeakWarning, PrivacyReport
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "DPHPSynthesizer",
+    "DPMERFSynthesizer",
     "HermiteFeatures",
     "KernelMeanEmbedding",
     "PrivacyLeakWarning",

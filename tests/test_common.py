@@ -3,7 +3,13 @@
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skdpgen import HermiteFeatures, KernelMeanEmbedding, RandomFourierFeatures
+from skdpgen import (
+    DPHPSynthesizer,
+    DPMERFSynthesizer,
+    HermiteFeatures,
+    KernelMeanEmbedding,
+    RandomFourierFeatures,
+)
 
 ESTIMATORS = [
     HermiteFeatures(order=4),
@@ -11,6 +17,8 @@ ESTIMATORS = [
     RandomFourierFeatures(n_components=20, random_state=0),
     KernelMeanEmbedding(features=HermiteFeatures(order=3)),
     KernelMeanEmbedding(epsilon=1.0, classes=None, random_state=0),
+    DPHPSynthesizer(epochs=2, steps_per_epoch=3, batch_size=20, order=3, random_state=0, device="cpu"),
+    DPMERFSynthesizer(epochs=1, steps_per_epoch=3, batch_size=20, n_features=50, random_state=0, device="cpu"),
 ]
 
 _EVEN = (

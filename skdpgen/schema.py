@@ -1,0 +1,293 @@
+"""Public table schemas and the data-independent encoding of mixed-type tables.
+
+A *schema* maps each column to its public description::
+
+    {"age": {"type": "numeric", "bounds": [17, 90], "integer": True},
+     "sex": {"type": "categorical", "categories": ["Female", "Male"]}}
+
+(the JSON format of :func:`skdpgen.datasets.adult_schema` and of the command
+line's ``--schema`` file). Column keys are DataFrame column names, or integer
+positions for NumPy arrays.
+
+Encoding is a fixed function of the schema: numeric columns are clipped to
+their bounds and mapped linearly onto [-1, 1]; categorical columns become
+one-hot blocks. Nothing about it depends on the rows, except for the columns
+the schema leaves out, whose bounds or categories are then read from the data
+with a :class:`~skdpgen.privacy.PrivacyLeakWarning`.
+"""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.utils import check_array
+
+from .privacy import PrivacyLeakWarning
+
+__all__ = ["TableEncoder", "numeric_schema"]
+
+
+def numeric_schema(columns, bounds, *, integer=False):
+    """Schema giving the same public bounds to every column.
+
+    Parameters
+    ----------
+    columns : int or list
+        Number of columns (keys ``0 … n-1``) or a list of column names.
+    bounds : tuple of (float, float)
+        Public lower and upper bound.
+    integer : bool, default=False
+        Whether synthetic values are rounded to integers.
+
+    Returns
+    -------
+    schema : dict
+
+    Examples
+    --------
+    >>> from skdpgen.schema import numeric_schema
+    >>> numeric_schema(2, (0, 16))
+    {0: {'type': 'numeric', 'bounds': [0, 16], 'integer': False}, 1: {'type': 'numeric', 'bounds': [0, 16], 'integer': False}}
+    """
+    keys = range(columns) if isinstance(columns, int) else columns
+    lo, hi = bounds
+    return {k: {"type": "numeric", "bounds": [lo, hi], "integer": integer} for k in keys}
+
+
+def _is_categorical_dtype(dtype):
+    return (
+        isinstance(dtype, pd.CategoricalDtype)
+        or pd.api.types.is_object_dtype(dtype)
+        or pd.api.types.is_string_dtype(dtype)
+        or pd.api.types.is_bool_dtype(dtype)
+    )
+
+
+def _check_spec(key, spec):
+    kind = spec.get("type")
+    if kind == "numeric":
+        lo, hi = (float(b) for b in spec["bounds"])
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            raise ValueError(f"Schema bounds of column {key!r} must be finite with lo < hi.")
+        return {"type": "numeric", "bounds": [lo, hi], "integer": bool(spec.get("integer", False))}
+    if kind == "categorical":
+        cats = list(spec["categories"])
+        if len(cats) == 0 or len(set(cats)) != len(cats):
+            raise ValueError(f"Schema categories of column {key!r} must be non-empty and distinct.")
+        return {"type": "categorical", "categories": cats}
+    raise ValueError(f"Schema column {key!r} has unknown type {kind!r}.")
+
+
+class TableEncoder:
+    """Encode a table with a public schema; decode synthetic rows back.
+
+    Parameters
+    ----------
+    schema : dict, default=None
+        Public column descriptions (see the module docstring).
+    bounds : tuple of (float, float), default=None
+        Public bounds for every numeric column the schema leaves out.
+
+    Attributes
+    ----------
+    columns_ : list
+        Column keys in input order.
+    specs_ : list of dict
+        The resolved spec of each column.
+    leaks_ : list of str
+        What was read from the data (empty with a full public schema).
+    is_frame_ : bool
+        Whether the input was a DataFrame (output is then a DataFrame).
+    n_numeric_ : int
+        Number of numeric columns (the first block of the encoding).
+    category_sizes_ : list of int
+        Size of each one-hot block, in column order of the categorical
+        columns.
+
+    Notes
+    -----
+    A column's type is a public fact read from its dtype (object, string,
+    bool and categorical dtypes are categorical). Categories of a pandas
+    ``Categorical`` column are its declared categories, treated as public:
+    declare them (``pd.Categorical(values, categories=[...])``) rather than
+    let ``astype("category")`` collect them from the rows. bool columns have
+    the public categories ``[False, True]``.
+    """
+
+    def __init__(self, schema=None, bounds=None):
+        self.schema = schema
+        self.bounds = bounds
+
+    # -- fitting -----------------------------------------------------------
+    def fit(self, X):
+        """Resolve every column's spec; warn about what comes from the data."""
+        schema = dict(self.schema or {})
+        self.is_frame_ = isinstance(X, pd.DataFrame)
+        if self.is_frame_:
+            if len(X) < 2:
+                raise ValueError(
+                    f"Found a DataFrame with {len(X)} sample(s) while a minimum of 2 is required."
+                )
+            frame = X
+            self.columns_ = list(X.columns)
+            self.dtypes_ = [X[c].dtype for c in self.columns_]
+        else:
+            arr = check_array(X, dtype="numeric", ensure_min_samples=2)
+            frame = pd.DataFrame(arr)
+            self.columns_ = list(range(arr.shape[1]))
+            self.dtypes_ = [arr.dtype] * arr.shape[1]
+        unknown = set(schema) - set(self.columns_)
+        if unknown:
+            raise ValueError(f"The schema names columns that X lacks: {sorted(map(str, unknown))}.")
+        self.specs_, self.leaks_ = [], []
+        for key, dtype in zip(self.columns_, self.dtypes_):
+            if key in schema:
+                spec = _check_spec(key, schema[key])
+                if spec["type"] == "numeric" and _is_categorical_dtype(dtype):
+                    raise ValueError(f"Column {key!r} is declared numeric but has dtype {dtype}.")
+            else:
+                spec = self._spec_from_dtype_or_data(key, dtype, frame[key])
+            self.specs_.append(spec)
+        for leak in self.leaks_:
+            warnings.warn(leak, PrivacyLeakWarning, stacklevel=3)
+        numeric = [s for s in self.specs_ if s["type"] == "numeric"]
+        self.n_numeric_ = len(numeric)
+        self.category_sizes_ = [len(s["categories"]) for s in self.specs_ if s["type"] == "categorical"]
+        if not self.specs_:
+            raise ValueError("X has no columns.")
+        return self
+
+    def _spec_from_dtype_or_data(self, key, dtype, column):
+        if isinstance(dtype, pd.CategoricalDtype):
+            return {"type": "categorical", "categories": list(dtype.categories)}
+        if pd.api.types.is_bool_dtype(dtype):
+            return {"type": "categorical", "categories": [False, True]}
+        if _is_categorical_dtype(dtype):
+            values = column.dropna().unique().tolist()
+            cats = sorted(values, key=str)
+            self.leaks_.append(
+                f"The categories of column {key!r} were read from the private data "
+                f"({len(cats)} values) and are released with the model without privacy. "
+                "Pass them in the schema (or as a pandas Categorical with declared "
+                "categories) to avoid this."
+            )
+            return {"type": "categorical", "categories": cats}
+        integer = bool(np.issubdtype(dtype, np.integer))
+        if self.bounds is not None:
+            lo, hi = self.bounds
+            return _check_spec(key, {"type": "numeric", "bounds": [lo, hi], "integer": integer})
+        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+        finite = values[np.isfinite(values)]
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        self.leaks_.append(
+            f"The bounds of numeric column {key!r} were read from the private data "
+            f"(its exact minimum and maximum) and are released with the model without "
+            "privacy. Pass public bounds in the schema, or bounds=(lo, hi), to avoid this."
+        )
+        return {"type": "numeric", "bounds": [lo, hi], "integer": integer}
+
+    # -- encoding ----------------------------------------------------------
+    def _frame(self, X):
+        if self.is_frame_:
+            if not isinstance(X, pd.DataFrame):
+                raise ValueError("The model was fitted on a DataFrame; pass a DataFrame.")
+            missing = [c for c in self.columns_ if c not in X.columns]
+            if missing:
+                raise ValueError(f"X is missing columns {missing}.")
+            extra = [c for c in X.columns if c not in self.columns_]
+            if extra:
+                raise ValueError(f"X has unexpected columns {extra}.")
+            return X[self.columns_]
+        arr = check_array(X, dtype="numeric")
+        if arr.shape[1] != len(self.columns_):
+            raise ValueError(
+                f"X has {arr.shape[-1] if arr.ndim else 0} features, but the model "
+                f"expects {len(self.columns_)} features."
+            )
+        return pd.DataFrame(arr)
+
+    def transform(self, X):
+        """Encode ``X``: numeric block on [-1, 1], then one-hot blocks.
+
+        Raises ``ValueError`` on NaN or inf, on values outside a categorical
+        column's categories, and on missing or unexpected columns.
+        """
+        frame = self._frame(X)
+        n = len(frame)
+        num = np.empty((n, self.n_numeric_))
+        onehots = []
+        j = 0
+        for key, spec in zip(self.columns_, self.specs_):
+            col = frame[key]
+            if spec["type"] == "numeric":
+                try:
+                    values = col.to_numpy(dtype=np.float64)
+                except (TypeError, ValueError):
+                    raise ValueError(f"Column {key!r} must be numeric.") from None
+                if not np.all(np.isfinite(values)):
+                    raise ValueError(f"Column {key!r} contains NaN or infinity.")
+                lo, hi = spec["bounds"]
+                num[:, j] = 2.0 * (np.clip(values, lo, hi) - lo) / (hi - lo) - 1.0
+                j += 1
+            else:
+                if col.isna().any():
+                    raise ValueError(
+                        f"Column {key!r} contains missing values; encode them as an "
+                        "explicit public category."
+                    )
+                cats = spec["categories"]
+                codes = pd.Index(cats, dtype=object).get_indexer(col.astype(object))
+                if np.any(codes < 0):
+                    bad = col[codes < 0].unique()[:5].tolist()
+                    raise ValueError(f"Column {key!r} has categories not in the schema: {bad}.")
+                block = np.zeros((n, len(cats)))
+                block[np.arange(n), codes] = 1.0
+                onehots.append(block)
+        return np.hstack([num] + onehots)
+
+    def decode(self, numeric, categories):
+        """Build a table from a numeric block on [-1, 1] and category codes.
+
+        Parameters
+        ----------
+        numeric : ndarray of shape (n, n_numeric_)
+        categories : list of ndarray of int
+            One code array per categorical column.
+
+        Returns
+        -------
+        X : DataFrame or ndarray
+            Same columns, dtypes and category labels as the training input.
+        """
+        n = numeric.shape[0]
+        out = {}
+        j = k = 0
+        for key, spec, dtype in zip(self.columns_, self.specs_, self.dtypes_):
+            if spec["type"] == "numeric":
+                lo, hi = spec["bounds"]
+                values = lo + (np.clip(numeric[:, j], -1, 1) + 1.0) * (hi - lo) / 2.0
+                if spec["integer"]:
+                    values = np.round(values)
+                j += 1
+                if self.is_frame_ and np.issubdtype(np.dtype(dtype), np.number):
+                    values = values.astype(dtype)
+                out[key] = values
+            else:
+                cats = spec["categories"]
+                codes = categories[k]
+                k += 1
+                if isinstance(dtype, pd.CategoricalDtype):
+                    out[key] = pd.Categorical.from_codes(
+                        codes, dtype=pd.CategoricalDtype(cats, ordered=dtype.ordered)
+                    )
+                else:
+                    out[key] = pd.Series(np.asarray(cats, dtype=object)[codes]).astype(dtype)
+        if self.is_frame_:
+            return pd.DataFrame(out, columns=self.columns_, index=pd.RangeIndex(n))
+        arr = np.column_stack([out[c] for c in self.columns_]) if out else np.empty((n, 0))
+        return arr.astype(self.dtypes_[0] if np.issubdtype(self.dtypes_[0], np.floating) else np.float64)

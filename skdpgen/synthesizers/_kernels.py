@@ -1,0 +1,85 @@
+"""Kernel feature maps of encoded tables, in torch, for data and generator alike.
+
+An encoded table (see :class:`skdpgen.schema.TableEncoder`) has a numeric
+block on [-1, 1] followed by one-hot blocks; a generator emits the same layout
+with softmax probabilities in place of one-hot vectors. The same code computes
+the features of the private rows (no gradient, streamed and privatized by
+:func:`skdpgen.embedding.feature_sums`) and of the generated rows
+(differentiable), so the two embeddings are exactly comparable.
+"""
+
+import math
+
+import numpy as np
+import torch
+
+from ..features import hermite_rho, hermite_terms
+
+
+class NumpyFeatures:
+    """Adapter: a torch feature function as a ``transform`` on float64 arrays."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def transform(self, X):
+        with torch.no_grad():
+            return self.function(torch.from_numpy(np.ascontiguousarray(X))).numpy()
+
+
+class TabularHermiteKernel:
+    """DP-HP's sum and product kernels over the columns of an encoded table.
+
+    Sum kernel: ``h(z) = [φ(z_1), …, φ(z_p), onehot_1, …, onehot_q] / sqrt(p + q)``
+    with Hermite features φ of order ``order`` for the p numeric columns and
+    the one-hot vector (the exact delta kernel) for the q categorical ones.
+    Product kernel over columns S: ``vec(⊗_{j∈S} ψ_j(z_j))`` with ψ the Hermite
+    features of order ``product_order`` (numeric) or the one-hot block.
+
+    Both have norm ≤ 1 for every valid encoded row: each φ has norm ≤ 1 (see
+    :class:`~skdpgen.HermiteFeatures`) and each one-hot block norm 1, so the
+    sum kernel's squared norm is an average of terms ≤ 1 and the product
+    kernel's norm a product of terms ≤ 1.
+    """
+
+    def __init__(self, n_numeric, category_sizes, *, order, product_order, length_scale):
+        self.n_numeric = n_numeric
+        self.category_sizes = list(category_sizes)
+        self.order = order
+        self.product_order = product_order
+        self.rho = torch.as_tensor(hermite_rho(np.broadcast_to(length_scale, (n_numeric,))))
+        self.offsets = np.concatenate([[n_numeric], n_numeric + np.cumsum(self.category_sizes)])
+
+    @property
+    def n_columns(self):
+        return self.n_numeric + len(self.category_sizes)
+
+    def _phi(self, x, rho, order):
+        terms = hermite_terms(x, rho.to(x), order, exp=torch.exp, sqrt=torch.sqrt)
+        return torch.stack(list(terms), dim=-1)  # (n, k, order + 1)
+
+    def sum_features(self, Z):
+        n, p = Z.shape[0], self.n_numeric
+        parts = []
+        if p:
+            parts.append(self._phi(Z[:, :p], self.rho, self.order).reshape(n, -1))
+        parts.append(Z[:, p:])
+        return torch.cat(parts, dim=1) / math.sqrt(self.n_columns)
+
+    def product_features(self, Z, columns):
+        n = Z.shape[0]
+        H = torch.ones((n, 1), dtype=Z.dtype, device=Z.device)
+        for j in columns:
+            if j < self.n_numeric:
+                block = self._phi(Z[:, j : j + 1], self.rho[j : j + 1], self.product_order)[:, 0]
+            else:
+                k = j - self.n_numeric
+                block = Z[:, self.offsets[k] : self.offsets[k + 1]]
+            H = (H[:, :, None] * block[:, None, :]).reshape(n, -1)
+        return H
+
+
+def fourier_features(Z, frequencies):
+    """``[cos(Zω), sin(Zω)] / sqrt(m)`` in torch (see RandomFourierFeatures)."""
+    proj = Z @ frequencies
+    return torch.cat([torch.cos(proj), torch.sin(proj)], dim=1) / math.sqrt(frequencies.shape[1])

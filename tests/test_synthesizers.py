@@ -1,0 +1,302 @@
+import io
+import math
+import pickle
+import warnings
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_digits
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import FunctionTransformer
+
+from skdpgen import DPHPSynthesizer, DPMERFSynthesizer, PrivacyLeakWarning
+from skdpgen.privacy import compose_reports, gaussian_epsilon
+from skdpgen.synthesizers._kernels import TabularHermiteKernel
+
+FAST = dict(epochs=2, steps_per_epoch=5, batch_size=64, random_state=0, device="cpu")
+SYNTHS = [
+    lambda **kw: DPHPSynthesizer(order=5, **{**FAST, **kw}),
+    lambda **kw: DPMERFSynthesizer(n_features=100, **{**FAST, **kw}),
+]
+IDS = ["dphp", "dpmerf"]
+
+SCHEMA = {
+    "age": {"type": "numeric", "bounds": [17, 90], "integer": True},
+    "income": {"type": "numeric", "bounds": [0.0, 1e5]},
+    "city": {"type": "categorical", "categories": ["A", "B", "C"]},
+    "member": {"type": "categorical", "categories": [False, True]},
+}
+CLASSES = ["no", "yes"]
+
+
+def make_frame(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(17, 91, n),
+            "income": rng.uniform(0, 1e5, n),
+            "city": pd.Categorical(rng.choice(["A", "B", "C"], n), categories=["A", "B", "C"]),
+            "member": rng.random(n) < 0.3,
+        }
+    )
+    y = pd.Series(np.where(df["income"] > 5e4, "yes", "no"))
+    return df, y
+
+
+@pytest.fixture
+def frame():
+    return make_frame()
+
+
+def no_leak_warnings():
+    ctx = warnings.catch_warnings()
+    ctx.__enter__()
+    warnings.simplefilter("error", PrivacyLeakWarning)
+    return ctx
+
+
+@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+def test_dataframe_round_trip(make, frame):
+    X, y = frame
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        synth = make(schema=SCHEMA, classes=CLASSES).fit(X, y)
+    Xs, ys = synth.sample(50, random_state=0)
+    assert isinstance(Xs, pd.DataFrame)
+    assert list(Xs.columns) == list(X.columns)
+    assert (Xs.dtypes == X.dtypes).all()
+    assert list(Xs["city"].cat.categories) == ["A", "B", "C"]
+    assert Xs["age"].between(17, 90).all() and Xs["income"].between(0, 1e5).all()
+    assert set(np.unique(ys)) <= set(CLASSES)
+    assert len(Xs) == len(ys) == 50
+
+
+@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+def test_numpy_in_numpy_out_and_unlabeled(make):
+    X = np.random.default_rng(0).uniform(-2, 2, (200, 3))
+    synth = make(bounds=(-2, 2)).fit(X)
+    out = synth.sample(10, random_state=0)
+    assert isinstance(out, np.ndarray) and out.shape == (10, 3)
+    assert np.all((out >= -2) & (out <= 2))
+    with pytest.raises(ValueError, match="labels"):
+        synth.sample(3, y=[0, 0, 0])
+
+
+@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+def test_reproducible_and_fresh_samples(make, frame):
+    X, y = frame
+    a = make(schema=SCHEMA, classes=CLASSES).fit(X, y)
+    b = make(schema=SCHEMA, classes=CLASSES).fit(X, y)
+    np.testing.assert_array_equal(a.loss_history_, b.loss_history_)
+    pd.testing.assert_frame_equal(a.sample(20, random_state=3)[0], b.sample(20, random_state=3)[0])
+    s1, s2 = a.sample(20)[0], a.sample(20)[0]
+    assert not s1.equals(s2)
+
+
+@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+def test_pickle_round_trip_holds_no_training_row(make):
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 1, (200, 3))
+    X[17] = [0.1234567891234567, 0.7654321987654321, 0.5555555555555551]
+    synth = make(bounds=(0, 1)).fit(X)
+    blob = pickle.dumps(synth)
+    for row in X:
+        assert row.tobytes() not in blob
+        for value in row:
+            assert np.float64(value).tobytes() not in blob
+    buf = io.BytesIO()
+    joblib.dump(synth, buf)
+    buf.seek(0)
+    loaded = joblib.load(buf)
+    np.testing.assert_array_equal(loaded.sample(15, random_state=7), synth.sample(15, random_state=7))
+
+
+@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+def test_leak_warnings_exactly_when_taken_from_data(make, frame):
+    X, y = frame
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        make(schema=SCHEMA, classes=CLASSES).fit(X, y)
+        # declared Categorical labels are public too
+        make(schema=SCHEMA).fit(X, pd.Series(pd.Categorical(y, categories=CLASSES)))
+    partial = {k: v for k, v in SCHEMA.items() if k != "income"}
+    with pytest.warns(PrivacyLeakWarning, match="bounds of numeric column 'income'"):
+        make(schema=partial, classes=CLASSES).fit(X, y)
+    Xo = X.assign(city=X["city"].astype(object))
+    no_city = {k: v for k, v in SCHEMA.items() if k != "city"}
+    with pytest.warns(PrivacyLeakWarning, match="categories of column 'city'"):
+        make(schema=no_city, classes=CLASSES).fit(Xo, y)
+    with pytest.warns(PrivacyLeakWarning, match="class list"):
+        make(schema=SCHEMA).fit(X, y)
+
+
+@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+@pytest.mark.filterwarnings("ignore::skdpgen.privacy.PrivacyLeakWarning")
+def test_bad_inputs(make, frame):
+    X, y = frame
+    base = make(schema=SCHEMA, classes=CLASSES)
+    Xn = X.copy()
+    Xn.loc[3, "income"] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        base.fit(Xn, y)
+    Xi = X.copy()
+    Xi.loc[3, "income"] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        base.fit(Xi, y)
+    Xc = X.assign(city=X["city"].astype(object))
+    Xc.loc[5, "city"] = "Z"
+    with pytest.raises(ValueError, match="not in the schema"):
+        base.fit(Xc, y)
+    with pytest.raises(ValueError, match="epsilon"):
+        base.fit(X, y, epsilon=0)
+    with pytest.raises(ValueError, match="epsilon"):
+        base.fit(X, y, epsilon=-1.0)
+    for d in (0, 1, 1.5):
+        with pytest.raises(ValueError, match="delta"):
+            base.fit(X, y, delta=d)
+    with pytest.raises(ValueError, match="single class"):
+        make(schema=SCHEMA).fit(X, pd.Series(["no"] * len(X)))
+    with pytest.raises(ValueError, match="not in classes"):
+        make(schema=SCHEMA, classes=["no"] + ["maybe"]).fit(X, y)
+    with pytest.raises(ValueError, match="lacks"):
+        make(schema={**SCHEMA, "zip": {"type": "numeric", "bounds": [0, 1]}}).fit(X, y)
+    fitted = base.fit(X, y)
+    for n in (0, -3, 2.5):
+        with pytest.raises(ValueError, match="n_samples"):
+            fitted.sample(n)
+    with pytest.raises(ValueError, match="missing columns|features"):
+        fitted.score(X.drop(columns="city"), y)
+    with pytest.raises(ValueError):
+        fitted.score(X.assign(extra=1), y)
+    assert not hasattr(make(schema=SCHEMA), "generator_")
+
+
+@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+def test_fit_budget_override_and_report_composition(make, frame):
+    X, y = frame
+    synth = make(schema=SCHEMA, classes=CLASSES, epsilon=3.0, delta=1e-6)
+    synth.fit(X, y, epsilon=0.5, delta=1e-5)
+    assert synth.epsilon == 3.0 and synth.delta == 1e-6  # params unchanged
+    assert (synth.epsilon_, synth.delta_) == (0.5, 1e-5)
+    report = synth.privacy_report_
+    # the total is the exact composition of every release listed
+    precision = sum(r.count / r.noise_multiplier**2 for r in report.releases)
+    assert report.epsilon == pytest.approx(gaussian_epsilon(precision**-0.5, 1e-5))
+    assert report.epsilon == pytest.approx(0.5, abs=1e-6)
+    names = {r.name for r in report.releases}
+    assert "label proportions" in names
+    n = len(X)
+    for r in report.releases:
+        expected = math.sqrt(2) / n if r.name == "label proportions" else 2 / n
+        assert r.sensitivity == pytest.approx(expected)
+    # k fits cost the composition of k reports
+    assert compose_reports([report] * 4).epsilon > 0.5
+
+
+def test_dphp_releases_one_product_kernel_per_epoch(frame):
+    X, y = frame
+    synth = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, order=5, **{**FAST, "epochs": 4}).fit(X, y)
+    counts = {r.name: r.count for r in synth.privacy_report_.releases}
+    assert counts == {"sum kernel": 1, "product kernel": 4, "label proportions": 1}
+    sums = DPHPSynthesizer(schema=SCHEMA, order=5, product_share=0.0, **FAST).fit(X)
+    assert {r.name for r in sums.privacy_report_.releases} == {"sum kernel"}
+
+
+def test_class_conditional_sampling(frame):
+    X, y = frame
+    synth = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, order=5, **FAST).fit(X, y)
+    Xs, ys = synth.sample(7, y="yes", random_state=0)
+    assert list(ys) == ["yes"] * 7
+    Xs, ys = synth.sample(3, y=["no", "yes", "no"], random_state=0)
+    assert list(ys) == ["no", "yes", "no"]
+    with pytest.raises(ValueError, match="not in classes"):
+        synth.sample(2, y="maybe")
+    assert synth.class_weights_.sum() == pytest.approx(1.0)
+
+
+def test_kernel_features_have_norm_at_most_one():
+    rng = np.random.default_rng(0)
+    kernel = TabularHermiteKernel(3, [2, 4], order=30, product_order=8, length_scale=[1e-3, 0.5, 1e3])
+    import torch
+
+    for _ in range(20):
+        num = rng.choice([-1.0, 1.0, 0.0, rng.uniform(-1, 1)], size=(64, 3))
+        blocks = [np.eye(k)[rng.integers(0, k, 64)] for k in (2, 4)]
+        Z = torch.as_tensor(np.hstack([num] + blocks))
+        H = kernel.sum_features(Z)
+        assert torch.all(torch.linalg.norm(H, dim=1) <= 1 + 1e-12)
+        cols = rng.choice(5, size=3, replace=False)
+        P = kernel.product_features(Z, cols)
+        assert torch.all(torch.linalg.norm(P, dim=1) <= 1 + 1e-12)
+
+
+def test_digits_images():
+    digits = load_digits()
+    synth = DPHPSynthesizer(
+        bounds=(0, 16), classes=list(range(10)), order=5, **{**FAST, "epochs": 1}
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        synth.fit(digits.data, digits.target)
+    Xs, ys = synth.sample(20, random_state=0)
+    assert Xs.shape == (20, 64) and Xs.min() >= 0 and Xs.max() <= 16
+    assert set(ys) <= set(range(10))
+
+
+def test_pipeline_and_grid_search():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (240, 2))
+    pipe = Pipeline(
+        [("clip", FunctionTransformer(np.clip, kw_args={"a_min": 0, "a_max": 1})),
+         ("synth", DPHPSynthesizer(bounds=(0, 1), order=4, **FAST))]
+    )
+    pipe.fit(X)
+    assert pipe.named_steps["synth"].sample(3).shape == (3, 2)
+
+    search = GridSearchCV(
+        DPHPSynthesizer(bounds=(0, 1), **FAST),
+        {"order": [3, 6], "length_scale": [0.3, 1.0]},
+        cv=2,
+    )
+    search.fit(X)
+    assert set(search.best_params_) == {"order", "length_scale"}
+    assert np.all(search.cv_results_["mean_test_score"] <= 0)
+    # the search spent the composition of every fit it made (4 candidates × 2 folds + refit)
+    reports = [search.best_estimator_.privacy_report_] * 9
+    assert compose_reports(reports).epsilon > 1.0
+
+
+def test_grid_search_with_synthetic_to_real_scorer():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import accuracy_score
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (300, 2))
+    y = np.where(X[:, 0] + X[:, 1] > 1, 1, 0)
+
+    def synthetic_to_real_accuracy(estimator, X_val, y_val):
+        Xs, ys = estimator.sample(len(X_val), random_state=0)
+        if np.unique(ys).size < 2:
+            return 0.0
+        clf = LogisticRegression().fit(Xs, ys)
+        return accuracy_score(y_val, clf.predict(X_val))
+
+    search = GridSearchCV(
+        DPMERFSynthesizer(bounds=(0, 1), classes=[0, 1], n_features=50, **FAST),
+        {"length_scale": [0.5, 2.0]},
+        scoring=synthetic_to_real_accuracy,
+        cv=2,
+    ).fit(X, y)
+    assert 0 <= search.best_score_ <= 1
+
+
+def test_score_is_higher_for_the_training_distribution(frame):
+    X, y = frame
+    synth = DPHPSynthesizer(
+        schema=SCHEMA, classes=CLASSES, order=5, epsilon=10.0, **{**FAST, "steps_per_epoch": 60}
+    ).fit(X, y)
+    other = X.assign(age=90, city=pd.Categorical(["C"] * len(X), categories=["A", "B", "C"]))
+    assert synth.score(X, y) > synth.score(other, y)
