@@ -63,7 +63,7 @@ class DPHPSynthesizer(BaseKMESynthesizer):
     steps_per_epoch : int, default=100
         Generator updates per epoch.
     batch_size : int, default=500
-    learning_rate : float, default=1e-2
+    learning_rate : float, default=3e-3
     generator_widths : sequence of int, default=(128, 128)
     noise_dim : int, default=16
     random_state : int, RandomState instance or None, default=None
@@ -156,7 +156,7 @@ class DPHPSynthesizer(BaseKMESynthesizer):
         epochs=10,
         steps_per_epoch=100,
         batch_size=500,
-        learning_rate=1e-2,
+        learning_rate=3e-3,
         generator_widths=(128, 128),
         noise_dim=16,
         random_state=None,
