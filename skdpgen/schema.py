@@ -27,7 +27,7 @@ from sklearn.utils import check_array
 
 from .privacy import PrivacyLeakWarning
 
-__all__ = ["TableEncoder", "numeric_schema"]
+__all__ = ["TableEncoder", "as_frame", "is_categorical_dtype", "numeric_schema"]
 
 
 def numeric_schema(columns, bounds, *, integer=False):
@@ -57,13 +57,27 @@ def numeric_schema(columns, bounds, *, integer=False):
     return {k: {"type": "numeric", "bounds": [lo, hi], "integer": integer} for k in keys}
 
 
-def _is_categorical_dtype(dtype):
+def is_categorical_dtype(dtype):
+    """Whether a column of this dtype is treated as categorical.
+
+    Categorical, bool and every non-numeric dtype (object, string, …) are.
+    """
     return (
         isinstance(dtype, pd.CategoricalDtype)
-        or pd.api.types.is_object_dtype(dtype)
-        or pd.api.types.is_string_dtype(dtype)
         or pd.api.types.is_bool_dtype(dtype)
+        or not pd.api.types.is_numeric_dtype(dtype)
     )
+
+
+def as_frame(X, name="X"):
+    """``X`` as a DataFrame (2-D arrays get integer column names)."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    arr = np.asarray(X)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-dimensional, got shape {arr.shape}.")
+    frame = pd.DataFrame(arr)
+    return frame.infer_objects() if arr.dtype == object else frame
 
 
 def _check_spec(key, spec):
@@ -146,7 +160,7 @@ class TableEncoder:
         for key, dtype in zip(self.columns_, self.dtypes_):
             if key in schema:
                 spec = _check_spec(key, schema[key])
-                if spec["type"] == "numeric" and _is_categorical_dtype(dtype):
+                if spec["type"] == "numeric" and is_categorical_dtype(dtype):
                     raise ValueError(f"Column {key!r} is declared numeric but has dtype {dtype}.")
             else:
                 spec = self._spec_from_dtype_or_data(key, dtype, frame[key])
@@ -165,7 +179,7 @@ class TableEncoder:
             return {"type": "categorical", "categories": list(dtype.categories)}
         if pd.api.types.is_bool_dtype(dtype):
             return {"type": "categorical", "categories": [False, True]}
-        if _is_categorical_dtype(dtype):
+        if is_categorical_dtype(dtype):
             values = column.dropna().unique().tolist()
             cats = sorted(values, key=str)
             self.leaks_.append(

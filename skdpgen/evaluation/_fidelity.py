@@ -15,29 +15,12 @@ from sklearn.utils import check_array
 from .._random import check_generator
 from ..embedding import mmd2 as _feature_mmd2
 from ..privacy import PrivacyLeakWarning
+from ..schema import as_frame, is_categorical_dtype
 
 __all__ = ["marginal_tv_distance", "mmd2", "mmd2_exact"]
 
 
 # -- α-way marginals ---------------------------------------------------------
-
-
-def _is_categorical(dtype):
-    return (
-        isinstance(dtype, pd.CategoricalDtype)
-        or pd.api.types.is_bool_dtype(dtype)
-        or not pd.api.types.is_numeric_dtype(dtype)
-    )
-
-
-def _as_frame(X, name):
-    if isinstance(X, pd.DataFrame):
-        return X
-    arr = np.asarray(X)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-dimensional, got shape {arr.shape}.")
-    frame = pd.DataFrame(arr)
-    return frame.infer_objects() if arr.dtype == object else frame
 
 
 def _column_spec(key, real, syn, bounds, categories):
@@ -57,7 +40,7 @@ def _column_spec(key, real, syn, bounds, categories):
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
             raise ValueError(f"Bounds of column {key!r} must be finite with lo < hi, got {entry}.")
         return "numeric", (lo, hi), False
-    if _is_categorical(real.dtype) or _is_categorical(syn.dtype):
+    if is_categorical_dtype(real.dtype) or is_categorical_dtype(syn.dtype):
         for col in (real, syn):
             if isinstance(col.dtype, pd.CategoricalDtype):
                 # declared categories are public (as in skdpgen.schema)
@@ -217,8 +200,8 @@ def marginal_tv_distance(
     >>> marginal_tv_distance(real, syn, alpha=2, bins=2, bounds=bounds)
     1.0
     """
-    real = _as_frame(X_real, "X_real")
-    syn = _as_frame(X_synthetic, "X_synthetic")
+    real = as_frame(X_real, "X_real")
+    syn = as_frame(X_synthetic, "X_synthetic")
     if real.shape[1] != syn.shape[1]:
         raise ValueError(
             f"X_real has {real.shape[1]} columns but X_synthetic has {syn.shape[1]}."

@@ -27,6 +27,8 @@ from sklearn.preprocessing import LabelEncoder, OneHotEncoder, StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
+from ..schema import as_frame, is_categorical_dtype
+
 __all__ = ["downstream_utility", "paper_models"]
 
 XGBOOST_STAND_IN = "xgboost (stand-in: HistGradientBoosting)"
@@ -94,29 +96,10 @@ def paper_models(random_state=0):
     return models
 
 
-def _is_categorical(series):
-    dtype = series.dtype
-    return (
-        isinstance(dtype, pd.CategoricalDtype)
-        or pd.api.types.is_bool_dtype(dtype)
-        or not pd.api.types.is_numeric_dtype(dtype)
-    )
-
-
-def _as_frame(X, name):
-    if isinstance(X, pd.DataFrame):
-        return X
-    arr = np.asarray(X)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-dimensional, got shape {arr.shape}.")
-    frame = pd.DataFrame(arr)
-    return frame.infer_objects() if arr.dtype == object else frame
-
-
 def _align(X_synthetic, X_test):
     """Both inputs as DataFrames with the synthetic column order."""
-    syn = _as_frame(X_synthetic, "X_synthetic")
-    test = _as_frame(X_test, "X_test")
+    syn = as_frame(X_synthetic, "X_synthetic")
+    test = as_frame(X_test, "X_test")
     if syn.shape[1] != test.shape[1]:
         raise ValueError(
             f"X_synthetic has {syn.shape[1]} columns but X_test has {test.shape[1]}."
@@ -135,7 +118,7 @@ def _preprocessor(frame):
     Columns are addressed by position, so the same transformer applies to the
     aligned test frame. It is fitted on the synthetic (training) data only.
     """
-    cat = [i for i, c in enumerate(frame.columns) if _is_categorical(frame[c])]
+    cat = [i for i, c in enumerate(frame.columns) if is_categorical_dtype(frame[c].dtype)]
     num = [i for i in range(frame.shape[1]) if i not in cat]
     steps = []
     if num:
