@@ -300,3 +300,46 @@ def test_score_is_higher_for_the_training_distribution(frame):
     ).fit(X, y)
     other = X.assign(age=90, city=pd.Categorical(["C"] * len(X), categories=["A", "B", "C"]))
     assert synth.score(X, y) > synth.score(other, y)
+
+
+def test_convolutional_generator_for_images():
+    digits = load_digits()
+    synth = DPMERFSynthesizer(
+        bounds=(0, 16), classes=list(range(10)), generator="conv", image_shape=(8, 8),
+        n_features=200, **{**FAST, "epochs": 1},
+    ).fit(digits.data, digits.target)
+    Xs, ys = synth.sample(6, random_state=0)
+    assert Xs.shape == (6, 64) and Xs.min() >= 0 and Xs.max() <= 16
+    with pytest.raises(ValueError, match="image_shape"):
+        DPMERFSynthesizer(bounds=(0, 16), generator="conv", image_shape=(4, 4), **FAST).fit(
+            digits.data
+        )
+    X, _ = make_frame()
+    with pytest.raises(ValueError, match="image_shape"):
+        DPHPSynthesizer(schema=SCHEMA, generator="conv", image_shape=(2, 2), **FAST).fit(X)
+
+
+def test_verbose_shows_progress_and_keeps_loss_curve(capsys):
+    X = np.random.default_rng(0).uniform(0, 1, (100, 2))
+    synth = DPHPSynthesizer(bounds=(0, 1), order=3, verbose=1, **FAST).fit(X)
+    assert "DPHPSynthesizer" in capsys.readouterr().err
+    assert synth.loss_history_.shape == (FAST["epochs"] * FAST["steps_per_epoch"],)
+    assert np.all(np.isfinite(synth.loss_history_))
+
+
+def test_training_decreases_the_loss():
+    X = np.random.default_rng(0).normal(0.3, 0.1, (500, 2))
+    synth = DPHPSynthesizer(
+        bounds=(-1, 1), order=10, epsilon=10.0, **{**FAST, "steps_per_epoch": 100}
+    ).fit(X)
+    assert synth.loss_history_[-20:].mean() < 0.5 * synth.loss_history_[:5].mean()
+
+
+@pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+def test_cuda_fit_then_cpu_pickle(make, frame):
+    X, y = frame
+    synth = make(schema=SCHEMA, classes=CLASSES, device="cuda").fit(X, y)
+    loaded = pickle.loads(pickle.dumps(synth))
+    assert next(loaded.generator_.parameters()).device.type == "cpu"
+    pd.testing.assert_frame_equal(loaded.sample(5, random_state=0)[0], synth.sample(5, random_state=0)[0])

@@ -57,7 +57,9 @@ class BaseKMESynthesizer(BaseEstimator):
         "steps_per_epoch": [Interval(Integral, 1, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "generator": [StrOptions({"mlp", "conv"})],
         "generator_widths": ["array-like"],
+        "image_shape": [tuple, None],
         "noise_dim": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "device": [StrOptions({"auto", "cpu", "cuda"})],
@@ -113,8 +115,8 @@ class BaseKMESynthesizer(BaseEstimator):
         if classes is not None:
             self.class_weights_ = self._release_proportions(codes, accountant, rng)
         net = build_generator(
-            self.noise_dim, self.n_classes_, tuple(self.generator_widths),
-            encoder.n_numeric_, encoder.category_sizes_, tgen,
+            self.generator, self.noise_dim, self.n_classes_, tuple(self.generator_widths),
+            encoder.n_numeric_, encoder.category_sizes_, self.image_shape, tgen,
         ).to(device)
         self.loss_history_ = self._train(net, Z, codes, accountant, rng, tgen, device)
         self.generator_ = net.cpu().eval()

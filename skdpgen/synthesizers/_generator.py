@@ -38,8 +38,9 @@ class TabularGenerator(nn.Module):
     def reset_parameters(self, generator):
         """Initialize every weight from a local ``torch.Generator``."""
         for module in self.modules():
-            if isinstance(module, nn.Linear):
-                bound = 1.0 / module.in_features**0.5
+            if isinstance(module, (nn.Linear, nn.Conv2d)):
+                fan_in = module.weight[0].numel()
+                bound = 1.0 / fan_in**0.5
                 nn.init.uniform_(module.weight, -bound, bound, generator=generator)
                 nn.init.uniform_(module.bias, -bound, bound, generator=generator)
 
@@ -56,9 +57,74 @@ class TabularGenerator(nn.Module):
         return torch.cat(parts, dim=1)
 
 
-def build_generator(noise_dim, n_classes, widths, n_numeric, category_sizes, generator):
-    """Construct and seed a :class:`TabularGenerator` without touching global RNG state."""
+def build_generator(kind, noise_dim, n_classes, widths, n_numeric, category_sizes,
+                    image_shape, generator):
+    """Construct and seed a generator without touching global RNG state.
+
+    ``kind="mlp"`` gives a :class:`TabularGenerator`; ``kind="conv"`` a
+    :class:`ConvImageGenerator` for tables of ``h × w`` numeric pixel columns.
+    """
     with torch.random.fork_rng(devices=[]):
-        net = TabularGenerator(noise_dim, n_classes, widths, n_numeric, category_sizes)
+        if kind == "conv":
+            if category_sizes or image_shape is None or n_numeric != image_shape[0] * image_shape[1]:
+                raise ValueError(
+                    "generator='conv' needs image_shape=(h, w) with h * w numeric "
+                    f"columns and no categorical ones; got {n_numeric} numeric and "
+                    f"{len(category_sizes)} categorical columns, image_shape={image_shape}."
+                )
+            net = ConvImageGenerator(noise_dim, n_classes, image_shape)
+        else:
+            net = TabularGenerator(noise_dim, n_classes, widths, n_numeric, category_sizes)
     net.reset_parameters(generator)
     return net
+
+
+class ConvImageGenerator(nn.Module):
+    """A small convolutional generator for single-channel images.
+
+    Noise (and a one-hot label) go through a linear layer to a
+    ``(channels, ⌈h/4⌉, ⌈w/4⌉)`` map, then two (upsample × 2, 3 × 3 conv)
+    stages; the output is resized to ``(h, w)`` and squashed by ``tanh`` onto
+    [-1, 1], the encoding of the public pixel bounds. Rows come out flattened
+    in C order, like scikit-learn's ``digits``.
+
+    Parameters
+    ----------
+    noise_dim : int
+    n_classes : int
+    image_shape : tuple of (int, int)
+    channels : int, default=64
+    """
+
+    def __init__(self, noise_dim, n_classes, image_shape, channels=64):
+        super().__init__()
+        self.noise_dim = noise_dim
+        self.n_classes = n_classes
+        self.image_shape = tuple(image_shape)
+        h, w = self.image_shape
+        self.h0, self.w0 = -(-h // 4), -(-w // 4)
+        self.channels = channels
+        self.fc = nn.Sequential(
+            nn.Linear(noise_dim + n_classes, channels * self.h0 * self.w0),
+            nn.BatchNorm1d(channels * self.h0 * self.w0),
+            nn.ReLU(),
+        )
+        self.conv = nn.Sequential(
+            nn.Upsample(scale_factor=2),
+            nn.Conv2d(channels, channels // 2, 3, padding=1),
+            nn.BatchNorm2d(channels // 2),
+            nn.ReLU(),
+            nn.Upsample(scale_factor=2),
+            nn.Conv2d(channels // 2, 1, 3, padding=1),
+        )
+
+    reset_parameters = TabularGenerator.reset_parameters
+
+    def forward(self, z, labels=None):
+        if self.n_classes:
+            z = torch.cat([z, nn.functional.one_hot(labels, self.n_classes).to(z)], dim=1)
+        x = self.fc(z).view(-1, self.channels, self.h0, self.w0)
+        x = self.conv(x)
+        if x.shape[-2:] != self.image_shape:
+            x = nn.functional.interpolate(x, size=self.image_shape, mode="bilinear")
+        return torch.tanh(x.flatten(1))

@@ -64,7 +64,15 @@ class DPHPSynthesizer(BaseKMESynthesizer):
         Generator updates per epoch.
     batch_size : int, default=500
     learning_rate : float, default=3e-3
+    generator : {"mlp", "conv"}, default="mlp"
+        The generator network: an MLP with one head per column, or a small
+        convolutional network for single-channel images (all columns numeric
+        pixels; needs ``image_shape``).
     generator_widths : sequence of int, default=(128, 128)
+        Hidden layer widths of the MLP generator.
+    image_shape : tuple of (int, int), default=None
+        Height and width of the images for ``generator="conv"`` (rows are
+        flattened images in C order).
     noise_dim : int, default=16
     random_state : int, RandomState instance or None, default=None
     device : {"auto", "cpu", "cuda"}, default="auto"
@@ -157,7 +165,9 @@ class DPHPSynthesizer(BaseKMESynthesizer):
         steps_per_epoch=100,
         batch_size=500,
         learning_rate=3e-3,
+        generator="mlp",
         generator_widths=(128, 128),
+        image_shape=None,
         noise_dim=16,
         random_state=None,
         device="auto",
@@ -179,7 +189,9 @@ class DPHPSynthesizer(BaseKMESynthesizer):
         self.steps_per_epoch = steps_per_epoch
         self.batch_size = batch_size
         self.learning_rate = learning_rate
+        self.generator = generator
         self.generator_widths = generator_widths
+        self.image_shape = image_shape
         self.noise_dim = noise_dim
         self.random_state = random_state
         self.device = device
