@@ -470,12 +470,18 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, _UnitNormFeatures):
         return self
 
     def _raw_features(self, X):
+        import torch  # its cos/sin are several times faster than NumPy's
+
         with np.errstate(over="ignore", invalid="ignore"):
             proj = X @ self.frequencies_
         bad = ~np.isfinite(proj)
         proj[bad] = 0.0
         m = self.frequencies_.shape[1]
-        H = np.concatenate([np.cos(proj), np.sin(proj)], axis=1) / math.sqrt(m)
+        H = np.empty((X.shape[0], 2 * m))
+        Ht, Pt = torch.from_numpy(H), torch.from_numpy(proj)
+        torch.cos(Pt, out=Ht[:, :m])
+        torch.sin(Pt, out=Ht[:, m:])
+        Ht.mul_(1.0 / math.sqrt(m))
         if bad.any():
             H[:, :m][bad] = 0.0
             H[:, m:][bad] = 0.0

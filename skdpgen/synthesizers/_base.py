@@ -118,7 +118,10 @@ class BaseKMESynthesizer(BaseEstimator):
             self.generator, self.noise_dim, self.n_classes_, tuple(self.generator_widths),
             encoder.n_numeric_, encoder.category_sizes_, self.image_shape, tgen,
         ).to(device)
-        self.loss_history_ = self._train(net, Z, codes, accountant, rng, tgen, device)
+        # training noise is drawn on the training device: no host round trips
+        self.loss_history_ = self._train(
+            net, Z, codes, accountant, rng, torch_generator(rng, device), device
+        )
         self.generator_ = net.cpu().eval()
         self.epsilon_, self.delta_ = epsilon, delta
         self.privacy_report_ = accountant.report()
@@ -197,21 +200,21 @@ class BaseKMESynthesizer(BaseEstimator):
 
     # -- generation --------------------------------------------------------
     def _generate(self, net, n, labels, tgen, device):
-        z = torch.randn(n, self.noise_dim, generator=tgen).to(device)
+        z = torch.randn(n, self.noise_dim, generator=tgen, device=device)
         lab = None if labels is None else torch.as_tensor(labels, device=device)
         return net(z, lab)
 
-    def _balanced_labels(self, batch_size, tgen):
+    def _balanced_labels(self, batch_size, device):
         if not self.n_classes_:
             return None
-        return torch.arange(batch_size) % self.n_classes_
+        return torch.arange(batch_size, device=device) % self.n_classes_
 
     @staticmethod
     def _class_means(H, labels, k):
         """Per-class mean rows of H (k × F); labels are balanced by construction."""
         if labels is None:
             return H.mean(0, keepdim=True)
-        onehot = torch.nn.functional.one_hot(labels.to(H.device), k).to(H)
+        onehot = torch.nn.functional.one_hot(labels, k).to(H)
         return (onehot.T @ H) / onehot.sum(0)[:, None]
 
     def _iterate(self, total):
@@ -224,19 +227,19 @@ class BaseKMESynthesizer(BaseEstimator):
 
     def _optimize(self, net, loss_fn, n_steps, tgen, device, on_step=None):
         opt = torch.optim.Adam(net.parameters(), lr=self.learning_rate)
-        history = []
+        history = torch.empty(n_steps, device=device)
         net.train()
         for step in self._iterate(n_steps):
             if on_step is not None:
                 on_step(step)
-            labels = self._balanced_labels(self.batch_size, tgen)
+            labels = self._balanced_labels(self.batch_size, device)
             Zg = self._generate(net, self.batch_size, labels, tgen, device)
             loss = loss_fn(Zg, labels)
             opt.zero_grad()
             loss.backward()
             opt.step()
-            history.append(loss.item())
-        return np.asarray(history)
+            history[step] = loss.detach()
+        return history.cpu().double().numpy()
 
     # -- sampling ----------------------------------------------------------
     def sample(self, n_samples, *, y=None, random_state=None):
