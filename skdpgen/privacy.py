@@ -292,6 +292,33 @@ class PrivacyReport:
         """Total number of individual releases."""
         return sum(r.count for r in self.releases)
 
+    def to_dict(self):
+        """A JSON-serializable summary: total ε, δ, budget and every release.
+
+        Returns
+        -------
+        report : dict
+        """
+        eps = self.epsilon
+        return {
+            "epsilon": eps if math.isfinite(eps) else "inf",
+            "delta": self.delta,
+            "noise_multiplier": self.noise_multiplier,
+            "budget": None
+            if self.budget is None
+            else [b if math.isfinite(b) else "inf" for b in self.budget],
+            "releases": [
+                {
+                    "release": r.name,
+                    "count": r.count,
+                    "sensitivity": r.sensitivity,
+                    "noise_multiplier": r.noise_multiplier,
+                    "noise_std": r.noise_std,
+                }
+                for r in self.releases
+            ],
+        }
+
     def to_frame(self):
         """The releases as a pandas DataFrame, one row per group.
 
