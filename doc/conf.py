@@ -9,15 +9,10 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.doctest",
-    "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
     "numpydoc",
 ]
 autosummary_generate = True
 numpydoc_show_class_members = False
 exclude_patterns = ["_build"]
-intersphinx_mapping = {
-    "python": ("https://docs.python.org/3", None),
-    "sklearn": ("https://scikit-learn.org/stable", None),
-}
 html_theme = "pydata_sphinx_theme"

@@ -223,9 +223,9 @@ class HermiteFeatures(_UnitNormFeatures):
 
     Attributes
     ----------
-    length_scale_ : ndarray of shape (n_features_in_,)
+    length_scale_ : ndarray of shape (n_features,)
         Per-dimension length scale.
-    rho_ : ndarray of shape (n_features_in_,)
+    rho_ : ndarray of shape (n_features,)
         Mehler parameter per dimension.
     product_dims_ : ndarray of int
         Dimensions used by the product kernel (all dimensions for "sum").
@@ -401,8 +401,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, _UnitNormFeatures):
 
     Attributes
     ----------
-    length_scale_ : ndarray of shape (n_features_in_,)
-    frequencies_ : ndarray of shape (n_features_in_, n_components // 2)
+    length_scale_ : ndarray of shape (n_features,)
+    frequencies_ : ndarray of shape (n_features, n_components // 2)
         The frequencies ω as columns.
     n_features_in_ : int
     feature_names_in_ : ndarray of str

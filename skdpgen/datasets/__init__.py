@@ -10,5 +10,6 @@ can use it without spending privacy budget.
 # License: BSD 3-Clause
 
 from ._adult import adult_schema, load_adult
+from ._gaussian_grid import gaussian_grid_centers, make_gaussian_grid
 
-__all__ = ["adult_schema", "load_adult"]
+__all__ = ["adult_schema", "gaussian_grid_centers", "load_adult", "make_gaussian_grid"]

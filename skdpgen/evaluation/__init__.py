@@ -7,7 +7,8 @@
 - :func:`mmd2`, :func:`mmd2_exact`: squared maximum mean discrepancy under the
   Gaussian kernel, exact or through a bounded feature map.
 
-These functions read the real data without any privacy protection: their
+Except for :class:`DPTwoSampleTest`, which is (ε, δ)-differentially private,
+these functions read the real data without any privacy protection: their
 results are for the data holder, not for release.
 """
 
@@ -16,8 +17,31 @@ results are for the data holder, not for release.
 
 from ._fidelity import marginal_tv_distance, mmd2, mmd2_exact
 from ._utility import downstream_utility, paper_models
+from ._two_sample import (
+    DPTwoSampleTest,
+    DPTwoSampleTestResult,
+    covariance_spectral_sensitivity,
+    mean_sensitivity,
+    second_moment_sensitivity,
+    statistic_sensitivity,
+)
+from ._scorers import neg_mmd2_scorer, synthetic_to_real_scorer
+from ._plots import plot_gaussian_grid, plot_kernel_approximation_error, plot_marginals
+from ..datasets._gaussian_grid import gaussian_grid_nll
 
 __all__ = [
+    "DPTwoSampleTest",
+    "DPTwoSampleTestResult",
+    "covariance_spectral_sensitivity",
+    "gaussian_grid_nll",
+    "mean_sensitivity",
+    "neg_mmd2_scorer",
+    "plot_gaussian_grid",
+    "plot_kernel_approximation_error",
+    "plot_marginals",
+    "second_moment_sensitivity",
+    "statistic_sensitivity",
+    "synthetic_to_real_scorer",
     "downstream_utility",
     "marginal_tv_distance",
     "mmd2",

@@ -257,7 +257,7 @@ class BaseKMESynthesizer(BaseEstimator):
 
         Returns
         -------
-        X : DataFrame or ndarray of shape (n_samples, n_features_in_)
+        X : DataFrame or ndarray of shape (n_samples, n_features)
             Same type, columns, dtypes and categories as the training data.
         y : ndarray of shape (n_samples,)
             Only when fitted with labels: ``(X, y)`` is returned then;

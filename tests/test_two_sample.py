@@ -1,0 +1,415 @@
+"""The differentially private two-sample test (TCMC and TCS).
+
+- sensitivities: every bound is checked against worst-case inputs (exhaustive
+  or adversarial searches over the cube [-1, 1]^J of the paired differences),
+  through the code that makes the releases;
+- calibration: rejection rate under H0 near α, power rising to 1 with n;
+- privacy: an empirical audit of the released quantities on worst-case
+  neighbours (skdpgen.audit.epsilon_lower_bound ≤ ε), with a negative control;
+- bad inputs give clear errors.
+"""
+
+import functools
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from skdpgen.audit import epsilon_lower_bound
+from skdpgen.evaluation import (
+    DPTwoSampleTest,
+    covariance_spectral_sensitivity,
+    mean_sensitivity,
+    second_moment_sensitivity,
+    statistic_sensitivity,
+)
+from skdpgen.evaluation._two_sample import _tcmc, _tcs
+from skdpgen.privacy import GaussianAccountant, gaussian_epsilon
+
+EPSILON, DELTA = 1.0, 1e-5
+
+
+def exact_tcmc(Z, gamma=1e-5):
+    """The TCMC releases of Z without noise (ε = inf), through the real code."""
+    acc = GaussianAccountant(np.inf, DELTA, {"mean": 0.7, "second moment": 0.3})
+    _, released, _, _ = _tcmc(Z, gamma, acc, np.random.default_rng(0))
+    J = Z.shape[1]
+    return released["mean"], released["second moment"][np.triu_indices(J)]
+
+
+def exact_statistic(Z, gamma):
+    acc = GaussianAccountant(np.inf, DELTA, {"statistic": 1.0})
+    return _tcs(Z, gamma, acc, np.random.default_rng(0))[0]
+
+
+def cube_points(J, values=(-1.0, 0.0, 1.0)):
+    return np.array(list(itertools.product(values, repeat=J)))
+
+
+# ---------------------------------------------------------------------------
+# sensitivities against worst-case inputs
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("J", [1, 2, 3, 4])
+def test_mean_sensitivity_is_attained_and_never_exceeded(J):
+    n = 7
+    base = np.zeros((n - 1, J))
+    pts = cube_points(J)
+    means = np.array([exact_tcmc(np.vstack([base, p]))[0] for p in pts])
+    gaps = np.linalg.norm(means[:, None, :] - means[None, :, :], axis=-1)
+    bound = mean_sensitivity(J, n)
+    assert gaps.max() <= bound * (1 + 1e-12)
+    assert gaps.max() == pytest.approx(bound, rel=1e-12)  # z = 1 vs z' = -1
+
+
+@pytest.mark.parametrize("J", [1, 2, 3, 4])
+def test_second_moment_sensitivity_over_the_cube(J):
+    """Exhaustive over {-1, 0, 1}^J pairs, plus random interior points."""
+    n = 5
+    rng = np.random.default_rng(J)
+    pts = np.vstack([cube_points(J), rng.uniform(-1, 1, (40, J))])
+    base = rng.uniform(-1, 1, (n - 1, J))
+    released = np.array([exact_tcmc(np.vstack([base, p]))[1] for p in pts])
+    gaps = np.linalg.norm(released[:, None, :] - released[None, :, :], axis=-1)
+    bound = second_moment_sensitivity(J, n)
+    assert gaps.max() <= bound * (1 + 1e-12)
+    if J % 2 == 0:  # two orthogonal sign vectors attain it
+        assert gaps.max() == pytest.approx(bound, rel=1e-12)
+    else:
+        assert gaps.max() > 0.8 * bound
+
+
+def test_second_moment_bound_is_attained_for_two_locations():
+    """J = 2: z = (1, 1), z' = (1, -1) change the triangle by exactly J/n.
+
+    A bound smaller by a factor sqrt 2, J/(sqrt(2) n), would be violated.
+    """
+    n, J = 10, 2
+    base = np.zeros((n - 1, J))
+    _, m1 = exact_tcmc(np.vstack([base, [1.0, 1.0]]))
+    _, m2 = exact_tcmc(np.vstack([base, [1.0, -1.0]]))
+    assert np.linalg.norm(m1 - m2) == pytest.approx(J / n, rel=1e-12)
+    assert np.linalg.norm(m1 - m2) > J / (math.sqrt(2) * n)
+
+
+@pytest.mark.parametrize("J", [1, 2, 3])
+def test_covariance_spectral_bound(J):
+    n = 6
+    rng = np.random.default_rng(0)
+    bound = covariance_spectral_sensitivity(J, n)
+
+    def spec(Z, Zp):
+        S, Sp = np.cov(Z, rowvar=False), np.cov(Zp, rowvar=False)
+        return np.linalg.norm(np.atleast_2d(S - Sp), 2)
+
+    # worst case: every row at one corner, one row moves to the opposite one
+    corner = np.ones(J)
+    Z = np.tile(-corner, (n, 1))
+    Zp = Z.copy()
+    Zp[0] = corner
+    assert spec(Z, Zp) == pytest.approx(bound, rel=1e-12)
+    # random datasets of cube corners and interior points never exceed it
+    worst = 0.0
+    for _ in range(2000):
+        Z = rng.choice([-1.0, 1.0], size=(n, J)) * rng.uniform(0.5, 1.0, size=(n, J))
+        Zp = Z.copy()
+        Zp[0] = rng.choice([-1.0, 0.0, 1.0], size=J)
+        worst = max(worst, spec(Z, Zp))
+    assert worst <= bound * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("J", [1, 2, 3])
+@pytest.mark.parametrize("gamma_per_J", [0.25, 4.0])
+def test_statistic_sensitivity_is_attained_as_n_grows(J, gamma_per_J):
+    """All z_i = 1 (S = 0, s = nJ/γ), then one z moves to -1: the change tends
+    to 4J/γ + 4J²/γ² from below."""
+    gamma = gamma_per_J * J
+    bound = statistic_sensitivity(J, gamma)
+    for n, ratio in ((1000, 0.97), (100_000, 0.999)):
+        Z = np.ones((n, J))
+        Zp = Z.copy()
+        Zp[0] = -1.0
+        gap = abs(exact_statistic(Z, gamma) - exact_statistic(Zp, gamma))
+        assert ratio * bound <= gap <= bound
+
+
+@pytest.mark.parametrize("gamma", [0.1, 1.0, 8.0])
+def test_statistic_sensitivity_adversarial_search(gamma):
+    """Coordinate ascent over {-1, -1/2, 0, 1/2, 1} for |s(Z) - s(Z')| at small n."""
+    n, J = 4, 2
+    rng = np.random.default_rng(1)
+    grid = np.array([-1.0, -0.5, 0.0, 0.5, 1.0])
+    bound = statistic_sensitivity(J, gamma)
+
+    def gap(W):  # W: n + 1 rows; rows 1..n-1 shared, row 0 vs row n replaced
+        Z = W[:n]
+        Zp = np.vstack([W[n], W[1:n]])
+        return abs(exact_statistic(Z, gamma) - exact_statistic(Zp, gamma))
+
+    best = 0.0
+    for _ in range(6):
+        W = rng.choice(grid, size=(n + 1, J))
+        current = gap(W)
+        for _sweep in range(3):
+            for i, j in itertools.product(range(n + 1), range(J)):
+                for v in grid:
+                    old = W[i, j]
+                    W[i, j] = v
+                    g = gap(W)
+                    if g > current:
+                        current = g
+                    else:
+                        W[i, j] = old
+        best = max(best, current)
+    assert 0 < best <= bound
+
+
+def test_sensitivity_functions():
+    assert mean_sensitivity(4, 100) == pytest.approx(0.04)
+    assert second_moment_sensitivity(4, 100) == pytest.approx(0.04)
+    assert covariance_spectral_sensitivity(4, 100) == pytest.approx(0.16)
+    assert statistic_sensitivity(5, 20.0) == pytest.approx(1.25)
+    # "auto" TCS regularization γ = 4J gives 5/4 for every J
+    for J in (1, 3, 10):
+        assert statistic_sensitivity(J, 4.0 * J) == pytest.approx(1.25)
+
+
+def test_privacy_report_lists_the_calibrated_releases():
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(400, 2)), rng.normal(size=(300, 2))
+    res = DPTwoSampleTest(bounds=(-2, 2), n_locations=3, random_state=0).test(X, Y)
+    frame = res.privacy_report.to_frame().set_index("release")
+    assert res.n_pairs == 300
+    assert frame.loc["mean", "sensitivity"] == pytest.approx(mean_sensitivity(3, 300))
+    assert frame.loc["second moment", "sensitivity"] == pytest.approx(second_moment_sensitivity(3, 300))
+    assert res.privacy_report.epsilon == pytest.approx(EPSILON, abs=1e-6)
+    tcs = DPTwoSampleTest(bounds=(-2, 2), n_locations=3, method="tcs", random_state=0).test(X, Y)
+    frame = tcs.privacy_report.to_frame().set_index("release")
+    assert frame.loc["statistic", "sensitivity"] == pytest.approx(1.25)
+    assert tcs.privacy_report.epsilon == pytest.approx(EPSILON, abs=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# calibration and power
+# ---------------------------------------------------------------------------
+
+
+def rejection_rate(n, shift, reps, *, method="tcmc", epsilon=EPSILON, seed0=0):
+    rejected = 0
+    for r in range(reps):
+        rng = np.random.default_rng(10_000 + seed0 + r)
+        X = rng.normal(size=(n, 2))
+        Y = rng.normal(size=(n, 2))
+        Y[:, 0] += shift
+        test = DPTwoSampleTest(
+            bounds=(-2, 2), epsilon=epsilon, method=method, n_null_samples=2000,
+            random_state=seed0 + r,
+        )
+        rejected += test.test(X, Y).reject
+    return rejected / reps
+
+
+def test_type_one_error_tcmc():
+    rate = rejection_rate(300, 0.0, 300)
+    assert 0.02 <= rate <= 0.08
+
+
+def test_type_one_error_tcs_and_non_private():
+    assert rejection_rate(300, 0.0, 200, method="tcs", seed0=1000) <= 0.08
+    assert 0.02 <= rejection_rate(300, 0.0, 200, epsilon=np.inf, seed0=2000) <= 0.08
+
+
+def test_power_rises_with_n_tcmc():
+    powers = [rejection_rate(n, 0.5, 40, seed0=3000) for n in (100, 300, 1000, 3000)]
+    assert powers[0] <= 0.3
+    assert powers[-1] >= 0.95
+    assert all(b >= a - 0.1 for a, b in zip(powers, powers[1:]))
+
+
+def test_power_rises_with_n_tcs():
+    low, high = (rejection_rate(n, 1.0, 25, method="tcs", seed0=4000) for n in (300, 10_000))
+    assert low <= 0.3
+    assert high >= 0.9
+
+
+# ---------------------------------------------------------------------------
+# empirical privacy audit
+# ---------------------------------------------------------------------------
+
+N_RUNS = 5000
+
+
+@functools.lru_cache(maxsize=None)
+def tcmc_releases(z_row, runs, seed0):
+    """Many TCMC releases through the real code (fresh accountant each), cached
+    so that the audit and its negative control share them. Z is nine zero rows
+    and ``z_row``."""
+    J = len(z_row)
+    Z = np.vstack([np.zeros((9, J)), z_row])
+    iu = np.triu_indices(J)
+    out = []
+    for s in range(runs):
+        acc = GaussianAccountant(EPSILON, DELTA, {"mean": 0.7, "second moment": 0.3})
+        _, rel, _, _ = _tcmc(Z, 1e-5, acc, np.random.default_rng(seed0 + s))
+        out.append(np.concatenate([rel["mean"], rel["second moment"][iu]]))
+    return np.array(out), acc
+
+
+def audit_tcmc(z, z_prime, shrink=1.0):
+    n = 10
+    base = np.zeros((n - 1, len(z)))
+    D, Dp = np.vstack([base, z]), np.vstack([base, z_prime])
+    exact_d = np.concatenate(exact_tcmc(D))
+    exact_dp = np.concatenate(exact_tcmc(Dp))
+    rel_d, acc = tcmc_releases(tuple(z), N_RUNS, 0)
+    rel_dp, _ = tcmc_releases(tuple(z_prime), N_RUNS, 10**6)
+    rel_d = exact_d + (rel_d - exact_d) * shrink  # the negative control's broken noise
+    rel_dp = exact_dp + (rel_dp - exact_dp) * shrink
+    # optimal linear distinguisher: difference weighted by each block's noise variance
+    J = len(z)
+    var = np.concatenate([
+        np.full(J, (acc.noise_multipliers["mean"] * mean_sensitivity(J, n)) ** 2),
+        np.full(J * (J + 1) // 2,
+                (acc.noise_multipliers["second moment"] * second_moment_sensitivity(J, n)) ** 2),
+    ])
+    v = (exact_d - exact_dp) / var
+    return epsilon_lower_bound(rel_d @ v, rel_dp @ v, DELTA)
+
+
+def test_audit_tcmc_worst_case_neighbours():
+    # z = (1, 1) vs z' = (1, -1): the second moment changes by exactly its
+    # sensitivity J/n and the mean by 2/n; both releases are audited together.
+    eps_lb = audit_tcmc(np.array([1.0, 1.0]), np.array([1.0, -1.0]))
+    assert 0.1 < eps_lb <= EPSILON
+
+
+def test_audit_catches_too_little_noise():
+    """Negative control: a quarter of the calibrated noise must be flagged."""
+    eps_lb = audit_tcmc(np.array([1.0, 1.0]), np.array([1.0, -1.0]), shrink=0.25)
+    assert eps_lb > EPSILON
+
+
+def test_audit_end_to_end_through_test():
+    """Real records, the public ``test`` method, the mean at its sensitivity.
+
+    Two identical locations at 0 and all other rows far away (k = 0): D has
+    one x at 0, D' one y at 0. Whatever the random pairing, the multisets of
+    z differ in one element, (1, 1) vs (-1, -1), so the released mean moves
+    by exactly 2 sqrt(J)/n.
+    """
+    n, far = 10, 100.0
+    T = np.zeros((2, 1))
+    X = np.full((n, 1), far)
+    Y = np.full((n, 1), far)
+    Xd = X.copy()
+    Xd[0] = 0.0
+    Yd = Y.copy()
+    Yd[0] = 0.0
+
+    def means(Xa, Ya, runs, seed0, epsilon=EPSILON):
+        out = []
+        for s in range(runs):
+            res = DPTwoSampleTest(locations=T, epsilon=epsilon, n_null_samples=1,
+                                  random_state=seed0 + s).test(Xa, Ya)
+            out.append(res.released["mean"])
+        return np.array(out)
+
+    mu_d = means(Xd, Y, 1, 0, np.inf)[0]
+    mu_dp = means(X, Yd, 1, 0, np.inf)[0]
+    assert np.linalg.norm(mu_d - mu_dp) == pytest.approx(mean_sensitivity(2, n), rel=1e-12)
+    v = (mu_d - mu_dp) / np.linalg.norm(mu_d - mu_dp)
+    runs = 1500
+    rel_d, rel_dp = means(Xd, Y, runs, 0), means(X, Yd, runs, 10**6)
+    eps_lb = epsilon_lower_bound(rel_d @ v, rel_dp @ v, DELTA)
+    # the mean alone carries 70 % of the budget: its own ε is below 1
+    eps_mean = gaussian_epsilon(GaussianAccountant(EPSILON, DELTA, {"mean": 0.7, "rest": 0.3})
+                                .noise_multipliers["mean"], DELTA)
+    assert eps_lb <= eps_mean < EPSILON
+
+
+@functools.lru_cache(maxsize=None)
+def tcs_releases(which):
+    n, J = 200, 2
+    Z = np.ones((n, J))
+    if which:
+        Z[0] = -1.0
+    out = []
+    for s in range(N_RUNS):
+        acc = GaussianAccountant(EPSILON, DELTA, {"statistic": 1.0})
+        out.append(_tcs(Z, 4.0 * J, acc, np.random.default_rng(10**6 * which + s))[0])
+    return np.array(out)
+
+
+def audit_tcs(shrink=1.0):
+    # the asymptotically worst case: all z = 1, one moves to -1 (gap ≈ Δ_s)
+    n, J = 200, 2
+    gamma = 4.0 * J
+    Z = np.ones((n, J))
+    Zp = Z.copy()
+    Zp[0] = -1.0
+    s_d, s_dp = exact_statistic(Z, gamma), exact_statistic(Zp, gamma)
+    assert 0.95 * statistic_sensitivity(J, gamma) <= abs(s_d - s_dp) <= statistic_sensitivity(J, gamma)
+
+    rel_d = s_d + (tcs_releases(0) - s_d) * shrink
+    rel_dp = s_dp + (tcs_releases(1) - s_dp) * shrink
+    return epsilon_lower_bound(rel_d, rel_dp, DELTA)
+
+
+def test_audit_tcs_statistic():
+    assert 0.1 < audit_tcs() <= EPSILON
+
+
+def test_audit_tcs_catches_too_little_noise():
+    assert audit_tcs(shrink=0.25) > EPSILON
+
+
+# ---------------------------------------------------------------------------
+# behaviour and errors
+# ---------------------------------------------------------------------------
+
+
+def test_locations_do_not_depend_on_the_data():
+    rng = np.random.default_rng(0)
+    test = DPTwoSampleTest(bounds=[(-1, 1), (0, 10)], n_locations=4, random_state=3)
+    a = test.test(rng.normal(size=(50, 2)), rng.normal(size=(60, 2)))
+    b = test.test(rng.normal(5, 1, size=(50, 2)), rng.normal(size=(60, 2)))
+    np.testing.assert_array_equal(a.locations, b.locations)
+    assert a.locations.shape == (4, 2)
+    assert np.all((a.locations[:, 0] >= -1) & (a.locations[:, 0] <= 1))
+    assert np.all((a.locations[:, 1] >= 0) & (a.locations[:, 1] <= 10))
+
+
+def test_given_locations_and_repeatability():
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(100, 3)), rng.normal(size=(80, 3))
+    T = rng.normal(size=(2, 3))
+    test = DPTwoSampleTest(locations=T, length_scale=[1.0, 2.0, 0.5], random_state=0)
+    a, b = test.test(X, Y), test.test(X, Y)
+    assert a.statistic == b.statistic and a.p_value == b.p_value
+    np.testing.assert_array_equal(a.locations, T)
+    assert a.null_weights.shape == (2,)
+    assert 0 < a.p_value <= 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, X, Y, match",
+    [
+        ({"bounds": (-1, 1)}, np.array([[0.0, np.nan], [1, 1], [2, 2]]), np.zeros((3, 2)), "NaN"),
+        ({"bounds": (-1, 1)}, np.zeros((3, 2)), np.zeros((3, 3)), "features"),
+        ({"bounds": (-1, 1), "epsilon": 0.0}, np.zeros((3, 2)), np.zeros((3, 2)), "epsilon"),
+        ({"bounds": (-1, 1), "epsilon": -1.0}, np.zeros((3, 2)), np.zeros((3, 2)), "epsilon"),
+        ({}, np.zeros((3, 2)), np.zeros((3, 2)), "public test locations"),
+        ({"bounds": (1, -1)}, np.zeros((3, 2)), np.zeros((3, 2)), "lo < hi"),
+        ({"bounds": [(0, 1)] * 3}, np.zeros((3, 2)), np.zeros((3, 2)), "bounds"),
+        ({"locations": np.zeros((2, 3))}, np.zeros((3, 2)), np.zeros((3, 2)), "locations"),
+        ({"bounds": (-1, 1), "length_scale": [1, 1, 1]}, np.zeros((3, 2)), np.zeros((3, 2)), "length_scale"),
+        ({"bounds": (-1, 1), "method": "tcx"}, np.zeros((3, 2)), np.zeros((3, 2)), "method"),
+        ({"bounds": (-1, 1)}, np.zeros((1, 2)), np.zeros((3, 2)), "sample"),
+        ({"bounds": (-1, 1)}, np.zeros(3), np.zeros((3, 2)), "2D"),
+    ],
+)
+def test_bad_inputs(kwargs, X, Y, match):
+    with pytest.raises(ValueError, match=match):
+        DPTwoSampleTest(**kwargs).test(X, Y)
