@@ -8,11 +8,13 @@ from .embedding import KernelMeanEmbedding
 from .features import HermiteFeatures, RandomFourierFeatures
 from .synthesizers import DPHPSynthesizer, DPMERFSynthesizer
 from .privacy import PrivacyLeakWarning, PrivacyReport
+from .release import DPKMEReleaser
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "DPHPSynthesizer",
+    "DPKMEReleaser",
     "DPMERFSynthesizer",
     "HermiteFeatures",
     "KernelMeanEmbedding",

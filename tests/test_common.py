@@ -5,6 +5,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skdpgen import (
     DPHPSynthesizer,
+    DPKMEReleaser,
     DPMERFSynthesizer,
     HermiteFeatures,
     KernelMeanEmbedding,
@@ -19,6 +20,8 @@ ESTIMATORS = [
     KernelMeanEmbedding(epsilon=1.0, classes=None, random_state=0),
     DPHPSynthesizer(epochs=2, steps_per_epoch=3, batch_size=20, order=3, random_state=0, device="cpu"),
     DPMERFSynthesizer(epochs=1, steps_per_epoch=3, batch_size=20, n_features=50, random_state=0, device="cpu"),
+    DPKMEReleaser(method="subspace", bounds=(-3, 3), n_points=20, random_state=0),
+    DPKMEReleaser(method="features", bounds=(-3, 3), n_points=10, n_iter=20, random_state=0, device="cpu"),
 ]
 
 _EVEN = (
