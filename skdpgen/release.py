@@ -305,13 +305,13 @@ class DPKMEReleaser(BaseEstimator):
         Replace-one L2 sensitivity ``2/N`` of the released vector.
     noise_multiplier_ : float
         σ: the noise std per coordinate is ``σ · sensitivity_``.
-    length_scale_ : ndarray of shape (n_features_in_,) or None
+    length_scale_ : ndarray of shape (n_features,) or None
         Per-column length scale of the Gaussian kernel used by
         :meth:`score`; None when ``score`` uses the kernel of a non-Gaussian
         feature map.
-    coefficients_ : ndarray of shape (rank_,)
+    coefficients_ : ndarray of shape (rank,)
         ``"subspace"`` only: the released (noisy) coordinates ``α̃``.
-    basis_ : ndarray of shape (M, rank_)
+    basis_ : ndarray of shape (M, rank)
         ``"subspace"`` only: ``U Λ^{-1/2}`` with ``K_zz = U Λ Uᵀ`` (kept
         eigenvalues), so that the basis is ``e_j = Σ_m basis_[m, j] k(z_m, ·)``
         and the weights before ``l1_bound`` are ``basis_ @ coefficients_``.
@@ -678,7 +678,7 @@ class DPKMEReleaser(BaseEstimator):
 
         Returns
         -------
-        X : ndarray of shape (n_samples, n_features_in_)
+        X : ndarray of shape (n_samples, n_features)
 
         Raises
         ------
