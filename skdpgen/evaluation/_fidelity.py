@@ -107,6 +107,22 @@ def _tv(codes_real, codes_syn, sizes):
     return 0.5 * float(np.abs(p - q).sum())
 
 
+def paired_frames(X_real, X_synthetic):
+    """Both tables as DataFrames with the real table's column order."""
+    real = as_frame(X_real, "X_real")
+    syn = as_frame(X_synthetic, "X_synthetic")
+    if real.shape[1] != syn.shape[1]:
+        raise ValueError(
+            f"X_real has {real.shape[1]} columns but X_synthetic has {syn.shape[1]}."
+        )
+    if isinstance(X_real, pd.DataFrame) and isinstance(X_synthetic, pd.DataFrame):
+        missing = [c for c in real.columns if c not in syn.columns]
+        if missing:
+            raise ValueError(f"Columns {missing} of X_real are missing from X_synthetic.")
+        return real, syn[list(real.columns)]
+    return real, syn.set_axis(real.columns, axis=1)
+
+
 def marginal_tv_distance(
     X_real,
     X_synthetic,
@@ -200,17 +216,7 @@ def marginal_tv_distance(
     >>> marginal_tv_distance(real, syn, alpha=2, bins=2, bounds=bounds)
     1.0
     """
-    real = as_frame(X_real, "X_real")
-    syn = as_frame(X_synthetic, "X_synthetic")
-    if real.shape[1] != syn.shape[1]:
-        raise ValueError(
-            f"X_real has {real.shape[1]} columns but X_synthetic has {syn.shape[1]}."
-        )
-    if isinstance(X_real, pd.DataFrame) and isinstance(X_synthetic, pd.DataFrame):
-        missing = [c for c in real.columns if c not in syn.columns]
-        if missing:
-            raise ValueError(f"Columns {missing} of X_real are missing from X_synthetic.")
-        syn = syn[list(real.columns)]
+    real, syn = paired_frames(X_real, X_synthetic)
     if len(real) == 0 or len(syn) == 0:
         raise ValueError("Both datasets need at least one row.")
     d = real.shape[1]

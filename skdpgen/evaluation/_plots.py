@@ -14,8 +14,7 @@ import pandas as pd
 from sklearn.utils import check_array
 
 from .._random import check_generator
-from ..schema import as_frame
-from ._fidelity import _column_spec
+from ._fidelity import _column_spec, paired_frames
 
 __all__ = ["plot_gaussian_grid", "plot_kernel_approximation_error", "plot_marginals"]
 
@@ -107,19 +106,7 @@ def plot_marginals(
     2
     """
     plt = _pyplot()
-    real = as_frame(X_real, "X_real")
-    syn = as_frame(X_synthetic, "X_synthetic")
-    if real.shape[1] != syn.shape[1]:
-        raise ValueError(
-            f"X_real has {real.shape[1]} columns but X_synthetic has {syn.shape[1]}."
-        )
-    if isinstance(X_real, pd.DataFrame) and isinstance(X_synthetic, pd.DataFrame):
-        missing = [c for c in real.columns if c not in syn.columns]
-        if missing:
-            raise ValueError(f"Columns {missing} of X_real are missing from X_synthetic.")
-        syn = syn[list(real.columns)]
-    else:
-        syn = syn.set_axis(real.columns, axis=1)
+    real, syn = paired_frames(X_real, X_synthetic)
     if not isinstance(bins, (int, np.integer)) or bins < 1:
         raise ValueError(f"bins must be a positive integer, got {bins!r}.")
     columns = list(real.columns) if columns is None else list(columns)
