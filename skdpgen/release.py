@@ -30,6 +30,7 @@ from sklearn.utils import check_array
 from sklearn.utils._param_validation import HasMethods, Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._device import cpu_threads, resolve_device
 from ._random import check_generator, torch_generator
 from .embedding import KernelMeanEmbedding, feature_sums
 from .features import (
@@ -41,7 +42,6 @@ from .features import (
     hermite_terms,
 )
 from .privacy import GaussianAccountant, PrivacyLeakWarning, check_epsilon_delta
-from .synthesizers._base import resolve_device
 from .synthesizers._kernels import fourier_features
 
 __all__ = ["DPKMEReleaser"]
@@ -596,7 +596,8 @@ class DPKMEReleaser(BaseEstimator):
             Z0 = (lo + (hi - lo) * u).numpy()
         else:
             Z0 = candidates.copy()
-        Z, history = self._reduced_set(features, target, Z0, bounds, device)
+        with cpu_threads(1 if device == "cpu" else None):
+            Z, history = self._reduced_set(features, target, Z0, bounds, device)
         H = _feature_rows(features, Z)
         weights = _nnls_weights(H, target)
         if self.l1_bound is not None:

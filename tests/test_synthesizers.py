@@ -343,3 +343,12 @@ def test_cuda_fit_then_cpu_pickle(make, frame):
     loaded = pickle.loads(pickle.dumps(synth))
     assert next(loaded.generator_.parameters()).device.type == "cpu"
     pd.testing.assert_frame_equal(loaded.sample(5, random_state=0)[0], synth.sample(5, random_state=0)[0])
+
+
+def test_fit_restores_torch_threads():
+    import torch
+
+    before = torch.get_num_threads()
+    X = np.random.default_rng(0).uniform(0, 1, (100, 2))
+    DPHPSynthesizer(bounds=(0, 1), order=3, **FAST).fit(X)
+    assert torch.get_num_threads() == before

@@ -14,21 +14,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from .._device import cpu_threads, resolve_device
 from .._random import check_generator, torch_generator
 from ..embedding import encode_labels, feature_sums, mmd2
 from ..features import RandomFourierFeatures
 from ..privacy import GaussianAccountant, PrivacyLeakWarning, check_epsilon_delta
 from ..schema import TableEncoder
 from ._generator import build_generator
-
-
-def resolve_device(device):
-    """``"auto"`` → ``"cuda"`` when available, else ``"cpu"``."""
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device='cuda' was requested but CUDA is not available.")
-    return device
 
 
 # The fixed kernel of ``score``: a Gaussian kernel of length scale 1 on the
@@ -119,9 +111,10 @@ class BaseKMESynthesizer(BaseEstimator):
             encoder.n_numeric_, encoder.category_sizes_, self.image_shape, tgen,
         ).to(device)
         # training noise is drawn on the training device: no host round trips
-        self.loss_history_ = self._train(
-            net, Z, codes, accountant, rng, torch_generator(rng, device), device
-        )
+        with cpu_threads(1 if device == "cpu" else None):
+            self.loss_history_ = self._train(
+                net, Z, codes, accountant, rng, torch_generator(rng, device), device
+            )
         self.generator_ = net.cpu().eval()
         self.epsilon_, self.delta_ = epsilon, delta
         self.privacy_report_ = accountant.report()
