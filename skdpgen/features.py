@@ -90,7 +90,7 @@ def hermite_rho(length_scale):
         return 1.0 / (np.hypot(1.0, ls2) + ls2)
 
 
-def hermite_terms(x, rho, order, *, exp=np.exp, sqrt=np.sqrt):
+def hermite_terms(x, rho, order, *, exp=np.exp, sqrt=np.sqrt, out=None):
     """Yield the Hermite features φ_0(x), …, φ_order(x), elementwise.
 
     Uses the normalized three-term recursion (never the raw polynomials,
@@ -100,8 +100,10 @@ def hermite_terms(x, rho, order, *, exp=np.exp, sqrt=np.sqrt):
         φ_1(x)     = sqrt(2ρ) x φ_0(x)
         φ_{c+1}(x) = sqrt(2ρ/(c+1)) x φ_c(x) − ρ sqrt(c/(c+1)) φ_{c−1}(x)
 
-    The code uses only arithmetic operators plus ``exp`` and ``sqrt``, so it
-    serves NumPy arrays and (differentiable) torch tensors alike.
+    Without ``out`` the code uses only arithmetic operators plus ``exp`` and
+    ``sqrt``, so it serves NumPy arrays and (differentiable) torch tensors
+    alike. With ``out`` (NumPy only) every term is written in place into
+    ``out[c]``, which avoids temporaries on the hot path.
 
     Parameters
     ----------
@@ -113,23 +115,37 @@ def hermite_terms(x, rho, order, *, exp=np.exp, sqrt=np.sqrt):
         Highest order C.
     exp, sqrt : callables, default=numpy's
         Elementwise functions of the array library of ``x``.
+    out : ndarray of shape (order + 1, *x.shape), default=None
+        Where to write the terms (NumPy inputs only).
 
     Yields
     ------
-    phi_c : same type and shape as ``x``
+    phi_c : same type and shape as ``x`` (a view of ``out[c]`` when given)
     """
     t = sqrt(rho / (1.0 + rho)) * x
     phi = ((1.0 - rho) * (1.0 + rho)) ** 0.25 * exp(-(t * t))
+    if out is not None:
+        out[0] = phi
+        phi = out[0]
+        tmp = np.empty_like(phi)
     yield phi
     if order == 0:
         return
     u = sqrt(2.0 * rho) * x
-    prev, phi = phi, u * phi
+    if out is None:
+        prev, phi = phi, u * phi
+    else:
+        prev, phi = phi, np.multiply(u, phi, out=out[1])
     yield phi
     for c in range(1, order):
-        prev, phi = phi, (u * phi) * (1.0 / math.sqrt(c + 1)) - (
-            rho * math.sqrt(c / (c + 1))
-        ) * prev
+        a, b = 1.0 / math.sqrt(c + 1), rho * math.sqrt(c / (c + 1))
+        if out is None:
+            prev, phi = phi, (u * phi) * a - b * prev
+        else:
+            nxt = np.multiply(u, phi, out=out[c + 1])
+            nxt *= a
+            nxt -= np.multiply(b, prev, out=tmp)
+            prev, phi = phi, nxt
         yield phi
 
 
@@ -327,8 +343,8 @@ class HermiteFeatures(_UnitNormFeatures):
         """Stack of φ_c over the columns ``dims``: shape (C + 1, n, len(dims))."""
         x = np.clip(X[:, dims], -_X_CLIP, _X_CLIP)
         out = np.empty((self.order + 1,) + x.shape)
-        for c, phi in enumerate(hermite_terms(x, self.rho_[dims], self.order)):
-            out[c] = phi
+        for _ in hermite_terms(x, self.rho_[dims], self.order, out=out):
+            pass
         return out
 
     def _raw_features(self, X):
