@@ -229,10 +229,6 @@ def _version(dist):
         return "not installed"
 
 
-def _eps_label(eps):
-    return "inf (non-private)" if math.isinf(eps) else f"{eps:g}"
-
-
 def _eps_short(eps):
     return "inf" if math.isinf(eps) else f"{eps:g}"
 
@@ -392,12 +388,12 @@ def main(argv=None):
     parser.add_argument("--eval-rows", type=int, default=None,
                         help="train the classifiers on a random subset of this many "
                              "synthetic (and real, for the reference) rows; "
-                             "default: all")
+                             "None = all")
     parser.add_argument("--per-model", action="store_true",
                         help="also print each classifier's scores")
     parser.add_argument("--torch-threads", type=int, default=None,
                         help="torch.set_num_threads in each fitting process "
-                             "(default: torch's default)")
+                             "(None = torch's default)")
     parser.add_argument("--fit-only", action="store_true",
                         help="measure the fits only (no classifier evaluation)")
     parser.add_argument("--quick", action="store_true",
