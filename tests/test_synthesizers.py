@@ -352,3 +352,15 @@ def test_fit_restores_torch_threads():
     X = np.random.default_rng(0).uniform(0, 1, (100, 2))
     DPHPSynthesizer(bounds=(0, 1), order=3, **FAST).fit(X)
     assert torch.get_num_threads() == before
+
+
+def test_failed_fit_leaves_nothing_half_fitted():
+    from sklearn.exceptions import NotFittedError
+
+    X, _ = make_frame()
+    synth = DPHPSynthesizer(schema=SCHEMA, generator="conv", image_shape=(2, 2), **FAST)
+    with pytest.raises(ValueError, match="image_shape"):
+        synth.fit(X)
+    assert not [k for k in vars(synth) if k.endswith("_") and not k.startswith("_")]
+    with pytest.raises(NotFittedError):
+        synth.sample(3)

@@ -79,6 +79,16 @@ class BaseKMESynthesizer(BaseEstimator):
         self : object
         """
         self._validate_params()
+        before = set(vars(self))
+        try:
+            return self._fit(X, y, epsilon, delta)
+        except BaseException:
+            # nothing half-fitted: drop every attribute this failed fit set
+            for name in set(vars(self)) - before:
+                delattr(self, name)
+            raise
+
+    def _fit(self, X, y, epsilon, delta):
         epsilon, delta = check_epsilon_delta(
             self.epsilon if epsilon is None else epsilon,
             self.delta if delta is None else delta,
