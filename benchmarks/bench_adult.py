@@ -38,6 +38,18 @@ and each seed, a fresh child process (``spawn``)
 3. samples as many synthetic rows as there are training rows
    (``sample(n_train, random_state=seed)``) and hands them back.
 
+``--protocol paper`` reproduces the class balance of the DP-HP authors' Adult
+code: before anything else, all ">50K" rows and a random 40% of the "<=50K"
+rows are kept, in the train split (what the synthesizer is fitted on) and in
+the test split (what the classifiers are scored on); positives are then about
+44% of each instead of 24%. The keep rule is fixed in advance (rate 0.4, the
+authors' ``undersampled_rate`` for Adult; rows drawn with a seed independent
+of the data), so nothing is chosen on the test split. Average precision of
+*hard* 0/1 predictions is ``recall * precision + (1 - recall) * base rate``,
+so it grows with the positive base rate: the paper's PRC (0.632) is only
+comparable under this protocol. The authors split their undersampled data
+90/10 at random; here the official train/test split is kept.
+
 The parent then scores the synthetic rows on the real *test* split with
 ``skdpgen.evaluation.downstream_utility(..., models="paper")`` twice: with
 ``score="hard"`` (0/1 predictions, the DP-HP paper's protocol) and
@@ -81,6 +93,29 @@ PAPER_DPHP_ADULT = {"roc_auc": 0.688, "pr_auc": 0.632}  # Vinaroz et al., ICML 2
 TARGET_FIT_SECONDS = 60.0
 TARGET_EPSILON = 1.0
 QUICK_FIT_PARAMS = {"epochs": 2, "steps_per_epoch": 20}
+PAPER_UNDERSAMPLE_RATE = 0.4  # share of "<=50K" rows kept by the authors' Adult loader
+UNDERSAMPLE_SEED = 20220717  # fixed; not tuned
+
+
+def undersample_negatives(X, y, rate, seed=UNDERSAMPLE_SEED):
+    """Keep every ">50K" row and a random ``rate`` share of the "<=50K" rows."""
+    y = np.asarray(y)
+    neg = np.flatnonzero(y == "<=50K")
+    rng = np.random.default_rng(seed)
+    kept_neg = rng.choice(neg, int(len(neg) * rate), replace=False)
+    keep = np.sort(np.concatenate([np.flatnonzero(y != "<=50K"), kept_neg]))
+    return X.iloc[keep].reset_index(drop=True), y[keep]
+
+
+def load_split(split, protocol):
+    """Adult split as (data, target, schema, classes) under the protocol."""
+    from skdpgen.datasets import load_adult
+
+    b = load_adult(split=split)
+    X, y = b.data, np.asarray(b.target)
+    if protocol == "paper":
+        X, y = undersample_negatives(X, y, PAPER_UNDERSAMPLE_RATE)
+    return X, y, b.schema, b.target_schema["categories"]
 
 
 def _synth_class(method):
@@ -112,10 +147,9 @@ def _reset_peak_rss():
     return True
 
 
-def _fit_case(method, epsilon, seed, extra_params, torch_threads):
+def _fit_case(method, epsilon, seed, extra_params, torch_threads, protocol):
     import torch
 
-    from skdpgen.datasets import load_adult
     from skdpgen.synthesizers._base import BaseKMESynthesizer
 
     if torch_threads:
@@ -137,11 +171,11 @@ def _fit_case(method, epsilon, seed, extra_params, torch_threads):
     BaseKMESynthesizer._private_targets = timed(BaseKMESynthesizer._private_targets)
     BaseKMESynthesizer._release_proportions = timed(BaseKMESynthesizer._release_proportions)
 
-    train = load_adult(split="train")
+    X_train, y_train, schema, classes = load_split("train", protocol)
     cls = _synth_class(method)
     synth = cls(
-        schema=train.schema,  # public bounds and categories
-        classes=train.target_schema["categories"],  # public class list
+        schema=schema,  # public bounds and categories
+        classes=classes,  # public class list
         random_state=seed,
         device="cpu",
         **extra_params,
@@ -156,7 +190,7 @@ def _fit_case(method, epsilon, seed, extra_params, torch_threads):
     traced_before = tracemalloc.get_traced_memory()[0]
     tracemalloc.reset_peak()
     c0, t0 = time.process_time(), time.perf_counter()
-    synth.fit(train.data, train.target, epsilon=epsilon, delta=DELTA)
+    synth.fit(X_train, y_train, epsilon=epsilon, delta=DELTA)
     fit_seconds = time.perf_counter() - t0
     cpu_seconds = time.process_time() - c0
     traced_peak = tracemalloc.get_traced_memory()[1] - traced_before
@@ -165,7 +199,7 @@ def _fit_case(method, epsilon, seed, extra_params, torch_threads):
     rss_delta = maxrss - (rss_before if reset_ok else maxrss_before)
     load_after = os.getloadavg()[0]
 
-    n_train = len(train.data)
+    n_train = len(X_train)
     X_syn, y_syn = synth.sample(n_train, random_state=seed)
     report = synth.privacy_report_
     return {
@@ -272,7 +306,11 @@ def header(args, models_desc):
         f"threads:   env {env or 'none set'}",
         f"load avg:  {load} (1/5/15 min) at start",
         f"data:      load_adult(split='train') ({args.n_train:,} rows) to fit; "
-        f"load_adult(split='test') ({args.n_test:,} rows) only to score",
+        f"load_adult(split='test') ({args.n_test:,} rows) only to score; protocol "
+        + ("'official' (splits as published)" if args.protocol == "official" else
+           f"'paper' (all '>50K' rows and a random {PAPER_UNDERSAMPLE_RATE:.0%} of '<=50K' rows "
+           f"kept in each split, as the DP-HP authors' code; positives "
+           f"{args.pos_rate[0]:.1%} of train, {args.pos_rate[1]:.1%} of test)"),
         f"methods:   {', '.join(METHODS[m] for m in args.methods)}, default hyperparameters"
         + (f" except {QUICK_FIT_PARAMS} (--quick)" if args.quick else "")
         + ", random_state=seed, device='cpu', public schema and classes",
@@ -340,6 +378,7 @@ def _subsample(X, y, n_rows, seed):
 
 
 def evaluate(X, y, test, models, seed):
+    X_test, y_test = test
     from sklearn.exceptions import ConvergenceWarning
 
     from skdpgen.evaluation import downstream_utility
@@ -349,7 +388,7 @@ def evaluate(X, y, test, models, seed):
         warnings.simplefilter("ignore", ConvergenceWarning)
         for score in ("hard", "proba"):
             table = downstream_utility(
-                X, y, test.data, test.target, models=models, score=score,
+                X, y, X_test, y_test, models=models, score=score,
                 random_state=seed,
             )
             out[score] = table
@@ -396,6 +435,9 @@ def main(argv=None):
                              "(None = torch's default)")
     parser.add_argument("--fit-only", action="store_true",
                         help="measure the fits only (no classifier evaluation)")
+    parser.add_argument("--protocol", choices=("official", "paper"), default="official",
+                        help="'paper': keep all '>50K' and 40%% of '<=50K' rows in both "
+                             "splits, as the DP-HP authors' code (see the module docstring)")
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: DP-HP only, epsilon=1, epochs=2 x 20 steps, "
                              "2 classifiers, 2000 eval rows; under a minute")
@@ -413,11 +455,10 @@ def main(argv=None):
         parser.error("--seeds must be >= 1")
     extra_params = dict(QUICK_FIT_PARAMS) if args.quick else {}
 
-    from skdpgen.datasets import load_adult
-
-    train = load_adult(split="train")
-    test = load_adult(split="test")
-    args.n_train, args.n_test = len(train.data), len(test.data)
+    X_train, y_train = load_split("train", args.protocol)[:2]
+    test = load_split("test", args.protocol)[:2]
+    args.n_train, args.n_test = len(X_train), len(test[0])
+    args.pos_rate = (np.mean(y_train == ">50K"), np.mean(test[1] == ">50K"))
     if args.eval_rows is None or args.eval_rows > args.n_train:
         args.eval_rows = args.n_train
     models, models_desc = _models(args)
@@ -434,7 +475,7 @@ def main(argv=None):
     for seed in range(args.seeds):
         t0 = time.perf_counter()
         if not args.fit_only:
-            Xr, yr = _subsample(train.data, train.target, args.eval_rows, seed)
+            Xr, yr = _subsample(X_train, y_train, args.eval_rows, seed)
             utility.setdefault(("real -> real", None), []).append(
                 evaluate(Xr, yr, test, models, seed))
             print(f"  seed {seed}: real -> real evaluated in "
@@ -442,7 +483,8 @@ def main(argv=None):
         for method, eps in cases:
             k += 1
             r = run_isolated(method=method, epsilon=eps, seed=seed,
-                             extra_params=extra_params, torch_threads=args.torch_threads)
+                             extra_params=extra_params, torch_threads=args.torch_threads,
+                             protocol=args.protocol)
             X_syn, y_syn = r.pop("X_syn"), r.pop("y_syn")
             fits.setdefault((method, eps), []).append(r)
             line = (f"  [{k}/{n_total}] {METHODS[method]} eps={_eps_short(eps)} "
