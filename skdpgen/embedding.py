@@ -12,8 +12,14 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_n_features,
+    check_is_fitted,
+    validate_data,
+)
 
+from ._dask import DaskRows, is_dask_collection, meta, unique_labels
 from .features import HermiteFeatures, _unit_norm_scale, _UnitNormFeatures
 from .privacy import GaussianAccountant, GaussianRelease, PrivacyLeakWarning, PrivacyReport
 
@@ -48,10 +54,12 @@ def feature_sums(features, X, codes=None, n_classes=1, *, chunk_size=None, n_job
     features : fitted transformer
         A skdpgen feature map, or any transformer (its rows are then clipped
         to norm ≤ 1).
-    X : ndarray of shape (n_samples, n_features)
-        Validated, finite input.
+    X : ndarray of shape (n_samples, n_features) or DaskRows
+        Validated, finite input; or rows held by Dask (see
+        :mod:`skdpgen._dask`), summed partition by partition where they live.
     codes : ndarray of int of shape (n_samples,), default=None
         Class index of each row in ``[0, n_classes)``; all zeros when None.
+        For Dask rows, a list with one code array (or Delayed) per block.
     n_classes : int, default=1
     chunk_size : int, default=None
         Rows per chunk; by default about 3·10⁶ feature values per chunk.
@@ -64,6 +72,8 @@ def feature_sums(features, X, codes=None, n_classes=1, *, chunk_size=None, n_job
         Memory is O(chunk × features + features × classes), never
         O(n_samples × features).
     """
+    if isinstance(X, DaskRows):
+        return X.feature_sums(features, codes, n_classes, chunk_size=chunk_size)
     n = X.shape[0]
     if isinstance(features, _UnitNormFeatures):
         n_out, weighted_sum = features._n_features_out, features._weighted_feature_sum
@@ -211,7 +221,7 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _fit_features(self, X):
+    def _fit_features(self, X, dask=False):
         features = self.features if self.features is not None else HermiteFeatures()
         try:
             check_is_fitted(features)
@@ -224,6 +234,11 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
                     f"The fitted feature map expects {n_in} columns, X has {X.shape[1]}."
                 )
             return features
+        if dask and not isinstance(features, _UnitNormFeatures):
+            raise ValueError(
+                f"With Dask input the feature map must be fitted beforehand (on public "
+                f"data) or be one of skdpgen's maps; {type(features).__name__} is not fitted."
+            )
         if self.epsilon is not None and not isinstance(features, _UnitNormFeatures):
             warnings.warn(
                 f"The feature map {type(features).__name__} is fitted on the private "
@@ -234,27 +249,33 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
             )
         return clone(features).fit(X)
 
-    def _encode_labels(self, y, n):
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != n:
-            raise ValueError(f"y must be 1-D with {n} entries, got shape {y.shape}.")
-        check_classification_targets(y)
+    def _encode_labels(self, y, n, rows=None):
+        dask_y = is_dask_collection(y)
+        if not dask_y:
+            y = np.asarray(y)
+            if y.ndim != 1 or y.shape[0] != n:
+                raise ValueError(f"y must be 1-D with {n} entries, got shape {y.shape}.")
+            check_classification_targets(y)
         if self.classes is not None:
             classes = np.asarray(self.classes)
             if classes.ndim != 1 or classes.size == 0 or np.unique(classes).size != classes.size:
                 raise ValueError("classes must be a non-empty 1-D list of distinct labels.")
-            codes = encode_labels(y, classes)
-            return classes, codes
+        else:
+            classes = self._classes_from_data(y)
+        if rows is not None:  # Dask rows: codes per block, computed where they live
+            return classes, rows.codes(y, lambda block: encode_labels(block, classes))
+        return classes, encode_labels(y, classes)
+
+    def _classes_from_data(self, y):
         if self.epsilon is not None:
             warnings.warn(
                 "The class list was taken from the private labels y and is "
                 "released with the embedding without privacy. Pass "
                 "classes=[...] (the public list of possible labels) to avoid this.",
                 PrivacyLeakWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
-        classes, codes = np.unique(y, return_inverse=True)
-        return classes, codes
+        return unique_labels(y) if is_dask_collection(y) else np.unique(y)
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
@@ -262,23 +283,38 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Finite values; NaN or inf raise ``ValueError``.
-        y : array-like of shape (n_samples,), default=None
-            Class labels for the class-conditional embedding.
+        X : array-like, Dask array or Dask DataFrame of shape (n_samples, n_features)
+            Finite values; NaN or inf raise ``ValueError``. A Dask collection
+            is summed partition by partition on the active Dask scheduler
+            (see :ref:`dask`); only the (features × classes) sums come back.
+        y : array-like, Dask array or Dask Series of shape (n_samples,), default=None
+            Class labels for the class-conditional embedding; with Dask ``X``,
+            partitioned like ``X``.
 
         Returns
         -------
         self : object
         """
-        X = validate_data(self, X, dtype=[np.float64, np.float32])
-        n = X.shape[0]
-        features = self._fit_features(X)
+        rows = None
+        if isinstance(X, DaskRows) or is_dask_collection(X):
+            rows = DaskRows.from_collection(X)
+            _check_n_features(self, meta(X), reset=True)
+            _check_feature_names(self, meta(X), reset=True)
+            X = np.zeros((1, rows.n_columns))  # the maps use only the shape
+            n = len(rows)
+            if n < 1:
+                raise ValueError("X has no rows.")
+        else:
+            X = validate_data(self, X, dtype=[np.float64, np.float32])
+            n = X.shape[0]
+        features = self._fit_features(X, dask=rows is not None)
         if y is None:
             classes, codes, n_classes = None, None, 1
         else:
-            classes, codes = self._encode_labels(y, n)
+            classes, codes = self._encode_labels(y, n, rows)
             n_classes = classes.size
+        if rows is not None:
+            X = rows
         sums = feature_sums(
             features, X, codes, n_classes, chunk_size=self.chunk_size, n_jobs=self.n_jobs
         )
@@ -310,26 +346,38 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like, Dask array or Dask DataFrame of shape (n_samples, n_features)
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_features_out)
+        X_new : ndarray or Dask array of shape (n_samples, n_features_out)
+            A lazy Dask array for Dask input.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        X = self._validate_rows(X)
+        if isinstance(X, DaskRows):
+            return X.to_array(self.features_.transform)
         return self.features_.transform(X)
+
+    def _validate_rows(self, X):
+        """Validated ndarray, or DaskRows for a Dask collection."""
+        if is_dask_collection(X):
+            _check_n_features(self, meta(X), reset=False)
+            _check_feature_names(self, meta(X), reset=False)
+            return DaskRows.from_collection(X)
+        return validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
 
     def score(self, X, y=None):
         """Negative squared MMD between ``X`` and the released embedding.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like, Dask array or Dask DataFrame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,), default=None
             With labels (and an embedding fitted with labels) the
             class-conditional matrices are compared; without, the marginal
-            embeddings (the released matrix summed over classes).
+            embeddings (the released matrix summed over classes). With Dask
+            ``X``, a Dask array or Series partitioned like ``X``.
 
         Returns
         -------
@@ -337,12 +385,15 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
             ``−‖μ_X − μ̃‖²`` under the feature map; higher is better.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        X = self._validate_rows(X)
         n = X.shape[0]
         released = self.embedding_
         if y is not None and hasattr(self, "classes_"):
             classes = self.classes_
-            codes = encode_labels(np.asarray(y), classes)
+            if isinstance(X, DaskRows):
+                codes = X.codes(y, lambda block: encode_labels(block, classes))
+            else:
+                codes = encode_labels(np.asarray(y), classes)
             mine = feature_sums(
                 self.features_, X, codes, classes.size, chunk_size=self.chunk_size,
                 n_jobs=self.n_jobs,

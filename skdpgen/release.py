@@ -28,10 +28,16 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 from sklearn.utils._param_validation import HasMethods, Interval, Options, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_n_features,
+    check_is_fitted,
+    validate_data,
+)
 
 from ._device import cpu_threads, resolve_device
 from ._random import check_generator, torch_generator
+from ._dask import DaskRows, is_dask_collection, meta
 from .embedding import KernelMeanEmbedding, feature_sums
 from .features import (
     HermiteFeatures,
@@ -110,6 +116,27 @@ def _column_sums(A, B):
     for i in range(0, A.shape[0], rows):
         out += _gaussian_gram(A[i : i + rows], B, sq_b=sq_b).sum(axis=0)
     return out
+
+
+class _SubspaceCoordinates:
+    """``a(x) = Bᵀ k_Z(x)``: coordinates of ``k(x, ·)`` projected on span{k(z_m, ·)}.
+
+    ``B = U Λ^{-1/2}`` (the ``basis``) makes the basis orthonormal, so
+    ``‖a(x)‖ ≤ ‖k(x, ·)‖ = 1``; :func:`~skdpgen.embedding.feature_sums` clips
+    each row to norm ≤ 1 all the same (rounding). Picklable, so Dask workers
+    can compute it.
+    """
+
+    def __init__(self, points, basis, length_scale):
+        self.center = points.mean(axis=0)
+        self.length_scale = length_scale
+        self.Zs = _scale(points, self.center, length_scale)
+        self.sq_z = np.einsum("ij,ij->i", self.Zs, self.Zs)
+        self.basis = basis
+
+    def transform(self, X):
+        gram = _gaussian_gram(_scale(X, self.center, self.length_scale), self.Zs, sq_b=self.sq_z)
+        return gram @ self.basis
 
 
 # -- bounds and candidates --------------------------------------------------
@@ -459,8 +486,10 @@ class DPKMEReleaser(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like, Dask array or Dask DataFrame of shape (n_samples, n_features)
             The private data; finite values (NaN or inf raise ``ValueError``).
+            A Dask collection is summed partition by partition on the active
+            Dask scheduler (see :ref:`dask`).
         y : None
             Ignored.
         epsilon, delta : float, default=None
@@ -476,7 +505,12 @@ class DPKMEReleaser(BaseEstimator):
             self.epsilon if epsilon is None else epsilon,
             self.delta if delta is None else delta,
         )
-        X = validate_data(self, X, dtype=np.float64)
+        if is_dask_collection(X):  # summed per partition where it lives
+            _check_n_features(self, meta(X), reset=True)
+            _check_feature_names(self, meta(X), reset=True)
+            X = DaskRows.from_collection(X)
+        else:
+            X = validate_data(self, X, dtype=np.float64)
         n_features = X.shape[1]
         rng = check_generator(self.random_state)
         bounds = None if self.bounds is None else _check_bounds(self.bounds, n_features)
@@ -513,10 +547,8 @@ class DPKMEReleaser(BaseEstimator):
         keep = lam > _RANK_TOL * lam.max()
         basis = U[:, keep] / np.sqrt(lam[keep])
         n = X.shape[0]
-        alpha = np.zeros(basis.shape[1])
-        for A in self._iter_coefficients(X, Zs, basis, center, ls):
-            alpha += A.sum(axis=0)
-        alpha /= n
+        # rows a(x) clipped to norm ≤ 1 (see Notes), streamed (or per Dask partition)
+        alpha = feature_sums(_SubspaceCoordinates(Z, basis, ls), X)[:, 0] / n
         sensitivity = 2.0 / n
         accountant = GaussianAccountant(epsilon, delta, {"subspace coefficients": 1.0})
         noisy = accountant.add_noise(
@@ -536,27 +568,13 @@ class DPKMEReleaser(BaseEstimator):
         self.noise_multiplier_ = accountant.noise_multipliers["subspace coefficients"]
         self.privacy_report_ = accountant.report()
 
-    @staticmethod
-    def _iter_coefficients(X, Zs, basis, center, ls):
-        """Per-row coordinates ``a(x)`` of the projection, chunk by chunk.
-
-        Every yielded row has norm ≤ 1 (see Notes); memory O(chunk × M).
-        """
-        sq_z = np.einsum("ij,ij->i", Zs, Zs)
-        rows = _block_rows(Zs.shape[0])
-        for s in range(0, X.shape[0], rows):
-            A = _gaussian_gram(_scale(X[s : s + rows], center, ls), Zs, sq_b=sq_z) @ basis
-            A *= _unit_norm_scale(np.einsum("ij,ij->i", A, A), np.float64)[:, None]
-            yield A
-
     def _row_coefficients(self, X):
         """``a(x)`` for each row of ``X`` under the fitted basis (for audits)."""
         check_is_fitted(self, "basis_")
         X = check_array(X, dtype=np.float64)
-        center = self.points_.mean(axis=0)
-        Zs = _scale(self.points_, center, self.length_scale_)
-        parts = self._iter_coefficients(X, Zs, self.basis_, center, self.length_scale_)
-        return np.vstack(list(parts))
+        coords = _SubspaceCoordinates(self.points_, self.basis_, self.length_scale_)
+        A = coords.transform(X)
+        return A * _unit_norm_scale(np.einsum("ij,ij->i", A, A), np.float64)[:, None]
 
     def _fit_features(self, X, candidates, bounds, epsilon, delta, rng):
         n, n_features = X.shape

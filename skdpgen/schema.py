@@ -25,9 +25,13 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_array
 
+from ._dask import is_dask_collection, meta
 from .privacy import PrivacyLeakWarning
 
 __all__ = ["TableEncoder", "as_frame", "is_categorical_dtype", "numeric_schema"]
+
+# What a Dask DataFrame's categorical column declares when its categories are unknown.
+_UNKNOWN = "__UNKNOWN_CATEGORIES__"
 
 
 def numeric_schema(columns, bounds, *, integer=False):
@@ -139,8 +143,19 @@ class TableEncoder:
     def fit(self, X):
         """Resolve every column's spec; warn about what comes from the data."""
         schema = dict(self.schema or {})
-        self.is_frame_ = isinstance(X, pd.DataFrame)
-        if self.is_frame_:
+        dask_frame = is_dask_collection(X) and hasattr(X, "columns")
+        self.is_frame_ = isinstance(X, pd.DataFrame) or dask_frame
+        if dask_frame:  # columns and dtypes only; rows are read only for a leak
+            frame = X
+            self.columns_ = list(X.columns)
+            self.dtypes_ = [meta(X)[c].dtype for c in self.columns_]
+        elif is_dask_collection(X):  # a Dask array
+            if X.ndim != 2:
+                raise ValueError(f"Expected a 2-D array, got {X.ndim}-D.")
+            self.columns_ = list(range(X.shape[1]))
+            self.dtypes_ = [X.dtype] * X.shape[1]
+            frame = {j: X[:, j] for j in self.columns_}
+        elif self.is_frame_:
             if len(X) < 2:
                 raise ValueError(
                     f"Found a DataFrame with {len(X)} sample(s) while a minimum of 2 is required."
@@ -175,6 +190,13 @@ class TableEncoder:
         return self
 
     def _spec_from_dtype_or_data(self, key, dtype, column):
+        if is_dask_collection(column):  # a Dask column read only on this (leaking) path
+            if isinstance(dtype, pd.CategoricalDtype) and _UNKNOWN in dtype.categories:
+                dtype = np.dtype(object)
+            if not isinstance(dtype, pd.CategoricalDtype) and (
+                self.bounds is None or is_categorical_dtype(dtype)
+            ):
+                column = column.compute()
         if isinstance(dtype, pd.CategoricalDtype):
             return {"type": "categorical", "categories": list(dtype.categories)}
         if pd.api.types.is_bool_dtype(dtype):
@@ -263,6 +285,26 @@ class TableEncoder:
                 block[np.arange(n), codes] = 1.0
                 onehots.append(block)
         return np.hstack([num] + onehots)
+
+    @property
+    def n_encoded_(self):
+        """Width of the encoding: numeric block plus one-hot blocks."""
+        return self.n_numeric_ + int(sum(self.category_sizes_))
+
+    def transform_rows(self, X):
+        """Encode in memory, or lazily per partition for a Dask collection.
+
+        Returns an ndarray (as :meth:`transform`) or, for a Dask array or
+        DataFrame, a :class:`skdpgen._dask.DaskRows` whose blocks are encoded
+        where they live when a sum over them is computed.
+        """
+        if is_dask_collection(X):
+            from ._dask import DaskRows
+
+            if self.is_frame_ != hasattr(X, "columns"):
+                raise ValueError("Fit and encode the same kind of input (DataFrame or array).")
+            return DaskRows.from_collection(X, convert=self.transform, n_columns=self.n_encoded_)
+        return self.transform(X)
 
     def decode(self, numeric, categories):
         """Build a table from a numeric block on [-1, 1] and category codes.

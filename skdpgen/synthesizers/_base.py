@@ -14,12 +14,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from .._dask import DaskRows, is_dask_collection, meta, unique_labels
 from .._device import cpu_threads, resolve_device
 from .._random import check_generator, torch_generator
 from ..embedding import encode_labels, feature_sums, mmd2
 from ..features import RandomFourierFeatures
 from ..privacy import GaussianAccountant, PrivacyLeakWarning, check_epsilon_delta
-from ..schema import TableEncoder
+from ..schema import _UNKNOWN, TableEncoder
 from ._generator import build_generator
 
 
@@ -64,11 +65,14 @@ class BaseKMESynthesizer(BaseEstimator):
 
         Parameters
         ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
+        X : DataFrame, array-like, Dask DataFrame or Dask array of shape (n_samples, n_features)
             The private table. Numeric columns are clipped to their public
             bounds; categorical columns must take values in their categories.
-        y : array-like of shape (n_samples,), default=None
-            Class labels for class-conditional synthesis.
+            A Dask collection is encoded and summed partition by partition on
+            the active Dask scheduler, once per release (see :ref:`dask`).
+        y : array-like, Dask array or Dask Series of shape (n_samples,), default=None
+            Class labels for class-conditional synthesis; with Dask ``X``,
+            partitioned like ``X`` (e.g. a column of the same Dask DataFrame).
         epsilon, delta : float, default=None
             Budget of this fit; override the constructor's values (which are
             left unchanged). The values used are stored as ``epsilon_`` and
@@ -94,11 +98,11 @@ class BaseKMESynthesizer(BaseEstimator):
             self.delta if delta is None else delta,
         )
         encoder = TableEncoder(self.schema, self.bounds).fit(X)
-        Z = encoder.transform(X)
+        Z = encoder.transform_rows(X)  # DaskRows for Dask input: encoded where it lives
         n = Z.shape[0]
         if n < 2:
             raise ValueError(f"Need at least 2 rows to fit, got {n}.")
-        classes, codes = self._labels(y, n)
+        classes, codes = self._labels(y, n, Z)
         device = resolve_device(self.device)
         rng = check_generator(self.random_state)
         tgen = torch_generator(rng, "cpu")
@@ -128,28 +132,31 @@ class BaseKMESynthesizer(BaseEstimator):
         self.generator_ = net.cpu().eval()
         self.epsilon_, self.delta_ = epsilon, delta
         self.privacy_report_ = accountant.report()
-        _check_n_features(self, X, reset=True)
-        _check_feature_names(self, X, reset=True)
+        _check_n_features(self, meta(X), reset=True)
+        _check_feature_names(self, meta(X), reset=True)
         return self
 
-    def _labels(self, y, n):
+    def _labels(self, y, n, rows=None):
         if y is None:
             return None, None
         declared = None
-        if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
-            declared = np.asarray(y.dtype.categories)
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != n:
-            raise ValueError(f"y must be 1-D with {n} entries, got shape {y.shape}.")
-        if pd.isna(y).any():
-            raise ValueError("y contains missing values.")
-        check_classification_targets(y)
+        dask_y = is_dask_collection(y)
+        dtype = getattr(meta(y) if dask_y else y, "dtype", None)
+        if isinstance(dtype, pd.CategoricalDtype) and _UNKNOWN not in dtype.categories:
+            declared = np.asarray(dtype.categories)
+        if not dask_y:
+            y = np.asarray(y)
+            if y.ndim != 1 or y.shape[0] != n:
+                raise ValueError(f"y must be 1-D with {n} entries, got shape {y.shape}.")
+            if pd.isna(y).any():
+                raise ValueError("y contains missing values.")
+            check_classification_targets(y)
         if self.classes is not None:
             classes = np.asarray(self.classes)
         elif declared is not None:
             classes = declared
         else:
-            classes = np.unique(y)
+            classes = unique_labels(y) if dask_y else np.unique(y)
             warnings.warn(
                 "The class list was taken from the private labels y and is released "
                 "with the model without privacy. Pass classes=[...] (or y as a pandas "
@@ -164,6 +171,8 @@ class BaseKMESynthesizer(BaseEstimator):
                 f"y has a single class ({classes[0]!r}); fit without y to synthesize "
                 "unlabeled data."
             )
+        if isinstance(rows, DaskRows):  # codes per block, computed where the rows live
+            return classes, rows.codes(y, lambda block: encode_labels(block, classes))
         return classes, encode_labels(y, classes)
 
     def _release_proportions(self, codes, accountant, rng):
@@ -176,8 +185,12 @@ class BaseKMESynthesizer(BaseEstimator):
         Negative noisy entries are set to a small floor and the vector is
         renormalized (post-processing).
         """
-        n = codes.size
-        props = np.bincount(codes, minlength=self.n_classes_) / n
+        if isinstance(codes, list):  # per-block codes of Dask rows
+            counts = DaskRows.class_counts(codes, self.n_classes_)
+        else:
+            counts = np.bincount(codes, minlength=self.n_classes_)
+        n = int(counts.sum())
+        props = counts / n
         noisy = accountant.add_noise(
             "label proportions", props, sensitivity=np.sqrt(2) / n, random_state=rng
         )

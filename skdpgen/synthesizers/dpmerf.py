@@ -5,6 +5,7 @@
 
 from numbers import Integral, Real
 
+import numpy as np
 import torch
 from sklearn.utils._param_validation import Interval
 
@@ -159,7 +160,7 @@ class DPMERFSynthesizer(BaseKMESynthesizer):
         rff = RandomFourierFeatures(
             n_components=self.n_features, length_scale=self.length_scale,
             random_state=int(rng.integers(2**31)),
-        ).fit(Z[:1])
+        ).fit(np.zeros((1, Z.shape[1])))  # the map uses only the width
         self.features_ = rff
         target = self._private_targets("mean embedding", rff, Z, codes, accountant, rng).to(device)
         freqs = torch.as_tensor(rff.frequencies_, dtype=torch.float32, device=device)

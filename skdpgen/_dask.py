@@ -1,0 +1,238 @@
+"""Dask collections as private data: row blocks summed where they live.
+
+The only pass any skdpgen estimator makes over private rows is a sum of
+bounded feature vectors (times one-hot labels), followed by one noise
+addition. With a Dask array or DataFrame that sum runs partition by
+partition on whatever scheduler is active (a ``distributed.Client`` when one
+exists, otherwise Dask's threads); each partition streams over row chunks
+exactly as the in-memory path does, and only the small (features × classes)
+partial sums travel back, combined in a tree. The noise is added afterwards
+on the client, once, so the privacy guarantee and report do not change.
+
+Nothing here imports Dask unless the caller already has: a user without Dask
+cannot hold a Dask collection.
+"""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["DaskRows", "is_dask_collection", "meta", "unique_labels"]
+
+# Partial sums combined per task in the reduction tree.
+_FAN_IN = 8
+
+
+def is_dask_collection(x):
+    """Whether ``x`` is a Dask collection (False without importing Dask)."""
+    if "dask" not in sys.modules:
+        return False
+    import dask
+
+    return dask.is_dask_collection(x)
+
+
+def meta(x):
+    """An empty pandas stand-in for a Dask DataFrame (columns, dtypes); else ``x``.
+
+    What scikit-learn's ``n_features_in_`` / ``feature_names_in_`` checks and
+    the public-schema encoder need, without touching a row.
+    """
+    return getattr(x, "_meta", x) if hasattr(x, "columns") else x
+
+
+def _blocks(x, name):
+    """Row blocks of a Dask array or DataFrame/Series as a list of Delayed."""
+    import dask.array as da
+
+    if isinstance(x, da.Array):
+        if x.ndim == 2:
+            x = x.rechunk({1: -1})  # whole rows in every block
+            return list(x.to_delayed()[:, 0]), x.shape[1]
+        if x.ndim == 1:
+            return list(x.to_delayed()), None
+        raise ValueError(f"{name} must be a 1-D or 2-D Dask array, got {x.ndim}-D.")
+    if hasattr(x, "to_delayed") and hasattr(x, "npartitions"):
+        width = len(x.columns) if hasattr(x, "columns") else None
+        return list(x.to_delayed()), width
+    raise TypeError(f"{name}: unsupported Dask collection {type(x).__name__}.")
+
+
+def _block_lengths(x, blocks):
+    """Rows of each of ``blocks`` (those of ``x``), computed only if Dask does not know them.
+
+    Counted on the very blocks that are summed later, so the two always agree
+    (Dask may fuse DataFrame partitions differently from one graph to another).
+    """
+    import dask
+    import dask.array as da
+
+    if isinstance(x, da.Array) and not any(np.isnan(c) for c in x.chunks[0]):
+        return [int(c) for c in x.chunks[0]]
+    return [int(c) for c in dask.compute(*[dask.delayed(len)(b) for b in blocks])]
+
+
+def _tree_sum(parts):
+    import dask
+
+    add = dask.delayed(lambda *xs: sum(xs[1:], xs[0]), pure=True)
+    while len(parts) > 1:
+        parts = [add(*parts[i : i + _FAN_IN]) if len(parts[i : i + _FAN_IN]) > 1
+                 else parts[i] for i in range(0, len(parts), _FAN_IN)]
+    return parts[0]
+
+
+class DaskRows:
+    """Row blocks of private data held by Dask, with their (lazy) class codes.
+
+    Parameters
+    ----------
+    blocks : list of dask.delayed.Delayed
+        Each evaluates to a 2-D float64 ndarray of ``n_columns`` columns.
+    lengths : list of int
+        Rows of each block.
+    n_columns : int
+    """
+
+    ndim = 2
+
+    def __init__(self, blocks, lengths, n_columns):
+        self.blocks = blocks
+        self.lengths = list(lengths)
+        self.n_columns = n_columns
+
+    @classmethod
+    def from_collection(cls, X, convert=None, n_columns=None):
+        """Wrap a Dask array or DataFrame; ``convert`` maps each raw block.
+
+        Without ``convert`` each block becomes a finite float64 array (NaN or
+        inf raise ``ValueError`` when the sum is computed). ``n_columns`` is
+        the width after ``convert`` (default: the collection's).
+        """
+        import dask
+
+        if isinstance(X, cls):
+            return X
+        blocks, width = _blocks(X, "X")
+        if width is None:
+            raise ValueError("X must be 2-D.")
+        lengths = _block_lengths(X, blocks)
+        convert = convert or _finite_float64
+        blocks = [dask.delayed(convert, pure=True)(b) for b in blocks]
+        return cls(blocks, lengths, width if n_columns is None else n_columns)
+
+    @property
+    def shape(self):
+        return (int(sum(self.lengths)), self.n_columns)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def map_blocks(self, func, n_columns):
+        """Apply a row-wise ``func`` to every block (lazily)."""
+        import dask
+
+        return DaskRows([dask.delayed(func, pure=True)(b) for b in self.blocks],
+                        self.lengths, n_columns)
+
+    def to_array(self, func):
+        """A lazy Dask array of ``func`` applied to every block (row-wise)."""
+        import dask
+        import dask.array as da
+
+        width = func(np.zeros((1, self.n_columns))).shape[1]
+        parts = [da.from_delayed(dask.delayed(func, pure=True)(b), shape=(m, width),
+                                 dtype=np.float64)
+                 for b, m in zip(self.blocks, self.lengths)]
+        return da.concatenate(parts, axis=0)
+
+    def codes(self, y, encode):
+        """Class codes of ``y`` as a list of (Delayed) int arrays, one per block.
+
+        ``y`` is in memory, or a Dask array or Series in the same row order
+        as ``X``; Dask labels are re-blocked to ``X``'s blocks (their
+        partitions need not match: reading fewer columns of a Parquet file,
+        Dask may merge partitions).
+        """
+        import dask
+        import dask.array as da
+
+        if not is_dask_collection(y):
+            y = np.asarray(y)
+            if y.ndim != 1 or y.shape[0] != len(self):
+                raise ValueError(f"y must be 1-D with {len(self)} entries, got shape {y.shape}.")
+            bounds = np.cumsum([0] + self.lengths)
+            return [encode(y[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+        if not isinstance(y, da.Array):
+            if getattr(y, "ndim", 1) != 1:
+                raise ValueError("y must be a Dask Series or 1-D Dask array.")
+            with warnings.catch_warnings():  # extension dtypes become object: wanted
+                warnings.filterwarnings("ignore", "Dask currently has limited support",
+                                        UserWarning)
+                # optimize first: Dask may merge partitions of a column read alone
+                y = y.optimize().to_dask_array(lengths=True)
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-D, got {y.ndim}-D.")
+        if np.isnan(y.chunks[0]).any():
+            y = y.compute_chunk_sizes()
+        if sum(y.chunks[0]) != len(self):
+            raise ValueError(f"y must have {len(self)} entries, got {sum(y.chunks[0])}.")
+        y = y.rechunk((tuple(self.lengths),))
+        return [dask.delayed(_checked_codes, pure=True)(b, m, encode)
+                for b, m in zip(y.to_delayed(), self.lengths)]
+
+    def feature_sums(self, features, codes=None, n_classes=1, *, chunk_size=None):
+        """``Σ_i h(x_i) ⊗ onehot(y_i)`` computed block-wise by Dask."""
+        import dask
+
+        from .embedding import feature_sums
+
+        parts = []
+        for i, block in enumerate(self.blocks):
+            c = None if codes is None else codes[i]
+            parts.append(dask.delayed(feature_sums, pure=True)(
+                features, block, c, n_classes, chunk_size=chunk_size))
+        return np.asarray(dask.compute(_tree_sum(parts))[0], dtype=np.float64)
+
+    @staticmethod
+    def class_counts(codes, n_classes):
+        """Rows per class from per-block codes."""
+        import dask
+
+        parts = [dask.delayed(np.bincount, pure=True)(c, minlength=n_classes) for c in codes]
+        return np.asarray(dask.compute(_tree_sum(parts))[0])
+
+
+def _finite_float64(block):
+    arr = np.asarray(block.to_numpy() if isinstance(block, pd.DataFrame) else block,
+                     dtype=np.float64)
+    if arr.ndim != 2:
+        raise ValueError("Every block of X must be 2-D.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("Input X contains NaN or infinity.")
+    return arr
+
+
+def _checked_codes(y, n_rows, encode):
+    y = np.asarray(y)
+    if y.shape != (n_rows,):
+        raise ValueError(
+            f"A partition of y has {y.shape[0] if y.ndim else 0} entries where X's has "
+            f"{n_rows}; partition X and y alike."
+        )
+    if pd.isna(y).any():
+        raise ValueError("y contains missing values.")
+    return encode(y)
+
+
+def unique_labels(y):
+    """The distinct labels of a Dask array or Series (computed)."""
+    import dask.array as da
+
+    values = da.unique(y).compute() if isinstance(y, da.Array) else y.unique().compute()
+    return np.unique(np.asarray(values))

@@ -1,0 +1,192 @@
+"""Dask input: sums computed on a real multi-process cluster, noise added once."""
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.preprocessing import StandardScaler
+
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+
+from skdpgen import (  # noqa: E402
+    DPHPSynthesizer,
+    DPKMEReleaser,
+    DPMERFSynthesizer,
+    HermiteFeatures,
+    KernelMeanEmbedding,
+    RandomFourierFeatures,
+)
+from skdpgen.datasets import load_adult  # noqa: E402
+from skdpgen.privacy import PrivacyLeakWarning, calibrate_gaussian  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    """Two worker processes, one thread each: every sum crosses a process boundary."""
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        memory_limit="3GiB",
+    ) as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def _ran_on_workers(client, fn):
+    """Run ``fn`` and return (its result, the workers that ran tasks meanwhile)."""
+    with distributed.get_task_stream(client) as ts:
+        out = fn()
+    return out, {t["worker"] for t in ts.data}
+
+
+def _data(n=9_001, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-1.5, 1.5, size=(n, d)), rng.integers(0, 3, size=n)
+
+
+def test_skdpgen_does_not_import_dask():
+    code = "import sys, skdpgen; assert 'dask' not in sys.modules, 'dask imported'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(
+    "features",
+    [HermiteFeatures(order=11, length_scale=0.7),
+     HermiteFeatures(order=4, kernel="product"),
+     RandomFourierFeatures(n_components=300, random_state=0)],
+    ids=["hermite-sum", "hermite-product", "rff"],
+)
+def test_nonprivate_embedding_equals_in_memory(client, features):
+    X, y = _data()
+    ref = KernelMeanEmbedding(features=features).fit(X, y)
+    Xd = da.from_array(X, chunks=(1_000, 2))  # uneven last block, split columns
+    yd = da.from_array(y, chunks=1_500)  # partitioned unlike X: rechunked to match
+    kme, workers = _ran_on_workers(
+        client, lambda: KernelMeanEmbedding(features=features).fit(Xd, yd))
+    assert workers, "nothing ran on the cluster"
+    np.testing.assert_allclose(kme.embedding_, ref.embedding_, rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(kme.classes_, ref.classes_)
+    assert kme.sensitivity_ == ref.sensitivity_ == 2 / len(X)
+    assert kme.score(Xd, yd) == pytest.approx(ref.score(X, y), abs=1e-12)
+    np.testing.assert_allclose(kme.transform(Xd).compute(), ref.transform(X), atol=1e-12)
+
+
+def test_dataframe_and_series_input(client):
+    X, y = _data()
+    frame = pd.DataFrame(X, columns=list("abcd")).assign(label=y)
+    ddf = dd.from_pandas(frame, npartitions=6)
+    ref = KernelMeanEmbedding(classes=[0, 1, 2]).fit(frame[list("abcd")], y)
+    kme = KernelMeanEmbedding(classes=[0, 1, 2]).fit(ddf[list("abcd")], ddf["label"])
+    np.testing.assert_allclose(kme.embedding_, ref.embedding_, rtol=0, atol=1e-10)
+    # labels partitioned unlike the rows (as Parquet reads of fewer columns may be)
+    labels = dd.from_pandas(pd.Series(y), npartitions=4)
+    kme = KernelMeanEmbedding(classes=[0, 1, 2]).fit(ddf[list("abcd")], labels)
+    np.testing.assert_allclose(kme.embedding_, ref.embedding_, rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(kme.feature_names_in_, list("abcd"))
+    assert kme.n_features_in_ == 4
+
+
+def test_private_noise_scale_and_report(client):
+    X, _ = _data(n=4_000, d=3)
+    features = RandomFourierFeatures(n_components=20_000, random_state=0).fit(X[:1])
+    exact = KernelMeanEmbedding(features=features).fit(X).embedding_
+    Xd = da.from_array(X, chunks=500)
+    kme = KernelMeanEmbedding(features=features, epsilon=0.5, delta=1e-6,
+                              random_state=1).fit(Xd)
+    sigma = calibrate_gaussian(0.5, 1e-6)
+    assert kme.noise_multiplier_ == sigma
+    expected_std = sigma * 2 / len(X)
+    noise = kme.embedding_ - exact
+    # 20,000 i.i.d. normal coordinates: the sample std is within 3% of the truth
+    assert np.std(noise) == pytest.approx(expected_std, rel=0.03)
+    assert abs(np.mean(noise)) < 4 * expected_std / np.sqrt(noise.size)
+    in_memory = KernelMeanEmbedding(features=features, epsilon=0.5, delta=1e-6,
+                                    random_state=1).fit(X)
+    # same seed, same noise: the release is the in-memory one to rounding
+    np.testing.assert_allclose(kme.embedding_, in_memory.embedding_, rtol=0, atol=1e-10)
+    assert kme.privacy_report_.to_dict() == in_memory.privacy_report_.to_dict()
+
+
+def test_errors_are_raised_from_workers(client):
+    X, y = _data(n=3_000)
+    X[2_500, 1] = np.nan  # in the last partition only
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        KernelMeanEmbedding().fit(da.from_array(X, chunks=1_000))
+    X, y = _data(n=3_000)
+    frame = dd.from_pandas(pd.DataFrame(X), npartitions=3)
+    with pytest.raises(ValueError, match="3000 entries"):
+        KernelMeanEmbedding().fit(frame, dd.from_pandas(pd.Series(y[:-1]), npartitions=3))
+    with pytest.raises(ValueError, match="classes"):
+        KernelMeanEmbedding(classes=[0, 1]).fit(da.from_array(X, chunks=1_000),
+                                                 da.from_array(y, chunks=1_000))
+
+
+def test_leaks_warn_as_in_memory(client):
+    X, y = _data(n=2_000)
+    with pytest.warns(PrivacyLeakWarning, match="class list"):
+        kme = KernelMeanEmbedding(epsilon=1.0, random_state=0).fit(
+            da.from_array(X, chunks=500), da.from_array(y, chunks=500))
+    np.testing.assert_array_equal(kme.classes_, [0, 1, 2])
+
+    with pytest.raises(ValueError, match="fitted beforehand"):
+        # a user's map, unfitted: on Dask input it cannot be fitted on the rows
+        KernelMeanEmbedding(features=StandardScaler()).fit(da.from_array(X, chunks=500))
+
+
+@pytest.fixture(scope="module")
+def adult():
+    b = load_adult(split="train")
+    idx = np.random.default_rng(0).choice(len(b.data), 6_000, replace=False)
+    data = b.data.iloc[idx].reset_index(drop=True)
+    target = b.target.iloc[idx].reset_index(drop=True)
+    return data, target, b.schema
+
+
+@pytest.mark.parametrize("cls", [DPHPSynthesizer, DPMERFSynthesizer])
+def test_synthesizer_fits_from_dask_dataframe(client, adult, cls):
+    data, target, schema = adult
+    ddf = dd.from_pandas(data.assign(income=target), npartitions=4)
+    params = dict(schema=schema, epochs=2, steps_per_epoch=5, batch_size=100,
+                  random_state=0, device="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # full public schema: no leak
+        synth, workers = _ran_on_workers(client, lambda: cls(**params).fit(
+            ddf.drop(columns="income"), ddf["income"], epsilon=1.0))
+    assert workers
+    ref = cls(**params).fit(data, target, epsilon=1.0)
+    # same releases (sums equal to rounding, same noise), same training
+    np.testing.assert_allclose(synth.loss_history_, ref.loss_history_, rtol=1e-6)
+    assert synth.privacy_report_.to_dict() == ref.privacy_report_.to_dict()
+    np.testing.assert_array_equal(synth.class_weights_, ref.class_weights_)
+    X_syn, y_syn = synth.sample(50, random_state=0)
+    assert list(X_syn.columns) == list(data.columns)
+    assert (X_syn.dtypes == data.dtypes).all()
+    np.testing.assert_array_equal(synth.feature_names_in_, data.columns)
+
+
+def test_synthesizer_leaks_from_dask_warn(client, adult):
+    data, target, schema = adult
+    partial = {k: v for k, v in schema.items() if k != "age"}
+    ddf = dd.from_pandas(data.assign(income=target.astype(str)), npartitions=3)
+    with pytest.warns(PrivacyLeakWarning) as record:
+        synth = DPMERFSynthesizer(schema=partial, epochs=1, steps_per_epoch=2, batch_size=50,
+                                  random_state=0, device="cpu").fit(
+            ddf.drop(columns="income"), ddf["income"])
+    messages = " ".join(str(w.message) for w in record)
+    assert "'age'" in messages and "class list" in messages
+    assert synth.encoder_.specs_[0]["bounds"] == [float(data["age"].min()),
+                                                  float(data["age"].max())]
+
+
+@pytest.mark.parametrize("method", ["subspace", "features"])
+def test_releaser_from_dask_array(client, method):
+    X = np.random.default_rng(0).normal(size=(4_000, 2))
+    params = dict(method=method, bounds=(-3, 3), n_points=25, n_iter=30, epsilon=1.0,
+                  random_state=0)
+    ref = DPKMEReleaser(**params).fit(X)
+    rel = DPKMEReleaser(**params).fit(da.from_array(X, chunks=900))
+    np.testing.assert_allclose(rel.weights_, ref.weights_, rtol=0, atol=1e-10)
+    assert rel.privacy_report_.to_dict() == ref.privacy_report_.to_dict()
