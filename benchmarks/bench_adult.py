@@ -70,19 +70,25 @@ print the load average.
 import argparse
 import datetime
 import gc
-import importlib.metadata
 import math
-import multiprocessing
 import os
 import platform
 import resource
 import sys
 import time
-import traceback
 import tracemalloc
 import warnings
 
 import numpy as np
+
+from _common import (
+    cpu_model,
+    proc_status_kib,
+    reset_peak_rss,
+    run_isolated,
+    timed_releases,
+    version,
+)
 
 DELTA = 1e-5
 METHODS = {
@@ -129,47 +135,13 @@ def _synth_class(method):
 # --------------------------------------------------------------------------
 
 
-def _proc_status_kib(key):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    raise KeyError(key)
-
-
-def _reset_peak_rss():
-    """Reset VmHWM (= ru_maxrss) to the current RSS; False if not allowed."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        return False
-    return True
-
-
 def _fit_case(method, epsilon, seed, extra_params, torch_threads, protocol):
     import torch
-
-    from skdpgen.synthesizers._base import BaseKMESynthesizer
 
     if torch_threads:
         torch.set_num_threads(torch_threads)
 
-    # Time spent on the real data's embeddings (the private releases).
-    release = {"seconds": 0.0}
-
-    def timed(fn):
-        def wrapper(*args, **kwargs):
-            t0 = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                release["seconds"] += time.perf_counter() - t0
-
-        return wrapper
-
-    BaseKMESynthesizer._private_targets = timed(BaseKMESynthesizer._private_targets)
-    BaseKMESynthesizer._release_proportions = timed(BaseKMESynthesizer._release_proportions)
+    release = timed_releases()  # time spent on the real data's embeddings
 
     X_train, y_train, schema, classes = load_split("train", protocol)
     cls = _synth_class(method)
@@ -183,8 +155,8 @@ def _fit_case(method, epsilon, seed, extra_params, torch_threads, protocol):
 
     gc.collect()
     load_before = os.getloadavg()[0]
-    rss_before = _proc_status_kib("VmRSS")
-    reset_ok = _reset_peak_rss()
+    rss_before = proc_status_kib("VmRSS")
+    reset_ok = reset_peak_rss()
     maxrss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     tracemalloc.start()
     traced_before = tracemalloc.get_traced_memory()[0]
@@ -221,46 +193,9 @@ def _fit_case(method, epsilon, seed, extra_params, torch_threads, protocol):
     }
 
 
-def _child(queue, kwargs):
-    try:
-        queue.put(("ok", _fit_case(**kwargs)))
-    except BaseException:  # report everything, including MemoryError
-        queue.put(("error", traceback.format_exc()))
-
-
-def run_isolated(**kwargs):
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_child, args=(queue, kwargs))
-    proc.start()
-    status, payload = queue.get()
-    proc.join()
-    if status != "ok":
-        raise RuntimeError(f"benchmark child failed:\n{payload}")
-    return payload
-
-
 # --------------------------------------------------------------------------
 # Parent: header, evaluation, tables.
 # --------------------------------------------------------------------------
-
-
-def _cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def _version(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def _eps_short(eps):
@@ -295,13 +230,13 @@ def header(args, models_desc):
         "skdpgen synthesizer benchmark on UCI Adult",
         f"date:      {datetime.datetime.now().isoformat(timespec='seconds')}",
         f"command:   {' '.join(['python'] + [os.path.relpath(sys.argv[0])] + sys.argv[1:])}",
-        f"machine:   {platform.platform()}; CPU: {_cpu_model()}; "
+        f"machine:   {platform.platform()}; CPU: {cpu_model()}; "
         f"nproc={len(os.sched_getaffinity(0))} (os.cpu_count()={os.cpu_count()}); "
         f"torch threads={threads} (per process; skdpgen may use fewer while training)",
         f"python:    {platform.python_version()}; numpy {np.__version__}; "
-        f"pandas {_version('pandas')}; scikit-learn {_version('scikit-learn')}; "
-        f"torch {torch.__version__}; autodp {_version('autodp')}; "
-        f"xgboost {_version('xgboost')}; skdpgen {skdpgen.__version__} "
+        f"pandas {version('pandas')}; scikit-learn {version('scikit-learn')}; "
+        f"torch {torch.__version__}; autodp {version('autodp')}; "
+        f"xgboost {version('xgboost')}; skdpgen {skdpgen.__version__} "
         f"(git {_git_revision()})",
         f"threads:   env {env or 'none set'}",
         f"load avg:  {load} (1/5/15 min) at start",
@@ -482,7 +417,7 @@ def main(argv=None):
                   f"{time.perf_counter() - t0:.0f} s", flush=True)
         for method, eps in cases:
             k += 1
-            r = run_isolated(method=method, epsilon=eps, seed=seed,
+            r = run_isolated(_fit_case, method=method, epsilon=eps, seed=seed,
                              extra_params=extra_params, torch_threads=args.torch_threads,
                              protocol=args.protocol)
             X_syn, y_syn = r.pop("X_syn"), r.pop("y_syn")

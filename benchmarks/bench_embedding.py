@@ -42,16 +42,15 @@ noise adds nothing measurable.
 import argparse
 import datetime
 import gc
-import importlib.metadata
-import multiprocessing
 import os
 import platform
 import resource
 import time
-import traceback
 import tracemalloc
 
 import numpy as np
+
+from _common import Table, cpu_model, proc_status_kib, reset_peak_rss, run_isolated, version
 
 N_FEATURES = 14
 TARGET_SECONDS = 5.0
@@ -84,24 +83,6 @@ def _rff(n_components):
 # --------------------------------------------------------------------------
 
 
-def _proc_status_kib(key):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    raise KeyError(key)
-
-
-def _reset_peak_rss():
-    """Reset VmHWM (= ru_maxrss) to the current RSS; False if not allowed."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        return False
-    return True
-
-
 def _measure(case, n, n_jobs, repeats, max_seconds, seed):
     from skdpgen import KernelMeanEmbedding
 
@@ -115,8 +96,8 @@ def _measure(case, n, n_jobs, repeats, max_seconds, seed):
 
     # Memory: the first fit (also the warm-up), traced.
     gc.collect()
-    rss_before = _proc_status_kib("VmRSS")
-    reset_ok = _reset_peak_rss()
+    rss_before = proc_status_kib("VmRSS")
+    reset_ok = reset_peak_rss()
     maxrss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     tracemalloc.start()
     traced_before = tracemalloc.get_traced_memory()[0]
@@ -157,46 +138,9 @@ def _measure(case, n, n_jobs, repeats, max_seconds, seed):
     }
 
 
-def _child(queue, kwargs):
-    try:
-        queue.put(("ok", _measure(**kwargs)))
-    except BaseException:  # report everything, including MemoryError
-        queue.put(("error", traceback.format_exc()))
-
-
-def run_isolated(start_method, **kwargs):
-    ctx = multiprocessing.get_context(start_method)
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_child, args=(queue, kwargs))
-    proc.start()
-    status, payload = queue.get()
-    proc.join()
-    if status != "ok":
-        raise RuntimeError(f"benchmark child failed:\n{payload}")
-    return payload
-
-
 # --------------------------------------------------------------------------
 # Parent: header, tables.
 # --------------------------------------------------------------------------
-
-
-def _cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def _version(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def _blas():
@@ -223,11 +167,11 @@ def header(args, cases):
     lines = [
         "skdpgen kernel mean embedding benchmark",
         f"date:      {datetime.datetime.now().isoformat(timespec='seconds')}",
-        f"machine:   {platform.platform()}; CPU: {_cpu_model()}; "
+        f"machine:   {platform.platform()}; CPU: {cpu_model()}; "
         f"nproc={len(os.sched_getaffinity(0))} (os.cpu_count()={os.cpu_count()})",
         f"python:    {platform.python_version()}; numpy {np.__version__}; "
-        f"scikit-learn {_version('scikit-learn')}; torch {_version('torch')} "
-        f"(not imported); joblib {_version('joblib')}; skdpgen {skdpgen.__version__}",
+        f"scikit-learn {version('scikit-learn')}; torch {version('torch')} "
+        f"(not imported); joblib {version('joblib')}; skdpgen {skdpgen.__version__}",
         f"BLAS:      {_blas()}; thread env: {env or 'none set'}",
         f"load avg:  {load} (1/5/15 min) at start",
         f"data:      n={args.n:,} x {N_FEATURES} float64 ~ U[-1, 1], seed {args.seed} "
@@ -247,25 +191,6 @@ def header(args, cases):
 
 def _mib(x):
     return f"{x / 2**20:.1f}"
-
-
-class _Table:
-    """Prints its header at once and each row as soon as it is measured."""
-
-    def __init__(self, title, columns, widths):
-        self.widths = [max(len(c), w) for c, w in zip(columns, widths)]
-        print()
-        print(title)
-        self._line(columns)
-        self._line(["-" * w for w in self.widths])
-
-    def _line(self, cells):
-        print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                        for i, (c, w) in enumerate(zip(cells, self.widths))).rstrip(),
-              flush=True)
-
-    def row(self, cells):
-        self._line(cells)
 
 
 def _parse_n(text):
@@ -320,7 +245,7 @@ def main(argv=None):
     measured = {}  # (case, n, n_jobs) -> result
 
     # Table 1: the cases at n.
-    table = _Table(
+    table = Table(
         f"Mean embedding fit, n={args.n:,} x {N_FEATURES}",
         ["case", "features", "n_jobs", "best s", "cpu s", "runs", "rows/s",
          "peak traced MiB", "dRSS MiB", "traced-fit s"],
@@ -330,7 +255,7 @@ def main(argv=None):
         label = CASES[case][0]
         jobs = n_jobs_list if case != "hermite100-dp" else [n_jobs_list[-1]]
         for n_jobs in jobs:
-            r = run_isolated(args.start_method, case=case, n=args.n, n_jobs=n_jobs, **common)
+            r = run_isolated(_measure, args.start_method, case=case, n=args.n, n_jobs=n_jobs, **common)
             measured[case, args.n, n_jobs] = r
             table.row([
                 label, r["n_out"], n_jobs, f"{r['best']:.3f}", f"{r['best_cpu']:.3f}",
@@ -342,7 +267,7 @@ def main(argv=None):
 
     # Table 2: memory flat in n.
     if flat_ns:
-        table = _Table(
+        table = Table(
             "Memory flat in n: Hermite order=100 sum (1414 features), non-private",
             ["n", "n_jobs", "best s", "cpu s", "runs", "us/row", "rows/s",
              "peak traced MiB", "dRSS MiB", "X MiB (not counted)"],
@@ -352,7 +277,7 @@ def main(argv=None):
             for n in flat_ns:
                 r = measured.get(("hermite100", n, n_jobs))
                 if r is None:
-                    r = run_isolated(args.start_method, case="hermite100", n=n,
+                    r = run_isolated(_measure, args.start_method, case="hermite100", n=n,
                                      n_jobs=n_jobs, **common)
                     measured["hermite100", n, n_jobs] = r
                 table.row([

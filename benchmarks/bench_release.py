@@ -129,6 +129,7 @@ import time
 
 import numpy as np
 import torch
+from _common import cpu_model
 
 from skdpgen import RandomFourierFeatures
 from skdpgen.release import DPKMEReleaser
@@ -227,21 +228,10 @@ class Distance:
 
 
 # -- runs ---------------------------------------------------------------------
-def _cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def machine_line(args):
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",) * 3
     return (
-        f"{_cpu_model()}, {os.cpu_count()} cores, load avg {load[0]:.2f}; Python "
+        f"{cpu_model()}, {os.cpu_count()} cores, load avg {load[0]:.2f}; Python "
         f"{platform.python_version()}, NumPy {np.__version__}, torch {torch.__version__} "
         f"({args.torch_threads} thread(s)), device cpu"
     )

@@ -272,6 +272,13 @@ def downstream_utility(
     default tree count and depth) and named
     ``"xgboost (stand-in: HistGradientBoosting)"``.
 
+    **PR-AUC of hard predictions depends on the base rate.** With 0/1 scores
+    the average precision is ``recall · precision + (1 − recall) · π``, with
+    π the share of positives in the test set. The authors' data loader keeps
+    only a random 40% of Adult's "<=50K" rows (π ≈ 0.44 instead of 0.24), so
+    their PRC figures compare only with a test set undersampled the same way
+    (``benchmarks/bench_adult.py --protocol paper``).
+
     References
     ----------
     M. Vinaroz, M.-A. Charusaie, F. Harder, K. Adamczewski, M. J. Park.

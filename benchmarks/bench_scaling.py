@@ -1,0 +1,311 @@
+"""Scaling benchmark: embedding and synthesizer fit against n, in memory and on Dask.
+
+A script, not a test: it prints tables and never asserts. Run from anywhere
+with ``skdpgen[dask]`` installed::
+
+    python benchmarks/bench_scaling.py --quick      # smoke run, about a minute
+    python benchmarks/bench_scaling.py              # n up to 10^7 / 10^6
+    python benchmarks/bench_scaling.py --part embedding --n 1e6,1e7
+    python benchmarks/bench_scaling.py --part synthesizer --device cuda
+    python benchmarks/bench_scaling.py --help
+
+Every measurement runs in a fresh process (``spawn``).
+
+**Embedding** (``--part embedding``): the non-private order-100 Hermite
+sum-kernel embedding (``KernelMeanEmbedding(features=HermiteFeatures(order=100))``,
+1414 features) of ``n`` × 14 rows uniform in [-1, 1].
+
+* *in memory*: the process draws ``X`` with NumPy, then times ``fit(X)``
+  (best of ``--repeats`` for n ≤ 10^5, one fit above); *dRSS* is the peak
+  resident set during the first fit minus the resident set before it (``X``
+  itself not included).
+* *dask*: the process starts a ``distributed.LocalCluster`` of ``--workers``
+  worker processes (one thread each, ``--worker-memory`` each) and builds
+  ``X`` lazily with ``dask.array.random.default_rng(seed).uniform`` in row
+  blocks of ``--block-rows``: rows are drawn on the workers and never exist
+  on the client. *fit s* is ``fit(X)`` (drawing the blocks included; the
+  cluster is started and warmed up before); *draw s* times
+  ``X.sum().compute()``, the drawing alone, for reference. *worker peak* is
+  the largest peak resident set of a worker process during the fit (reset
+  just before it), i.e. what the memory limit must cover.
+
+**Synthesizer** (``--part synthesizer``): ``DPHPSynthesizer`` with its
+defaults, ε = 1, public Adult schema and class list, on the Adult train split
+resampled with replacement to ``n`` rows (seeded).
+
+* *in memory*: ``fit`` on the pandas DataFrame;
+* *dask*: the same rows written to Parquet files (``--block-rows`` rows
+  each) in a temporary directory and read back with ``dask.dataframe.read_parquet``
+  on the cluster: each of the fit's releases (one sum-kernel release and one
+  product-kernel release per epoch, plus the class proportions) is a pass
+  of the workers over the files.
+
+*release s* is the time spent computing and privatizing the embeddings of
+the real rows (the part that grows with n); the rest of *fit s* is generator
+training, which does not depend on n. ``--device cuda`` trains on the GPU.
+
+Timings on a shared machine vary with its load: the header and each table
+print the load average.
+"""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import argparse
+import datetime
+import gc
+import os
+import platform
+import resource
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from _common import (
+    Table,
+    machine_line,
+    mib,
+    proc_status_kib,
+    reset_peak_rss,
+    run_isolated,
+    timed_releases,
+    version,
+)
+
+N_COLUMNS = 14
+ORDER = 100
+
+
+# --------------------------------------------------------------------------
+# Children
+# --------------------------------------------------------------------------
+
+
+def _kme():
+    from skdpgen import HermiteFeatures, KernelMeanEmbedding
+
+    return KernelMeanEmbedding(features=HermiteFeatures(order=ORDER))
+
+
+def _embedding_in_memory(n, repeats, seed):
+    X = np.random.default_rng(seed).uniform(-1, 1, size=(n, N_COLUMNS))
+    kme = _kme()
+    gc.collect()
+    rss_before = proc_status_kib("VmRSS")
+    exact = reset_peak_rss()
+    maxrss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    times, cpus = [], []
+    for _ in range(repeats if n <= 100_000 else 1):
+        c0, t0 = time.process_time(), time.perf_counter()
+        kme.fit(X)
+        times.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    best = int(np.argmin(times))
+    return {"fit": times[best], "cpu": cpus[best],
+            "rss": (peak - (rss_before if exact else maxrss_before)) * 1024, "exact": exact}
+
+
+def _worker_reset():
+    return reset_peak_rss()
+
+
+def _worker_peak():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _start_cluster(workers, worker_memory):
+    import distributed
+
+    cluster = distributed.LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True,
+        memory_limit=worker_memory, dashboard_address=None,
+    )
+    return cluster, distributed.Client(cluster)
+
+
+def _embedding_dask(n, seed, workers, worker_memory, block_rows):
+    import dask.array as da
+
+    cluster, client = _start_cluster(workers, worker_memory)
+    try:
+        warm = da.random.default_rng(seed).uniform(-1, 1, size=(1000, N_COLUMNS),
+                                                   chunks=(500, N_COLUMNS))
+        _kme().fit(warm)  # imports skdpgen on the workers
+        X = da.random.default_rng(seed).uniform(-1, 1, size=(n, N_COLUMNS),
+                                                chunks=(block_rows, N_COLUMNS))
+        t0 = time.perf_counter()
+        X.sum().compute()
+        draw = time.perf_counter() - t0
+        client.run(_worker_reset)
+        t0 = time.perf_counter()
+        _kme().fit(X)
+        fit = time.perf_counter() - t0
+        peak = max(client.run(_worker_peak).values())
+    finally:
+        client.close()
+        cluster.close()
+    return {"fit": fit, "draw": draw, "worker_peak": peak, "blocks": X.numblocks[0]}
+
+
+def _adult_rows(n, seed):
+    import pandas as pd
+
+    from skdpgen.datasets import load_adult
+
+    b = load_adult(split="train")
+    idx = np.random.default_rng(seed).integers(0, len(b.data), size=n)
+    frame = b.data.iloc[idx].reset_index(drop=True)
+    frame["income"] = pd.Categorical(b.target.iloc[idx].to_numpy(),
+                                     categories=b.target_schema["categories"])
+    return frame, b.schema, b.target_schema["categories"]
+
+
+def _synthesizer(n, seed, mode, device, workers, worker_memory, block_rows):
+    from skdpgen import DPHPSynthesizer
+
+    frame, schema, classes = _adult_rows(n, seed)
+    spent = timed_releases()
+    synth = DPHPSynthesizer(schema=schema, classes=classes, random_state=seed, device=device)
+    cluster = client = tmp = None
+    try:
+        if mode == "dask":
+            import dask.dataframe as dd
+
+            tmp = tempfile.TemporaryDirectory()
+            dd.from_pandas(frame, chunksize=block_rows).to_parquet(tmp.name)
+            del frame
+            cluster, client = _start_cluster(workers, worker_memory)
+            data = dd.read_parquet(tmp.name)
+            X, y = data.drop(columns="income"), data["income"]
+        else:
+            X, y = frame.drop(columns="income"), frame["income"]
+        gc.collect()
+        t0 = time.perf_counter()
+        synth.fit(X, y, epsilon=1.0)
+        fit = time.perf_counter() - t0
+    finally:
+        if client is not None:
+            client.close()
+            cluster.close()
+        if tmp is not None:
+            tmp.cleanup()
+    return {"fit": fit, "release": spent["seconds"],
+            "releases": int(synth.privacy_report_.n_releases),
+            "epsilon": float(synth.privacy_report_.epsilon)}
+
+
+# --------------------------------------------------------------------------
+# Parent
+# --------------------------------------------------------------------------
+
+
+def _load():
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def header(args):
+    import torch
+
+    import skdpgen
+
+    print("\n".join([
+        "skdpgen scaling benchmark",
+        f"date:      {datetime.datetime.now().isoformat(timespec='seconds')}",
+        f"command:   {' '.join(['python', os.path.relpath(sys.argv[0])] + sys.argv[1:])}",
+        f"machine:   {machine_line()}",
+        f"python:    {platform.python_version()}; numpy {np.__version__}; torch "
+        f"{torch.__version__}; dask {version('dask')}; distributed {version('distributed')}; "
+        f"skdpgen {skdpgen.__version__}",
+        f"dask:      LocalCluster(n_workers={args.workers}, threads_per_worker=1, "
+        f"processes=True, memory_limit={args.worker_memory!r}); {args.block_rows:,} rows "
+        "per block / Parquet file",
+        f"load avg:  {_load()} (1/5/15 min) at start",
+    ]), flush=True)
+
+
+def _parse_ns(text):
+    return [int(float(x)) for x in text.split(",") if x]
+
+
+def _fmt_n(n):
+    e = int(np.log10(n))
+    return f"10^{e}" if 10**e == n else f"{n:,}"
+
+
+def run_embedding(args):
+    table = Table(
+        f"Order-{ORDER} Hermite embedding of n x {N_COLUMNS} rows (non-private; "
+        f"in memory: 1 thread; dask: {args.workers} worker processes)",
+        ["n", "in-memory s", "rows/s", "dRSS MiB", "dask fit s", "draw s", "rows/s",
+         "blocks", "worker peak MiB", "load"],
+        [6, 11, 10, 8, 10, 6, 10, 6, 15, 5],
+    )
+    for n in args.n:
+        mem = (run_isolated(_embedding_in_memory, n=n, repeats=args.repeats, seed=0)
+               if n <= args.max_in_memory else None)
+        dk = run_isolated(_embedding_dask, n=n, seed=0, workers=args.workers,
+                          worker_memory=args.worker_memory, block_rows=args.block_rows)
+        table.row([
+            _fmt_n(n),
+            f"{mem['fit']:.2f}" if mem else "-",
+            f"{n / mem['fit']:,.0f}" if mem else "-",
+            (mib(mem["rss"]) + ("" if mem["exact"] else "*")) if mem else "-",
+            f"{dk['fit']:.2f}", f"{dk['draw']:.2f}", f"{n / dk['fit']:,.0f}",
+            dk["blocks"], mib(dk["worker_peak"]), f"{os.getloadavg()[0]:.1f}",
+        ])
+
+
+def run_synthesizer(args):
+    table = Table(
+        f"DPHPSynthesizer fit (defaults, eps=1, device={args.device!r}) on Adult rows "
+        "resampled to n",
+        ["n", "mode", "fit s", "release s", "train s", "releases", "report eps", "load"],
+        [6, 9, 7, 9, 7, 8, 10, 5],
+    )
+    for n in args.synth_n:
+        for mode in ("in-memory", "dask"):
+            r = run_isolated(_synthesizer, n=n, seed=0, mode=mode.split("-")[0],
+                             device=args.device, workers=args.workers,
+                             worker_memory=args.worker_memory, block_rows=args.block_rows)
+            table.row([_fmt_n(n), mode, f"{r['fit']:.1f}", f"{r['release']:.1f}",
+                       f"{r['fit'] - r['release']:.1f}", r["releases"],
+                       f"{r['epsilon']:.4f}", f"{os.getloadavg()[0]:.1f}"])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--part", choices=("all", "embedding", "synthesizer"), default="all")
+    parser.add_argument("--n", type=_parse_ns, default="1e4,1e5,1e6,1e7",
+                        help="rows of the embedding table")
+    parser.add_argument("--synth-n", type=_parse_ns, default="1e4,1e5,1e6",
+                        help="rows of the synthesizer table")
+    parser.add_argument("--max-in-memory", type=float, default=1e7,
+                        help="largest n run in memory (X is n x 14 float64)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="in-memory fits per n <= 10^5 (best reported)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--worker-memory", default="2GiB")
+    parser.add_argument("--block-rows", type=int, default=250_000)
+    parser.add_argument("--device", default="cpu", help="device of the synthesizer")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run: n = 1e3,1e4 (embedding), 2e3 (synthesizer)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.n, args.synth_n, args.block_rows = [1_000, 10_000], [2_000], 1_000
+    header(args)
+    t0 = time.perf_counter()
+    if args.part in ("all", "embedding"):
+        run_embedding(args)
+    if args.part in ("all", "synthesizer"):
+        run_synthesizer(args)
+    print(f"\nload avg at end: {_load()}; total benchmark time {time.perf_counter() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
