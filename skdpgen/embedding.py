@@ -75,7 +75,7 @@ def feature_sums(features, X, codes=None, n_classes=1, *, chunk_size=None, n_job
     if isinstance(X, DaskRows):
         return X.feature_sums(features, codes, n_classes, chunk_size=chunk_size)
     n = X.shape[0]
-    if isinstance(features, _UnitNormFeatures):
+    if hasattr(features, "_weighted_feature_sum"):  # our maps: they clip their rows
         n_out, weighted_sum = features._n_features_out, features._weighted_feature_sum
     else:
         n_out = None

@@ -233,6 +233,48 @@ def test_kernel_features_have_norm_at_most_one():
         assert torch.all(torch.linalg.norm(P, dim=1) <= 1 + 1e-12)
 
 
+def test_release_features_clip_and_sum_on_the_device():
+    """TorchFeatures: what the releases sum. Rows have norm <= 1 after the clip,
+    the sums equal Hᵀ W of the plain features, and F is what the kernel says."""
+    import torch
+
+    from skdpgen.embedding import feature_sums
+    from skdpgen.synthesizers._kernels import TorchFeatures
+
+    rng = np.random.default_rng(1)
+    kernel = TabularHermiteKernel(3, [2, 4], order=30, product_order=8,
+                                  length_scale=[1e-3, 0.5, 1e3])
+    num = rng.choice([-1.0, 1.0, 0.0, 0.3], size=(500, 3))
+    Z = np.hstack([num] + [np.eye(k)[rng.integers(0, k, 500)] for k in (2, 4)])
+    codes = rng.integers(0, 2, 500)
+    cols = [0, 3, 4]
+    maps = [
+        TorchFeatures(kernel.sum_features, kernel.n_sum_features),
+        TorchFeatures(lambda T: kernel.product_features(T, cols),
+                      kernel.n_product_features(cols)),
+    ]
+    for fmap in maps:
+        H = fmap.transform(Z)
+        assert H.shape[1] == fmap._n_features_out
+        limit = 1 - 8 * np.finfo(np.float64).eps
+        W = np.eye(2)[codes]
+        S = fmap._weighted_feature_sum(Z, W)
+        np.testing.assert_allclose(S, H.T @ W, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(feature_sums(fmap, Z, codes, 2, chunk_size=77), S,
+                                   rtol=1e-12, atol=1e-12)
+        # a row whose features have norm 1 exactly (a one-row sum) is clipped below 1
+        for row in Z[:50]:
+            assert np.linalg.norm(fmap._weighted_feature_sum(row[None], np.ones((1, 1)))) <= limit
+
+    # a map whose rows exceed norm 1 is clipped; non-finite features raise
+    big = TorchFeatures(lambda T: 3 * T, 2)
+    out = big._weighted_feature_sum(np.array([[1.0, 1.0]]), np.ones((1, 1)))
+    assert np.linalg.norm(out) <= 1.0
+    bad = TorchFeatures(lambda T: T / torch.zeros_like(T), 2)
+    with pytest.raises(ValueError, match="non-finite"):
+        bad._weighted_feature_sum(np.array([[1.0, 0.0]]), np.ones((1, 1)))
+
+
 def test_digits_images():
     digits = load_digits()
     synth = DPHPSynthesizer(

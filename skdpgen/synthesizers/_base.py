@@ -214,6 +214,12 @@ class BaseKMESynthesizer(BaseEstimator):
             noisy = noisy / self.class_weights_[None, :]
         return torch.as_tensor(noisy.T, dtype=torch.float32)
 
+    @staticmethod
+    def _release_device(Z, device):
+        """Where the private rows' features are computed: the training device,
+        except for Dask rows, whose features are computed on the workers."""
+        return "cpu" if isinstance(Z, DaskRows) else device
+
     # -- generation --------------------------------------------------------
     def _generate(self, net, n, labels, tgen, device):
         z = torch.randn(n, self.noise_dim, generator=tgen, device=device)

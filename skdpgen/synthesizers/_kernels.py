@@ -5,7 +5,8 @@ block on [-1, 1] followed by one-hot blocks; a generator emits the same layout
 with softmax probabilities in place of one-hot vectors. The same code computes
 the features of the private rows (no gradient, streamed and privatized by
 :func:`skdpgen.embedding.feature_sums`) and of the generated rows
-(differentiable), so the two embeddings are exactly comparable.
+(differentiable), so the two embeddings are exactly comparable; with a GPU
+both run there (:class:`TorchFeatures`).
 """
 
 import math
@@ -16,15 +17,53 @@ import torch
 from ..features import hermite_rho, hermite_terms
 
 
-class NumpyFeatures:
-    """Adapter: a torch feature function as a ``transform`` on float64 arrays."""
+class TorchFeatures:
+    """A torch feature function of encoded rows, as a map ``feature_sums`` can stream.
 
-    def __init__(self, function):
+    The function runs on ``device`` in float64: with ``device="cuda"`` the
+    features of the private rows are computed on the GPU and only the
+    (features × classes) sum of each chunk comes back to the host.
+
+    Parameters
+    ----------
+    function : callable
+        Maps a float64 tensor of encoded rows (n, d) to features (n, F) whose
+        rows have norm ≤ 1 in exact arithmetic (the kernels below).
+    n_features_out : int
+        F, used to size the row chunks.
+    device : str, default="cpu"
+    """
+
+    def __init__(self, function, n_features_out, device="cpu"):
         self.function = function
+        self._n_features_out = int(n_features_out)
+        self.device = device
 
     def transform(self, X):
         with torch.no_grad():
-            return self.function(torch.from_numpy(np.ascontiguousarray(X))).numpy()
+            T = torch.as_tensor(np.ascontiguousarray(X), dtype=torch.float64, device=self.device)
+            return self.function(T).cpu().numpy()
+
+    def _weighted_feature_sum(self, X, weights):
+        """``Σ_i clip(h(x_i)) ⊗ w_i`` with every row clipped to norm ≤ 1 − 8 eps.
+
+        The clip (as :func:`skdpgen.features._unit_norm_scale`) guards the
+        sensitivity against rounding. Non-finite features make the returned
+        sum non-finite, which raises.
+        """
+        limit = 1.0 - 8.0 * np.finfo(np.float64).eps
+        with torch.no_grad():
+            T = torch.as_tensor(np.ascontiguousarray(X), dtype=torch.float64, device=self.device)
+            W = torch.as_tensor(np.ascontiguousarray(weights), dtype=torch.float64,
+                                device=self.device)
+            H = self.function(T)
+            norms = torch.linalg.vector_norm(H, dim=1)
+            scale = torch.where(norms > limit, limit / torch.where(norms > 0, norms, 1.0),
+                                torch.ones_like(norms))
+            out = ((H * scale[:, None]).T @ W).cpu().numpy()
+        if not np.all(np.isfinite(out)):
+            raise ValueError("The feature map returned non-finite values.")
+        return out
 
 
 class TabularHermiteKernel:
@@ -53,6 +92,15 @@ class TabularHermiteKernel:
     @property
     def n_columns(self):
         return self.n_numeric + len(self.category_sizes)
+
+    @property
+    def n_sum_features(self):
+        return self.n_numeric * (self.order + 1) + sum(self.category_sizes)
+
+    def n_product_features(self, columns):
+        sizes = [self.product_order + 1 if j < self.n_numeric
+                 else self.category_sizes[j - self.n_numeric] for j in columns]
+        return int(np.prod(sizes))
 
     def _phi(self, x, rho, order):
         terms = hermite_terms(x, rho.to(x), order, exp=torch.exp, sqrt=torch.sqrt)

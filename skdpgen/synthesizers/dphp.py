@@ -10,7 +10,7 @@ import torch
 from sklearn.utils._param_validation import Interval
 
 from ._base import BaseKMESynthesizer
-from ._kernels import NumpyFeatures, TabularHermiteKernel
+from ._kernels import TabularHermiteKernel, TorchFeatures
 
 __all__ = ["DPHPSynthesizer"]
 
@@ -212,8 +212,10 @@ class DPHPSynthesizer(BaseKMESynthesizer):
             product_order=self.product_order, length_scale=self.length_scale,
         )
         k = max(self.n_classes_, 1)
+        where = self._release_device(Z, device)
         target_sum = self._private_targets(
-            "sum kernel", NumpyFeatures(kernel.sum_features), Z, codes, accountant, rng
+            "sum kernel", TorchFeatures(kernel.sum_features, kernel.n_sum_features, where),
+            Z, codes, accountant, rng,
         ).to(device)
         state = {}
 
@@ -227,7 +229,9 @@ class DPHPSynthesizer(BaseKMESynthesizer):
 
             state["cols"] = cols
             state["target"] = self._private_targets(
-                "product kernel", NumpyFeatures(features), Z, codes, accountant, rng
+                "product kernel",
+                TorchFeatures(features, kernel.n_product_features(cols), where),
+                Z, codes, accountant, rng,
             ).to(device)
 
         def loss_fn(Zg, labels):

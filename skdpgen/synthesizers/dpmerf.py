@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval
 
 from ..features import RandomFourierFeatures
 from ._base import BaseKMESynthesizer
-from ._kernels import fourier_features
+from ._kernels import TorchFeatures, fourier_features
 
 __all__ = ["DPMERFSynthesizer"]
 
@@ -162,7 +162,11 @@ class DPMERFSynthesizer(BaseKMESynthesizer):
             random_state=int(rng.integers(2**31)),
         ).fit(np.zeros((1, Z.shape[1])))  # the map uses only the width
         self.features_ = rff
-        target = self._private_targets("mean embedding", rff, Z, codes, accountant, rng).to(device)
+        where = self._release_device(Z, device)
+        freqs64 = torch.as_tensor(rff.frequencies_, dtype=torch.float64, device=where)
+        release = TorchFeatures(lambda T: fourier_features(T, freqs64), rff.n_components, where)
+        target = self._private_targets("mean embedding", release, Z, codes, accountant,
+                                       rng).to(device)
         freqs = torch.as_tensor(rff.frequencies_, dtype=torch.float32, device=device)
         k = max(self.n_classes_, 1)
 
