@@ -387,6 +387,31 @@ def test_cuda_fit_then_cpu_pickle(make, frame):
     pd.testing.assert_frame_equal(loaded.sample(5, random_state=0)[0], synth.sample(5, random_state=0)[0])
 
 
+@pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("make", [DPHPSynthesizer, DPMERFSynthesizer])
+def test_cuda_release_equals_cpu_release(make, frame):
+    """The releases computed on the GPU are the CPU ones (same seed, same noise)."""
+    X, y = frame
+    params = dict(schema=SCHEMA, classes=CLASSES, **FAST)
+    targets = {}
+    for device in ("cpu", "cuda"):
+        synth = make(**{**params, "device": device})
+        seen = []
+        original = synth._private_targets
+
+        def record(*args, _seen=seen, _original=original, **kwargs):
+            out = _original(*args, **kwargs)
+            _seen.append(out.cpu().numpy())
+            return out
+
+        synth._private_targets = record
+        synth.fit(X, y)
+        targets[device] = seen
+    assert len(targets["cpu"]) == len(targets["cuda"]) > 0
+    for a, b in zip(targets["cpu"], targets["cuda"]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
 def test_fit_restores_torch_threads():
     import torch
 
