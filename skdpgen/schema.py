@@ -28,7 +28,7 @@ from sklearn.utils import check_array
 from ._dask import is_dask_collection, meta
 from .privacy import PrivacyLeakWarning
 
-__all__ = ["TableEncoder", "as_frame", "is_categorical_dtype", "numeric_schema"]
+__all__ = ["TableEncoder", "as_frame", "is_categorical_dtype", "numeric_schema", "paired_frames"]
 
 # What a Dask DataFrame's categorical column declares when its categories are unknown.
 _UNKNOWN = "__UNKNOWN_CATEGORIES__"
@@ -82,6 +82,26 @@ def as_frame(X, name="X"):
         raise ValueError(f"{name} must be 2-dimensional, got shape {arr.shape}.")
     frame = pd.DataFrame(arr)
     return frame.infer_objects() if arr.dtype == object else frame
+
+
+def paired_frames(first, second, names=("X_real", "X_synthetic")):
+    """Two tables as DataFrames, the second in the first's column order.
+
+    DataFrames are matched by column name (the second may not lack any of
+    the first's columns); otherwise the second takes the first's column
+    names by position. ``names`` name the two inputs in error messages.
+    """
+    a, b = as_frame(first, names[0]), as_frame(second, names[1])
+    if a.shape[1] != b.shape[1]:
+        raise ValueError(
+            f"{names[0]} has {a.shape[1]} columns but {names[1]} has {b.shape[1]}."
+        )
+    if isinstance(first, pd.DataFrame) and isinstance(second, pd.DataFrame):
+        missing = [c for c in a.columns if c not in b.columns]
+        if missing:
+            raise ValueError(f"Columns {missing} of {names[0]} are missing from {names[1]}.")
+        return a, b[list(a.columns)]
+    return a, b.set_axis(a.columns, axis=1)
 
 
 def _check_spec(key, spec):

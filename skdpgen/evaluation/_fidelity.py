@@ -15,7 +15,7 @@ from sklearn.utils import check_array
 from .._random import check_generator
 from ..embedding import mmd2 as _feature_mmd2
 from ..privacy import PrivacyLeakWarning
-from ..schema import as_frame, is_categorical_dtype
+from ..schema import is_categorical_dtype, paired_frames
 
 __all__ = ["marginal_tv_distance", "mmd2", "mmd2_exact"]
 
@@ -105,22 +105,6 @@ def _tv(codes_real, codes_syn, sizes):
     p = np.bincount(flat_r, minlength=n_cells) / n
     q = np.bincount(flat_s, minlength=n_cells) / m
     return 0.5 * float(np.abs(p - q).sum())
-
-
-def paired_frames(X_real, X_synthetic):
-    """Both tables as DataFrames with the real table's column order."""
-    real = as_frame(X_real, "X_real")
-    syn = as_frame(X_synthetic, "X_synthetic")
-    if real.shape[1] != syn.shape[1]:
-        raise ValueError(
-            f"X_real has {real.shape[1]} columns but X_synthetic has {syn.shape[1]}."
-        )
-    if isinstance(X_real, pd.DataFrame) and isinstance(X_synthetic, pd.DataFrame):
-        missing = [c for c in real.columns if c not in syn.columns]
-        if missing:
-            raise ValueError(f"Columns {missing} of X_real are missing from X_synthetic.")
-        return real, syn[list(real.columns)]
-    return real, syn.set_axis(real.columns, axis=1)
 
 
 def marginal_tv_distance(

@@ -14,7 +14,8 @@ import pandas as pd
 from sklearn.utils import check_array
 
 from .._random import check_generator
-from ._fidelity import _column_spec, paired_frames
+from ..schema import paired_frames
+from ._fidelity import _column_spec
 
 __all__ = ["plot_gaussian_grid", "plot_kernel_approximation_error", "plot_marginals"]
 

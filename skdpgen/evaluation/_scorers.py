@@ -13,7 +13,8 @@ from sklearn.preprocessing import LabelEncoder
 
 from .._random import check_generator
 from ._fidelity import mmd2
-from ._utility import _align, _positive_scores, _preprocessor
+from ..schema import paired_frames
+from ._utility import _positive_scores, _preprocessor
 
 __all__ = ["neg_mmd2_scorer", "synthetic_to_real_scorer"]
 
@@ -148,7 +149,7 @@ class _SyntheticToRealScorer:
                 "synthetic_to_real_scorer needs a synthesizer fitted with labels "
                 "(its sample must return (X, y))."
             )
-        X_syn, X_test = _align(X_syn, X)
+        X_syn, X_test = paired_frames(X_syn, X, names=("X_synthetic", "X_test"))
         y_syn = np.asarray(y_syn).ravel()
         y_test = np.asarray(y).ravel()
         labels = np.unique(np.concatenate([y_syn, y_test]))

@@ -27,7 +27,7 @@ from sklearn.preprocessing import LabelEncoder, OneHotEncoder, StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
-from ..schema import as_frame, is_categorical_dtype
+from ..schema import is_categorical_dtype, paired_frames
 
 __all__ = ["downstream_utility", "paper_models"]
 
@@ -94,22 +94,6 @@ def paper_models(random_state=0):
         if "random_state" in model.get_params(deep=False):
             model.set_params(random_state=random_state)
     return models
-
-
-def _align(X_synthetic, X_test):
-    """Both inputs as DataFrames with the synthetic column order."""
-    syn = as_frame(X_synthetic, "X_synthetic")
-    test = as_frame(X_test, "X_test")
-    if syn.shape[1] != test.shape[1]:
-        raise ValueError(
-            f"X_synthetic has {syn.shape[1]} columns but X_test has {test.shape[1]}."
-        )
-    if isinstance(X_synthetic, pd.DataFrame) and isinstance(X_test, pd.DataFrame):
-        missing = [c for c in syn.columns if c not in test.columns]
-        if missing:
-            raise ValueError(f"Columns {missing} of X_synthetic are missing from X_test.")
-        test = test[list(syn.columns)]
-    return syn, test
 
 
 def _preprocessor(frame):
@@ -312,7 +296,7 @@ def downstream_utility(
     """
     if score not in ("proba", "hard"):
         raise ValueError(f'score must be "proba" or "hard", got {score!r}.')
-    X_syn, X_te = _align(X_synthetic, X_test)
+    X_syn, X_te = paired_frames(X_synthetic, X_test, names=("X_synthetic", "X_test"))
     y_syn = np.asarray(y_synthetic).ravel()
     y_te = np.asarray(y_test).ravel()
     if len(y_syn) != len(X_syn) or len(y_te) != len(X_te):
