@@ -83,6 +83,7 @@ import numpy as np
 
 from _common import (
     cpu_model,
+    mib,
     proc_status_kib,
     reset_peak_rss,
     run_isolated,
@@ -269,10 +270,6 @@ def header(args, models_desc):
     print("\n".join(lines), flush=True)
 
 
-def _mib(x):
-    return f"{x / 2**20:.0f}"
-
-
 def _fmt(values, digits=3):
     values = np.asarray(values, dtype=float)
     if values.size == 1:
@@ -446,14 +443,14 @@ def main(argv=None):
     rows = []
     for method, eps in cases:
         rs = fits[method, eps]
-        rss = [_mib(r["rss_delta"]) + ("" if r["rss_exact"] else "*") for r in rs]
+        rss = [mib(r["rss_delta"]) + ("" if r["rss_exact"] else "*") for r in rs]
         rows.append([
             METHODS[method], _eps_short(eps),
             _fmt_range([r["fit_seconds"] for r in rs]),
             _fmt_range([r["cpu_seconds"] for r in rs]),
             _fmt_range([r["release_seconds"] for r in rs]),
-            _mib(max(r["traced_peak"] for r in rs)),
-            _mib(max(r["maxrss"] for r in rs)),
+            mib(max(r["traced_peak"] for r in rs)),
+            mib(max(r["maxrss"] for r in rs)),
             rss[0] if len(rs) == 1 else max(rss, key=lambda s: float(s.rstrip("*"))),
             f"{rs[0]['report_epsilon']:.4f}", f"{rs[0]['report_delta']:g}",
             rs[0]["n_releases"],

@@ -50,7 +50,7 @@ import tracemalloc
 
 import numpy as np
 
-from _common import Table, cpu_model, proc_status_kib, reset_peak_rss, run_isolated, version
+from _common import Table, cpu_model, mib, proc_status_kib, reset_peak_rss, run_isolated, version
 
 N_FEATURES = 14
 TARGET_SECONDS = 5.0
@@ -189,10 +189,6 @@ def header(args, cases):
     print("\n".join(lines), flush=True)
 
 
-def _mib(x):
-    return f"{x / 2**20:.1f}"
-
-
 def _parse_n(text):
     return int(float(text))
 
@@ -260,8 +256,8 @@ def main(argv=None):
             table.row([
                 label, r["n_out"], n_jobs, f"{r['best']:.3f}", f"{r['best_cpu']:.3f}",
                 r["runs"],
-                f"{args.n / r['best']:,.0f}", _mib(r["traced_peak"]),
-                _mib(r["rss_delta"]) + ("" if r["rss_exact"] else "*"),
+                f"{args.n / r['best']:,.0f}", mib(r["traced_peak"], 1),
+                mib(r["rss_delta"], 1) + ("" if r["rss_exact"] else "*"),
                 f"{r['traced_seconds']:.3f}",
             ])
 
@@ -283,9 +279,9 @@ def main(argv=None):
                 table.row([
                     f"{n:,}", n_jobs, f"{r['best']:.3f}", f"{r['best_cpu']:.3f}", r["runs"],
                     f"{r['best'] / n * 1e6:.2f}", f"{n / r['best']:,.0f}",
-                    _mib(r["traced_peak"]),
-                    _mib(r["rss_delta"]) + ("" if r["rss_exact"] else "*"),
-                    _mib(n * N_FEATURES * 8),
+                    mib(r["traced_peak"], 1),
+                    mib(r["rss_delta"], 1) + ("" if r["rss_exact"] else "*"),
+                    mib(n * N_FEATURES * 8, 1),
                 ])
         print()
         for n_jobs in n_jobs_list:
@@ -295,8 +291,8 @@ def main(argv=None):
             print(
                 f"n_jobs={n_jobs}: n x{hi / lo:g} -> time x{r_hi['best'] / r_lo['best']:.1f}, "
                 f"peak traced x{r_hi['traced_peak'] / max(r_lo['traced_peak'], 1):.2f} "
-                f"(range {_mib(min(r['traced_peak'] for r in rs))}-"
-                f"{_mib(max(r['traced_peak'] for r in rs))} MiB)"
+                f"(range {mib(min(r['traced_peak'] for r in rs), 1)}-"
+                f"{mib(max(r['traced_peak'] for r in rs), 1)} MiB)"
             )
 
     # Target.

@@ -286,7 +286,7 @@ def delta_table(args, D):
     header = (f"  {'M':>5} {'unif-sub':>9} | "
               + " | ".join(f"{m:>8} " + " ".join(f"{c:>8}" for c in eps_cols)
                            for m in ("alg1-rand", "alg1-sub", "alg2")))
-    print(f"  Delta (RKHS distance to the full-data KME); columns per method: epsilon = "
+    print("  Delta (RKHS distance to the full-data KME); columns per method: epsilon = "
           + ", ".join(eps_cols))
     print(header)
     results = {}
