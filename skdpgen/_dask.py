@@ -63,18 +63,13 @@ def _blocks(x, name):
     raise TypeError(f"{name}: unsupported Dask collection {type(x).__name__}.")
 
 
-def _block_lengths(x, blocks):
-    """Rows of each of ``blocks`` (those of ``x``), computed only if Dask does not know them.
-
-    Counted on the very blocks that are summed later, so the two always agree
-    (Dask may fuse DataFrame partitions differently from one graph to another).
-    """
-    import dask
+def _known_lengths(x):
+    """Rows of each block when Dask knows them without computing (else None)."""
     import dask.array as da
 
     if isinstance(x, da.Array) and not any(np.isnan(c) for c in x.chunks[0]):
         return [int(c) for c in x.chunks[0]]
-    return [int(c) for c in dask.compute(*[dask.delayed(len)(b) for b in blocks])]
+    return None
 
 
 def _tree_sum(parts):
@@ -88,14 +83,16 @@ def _tree_sum(parts):
 
 
 class DaskRows:
-    """Row blocks of private data held by Dask, with their (lazy) class codes.
+    """Row blocks of private data held by Dask.
 
     Parameters
     ----------
     blocks : list of dask.delayed.Delayed
         Each evaluates to a 2-D float64 ndarray of ``n_columns`` columns.
-    lengths : list of int
-        Rows of each block.
+    lengths : list of int or None
+        Rows of each block; None when Dask does not know them (DataFrames):
+        they are then counted in the same pass as the first feature sum, or
+        by a counting pass if something needs them before.
     n_columns : int
     """
 
@@ -103,7 +100,7 @@ class DaskRows:
 
     def __init__(self, blocks, lengths, n_columns):
         self.blocks = blocks
-        self.lengths = list(lengths)
+        self._lengths = None if lengths is None else list(lengths)
         self.n_columns = n_columns
 
     @classmethod
@@ -121,10 +118,24 @@ class DaskRows:
         blocks, width = _blocks(X, "X")
         if width is None:
             raise ValueError("X must be 2-D.")
-        lengths = _block_lengths(X, blocks)
         convert = convert or _finite_float64
         blocks = [dask.delayed(convert, pure=True)(b) for b in blocks]
-        return cls(blocks, lengths, width if n_columns is None else n_columns)
+        return cls(blocks, _known_lengths(X), width if n_columns is None else n_columns)
+
+    @property
+    def lengths(self):
+        """Rows of each block (a counting pass over the data if not yet known).
+
+        Counted on the very blocks that are summed, so the two always agree
+        (Dask may fuse DataFrame partitions differently from one graph to
+        another).
+        """
+        if self._lengths is None:
+            import dask
+
+            self._lengths = [int(c) for c in
+                             dask.compute(*[dask.delayed(len)(b) for b in self.blocks])]
+        return self._lengths
 
     @property
     def shape(self):
@@ -132,13 +143,6 @@ class DaskRows:
 
     def __len__(self):
         return self.shape[0]
-
-    def map_blocks(self, func, n_columns):
-        """Apply a row-wise ``func`` to every block (lazily)."""
-        import dask
-
-        return DaskRows([dask.delayed(func, pure=True)(b) for b in self.blocks],
-                        self.lengths, n_columns)
 
     def to_array(self, func):
         """A lazy Dask array of ``func`` applied to every block (row-wise)."""
@@ -157,7 +161,8 @@ class DaskRows:
         ``y`` is in memory, or a Dask array or Series in the same row order
         as ``X``; Dask labels are re-blocked to ``X``'s blocks (their
         partitions need not match: reading fewer columns of a Parquet file,
-        Dask may merge partitions).
+        Dask may merge partitions). This needs the block lengths, so for a
+        Dask DataFrame it costs one counting pass over ``X``.
         """
         import dask
         import dask.array as da
@@ -187,7 +192,7 @@ class DaskRows:
                 for b, m in zip(y.to_delayed(), self.lengths)]
 
     def feature_sums(self, features, codes=None, n_classes=1, *, chunk_size=None):
-        """``Σ_i h(x_i) ⊗ onehot(y_i)`` computed block-wise by Dask."""
+        """``Σ_i h(x_i) ⊗ onehot(y_i)`` computed block-wise by Dask (one pass)."""
         import dask
 
         from .embedding import feature_sums
@@ -197,7 +202,12 @@ class DaskRows:
             c = None if codes is None else codes[i]
             parts.append(dask.delayed(feature_sums, pure=True)(
                 features, block, c, n_classes, chunk_size=chunk_size))
-        return np.asarray(dask.compute(_tree_sum(parts))[0], dtype=np.float64)
+        # unknown lengths are counted in the same graph: each block is computed once
+        counts = [dask.delayed(len)(b) for b in self.blocks] if self._lengths is None else []
+        total, *counted = dask.compute(_tree_sum(parts), *counts)
+        if counts:
+            self._lengths = [int(c) for c in counted]
+        return np.asarray(total, dtype=np.float64)
 
     @staticmethod
     def class_counts(codes, n_classes):

@@ -250,10 +250,9 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
         return clone(features).fit(X)
 
     def _encode_labels(self, y, n, rows=None):
-        dask_y = is_dask_collection(y)
-        if not dask_y:
+        if not is_dask_collection(y):
             y = np.asarray(y)
-            if y.ndim != 1 or y.shape[0] != n:
+            if rows is None and (y.ndim != 1 or y.shape[0] != n):  # rows.codes checks its own
                 raise ValueError(f"y must be 1-D with {n} entries, got shape {y.shape}.")
             check_classification_targets(y)
         if self.classes is not None:
@@ -301,9 +300,7 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
             _check_n_features(self, meta(X), reset=True)
             _check_feature_names(self, meta(X), reset=True)
             X = np.zeros((1, rows.n_columns))  # the maps use only the shape
-            n = len(rows)
-            if n < 1:
-                raise ValueError("X has no rows.")
+            n = None  # counted in the pass that sums the features
         else:
             X = validate_data(self, X, dtype=[np.float64, np.float32])
             n = X.shape[0]
@@ -318,6 +315,10 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
         sums = feature_sums(
             features, X, codes, n_classes, chunk_size=self.chunk_size, n_jobs=self.n_jobs
         )
+        if rows is not None:
+            n = len(rows)
+            if n < 1:
+                raise ValueError("X has no rows.")
         mean = sums / n
         if y is None:
             mean = mean[:, 0]

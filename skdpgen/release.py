@@ -127,12 +127,16 @@ class _SubspaceCoordinates:
     can compute it.
     """
 
-    def __init__(self, points, basis, length_scale):
+    def __init__(self, points, length_scale, basis=None):
         self.center = points.mean(axis=0)
         self.length_scale = length_scale
         self.Zs = _scale(points, self.center, length_scale)
         self.sq_z = np.einsum("ij,ij->i", self.Zs, self.Zs)
         self.basis = basis
+
+    def gram(self):
+        """``K_zz``, the Gaussian Gram matrix of the points."""
+        return _gaussian_gram(self.Zs, self.Zs, self.sq_z, self.sq_z)
 
     def transform(self, X):
         gram = _gaussian_gram(_scale(X, self.center, self.length_scale), self.Zs, sq_b=self.sq_z)
@@ -541,14 +545,15 @@ class DPKMEReleaser(BaseEstimator):
 
     def _fit_subspace(self, X, Z, epsilon, delta, rng):
         ls = check_length_scale(self.length_scale, X.shape[1])
-        center = Z.mean(axis=0)
-        Zs = _scale(Z, center, ls)
-        lam, U = np.linalg.eigh(_gaussian_gram(Zs, Zs))
+        coords = _SubspaceCoordinates(Z, ls)
+        gram = coords.gram()
+        lam, U = np.linalg.eigh(gram)
         keep = lam > _RANK_TOL * lam.max()
-        basis = U[:, keep] / np.sqrt(lam[keep])
-        n = X.shape[0]
+        basis = coords.basis = U[:, keep] / np.sqrt(lam[keep])
         # rows a(x) clipped to norm ≤ 1 (see Notes), streamed (or per Dask partition)
-        alpha = feature_sums(_SubspaceCoordinates(Z, basis, ls), X)[:, 0] / n
+        sums = feature_sums(coords, X)[:, 0]
+        n = X.shape[0]  # after the sum: Dask rows are counted in the same pass
+        alpha = sums / n
         sensitivity = 2.0 / n
         accountant = GaussianAccountant(epsilon, delta, {"subspace coefficients": 1.0})
         noisy = accountant.add_noise(
@@ -556,7 +561,6 @@ class DPKMEReleaser(BaseEstimator):
         )
         weights = basis @ noisy
         if self.l1_bound is not None:
-            gram = _gaussian_gram(Zs, Zs)
             weights = _l1_reduce(gram, weights, float(self.l1_bound), lam.max())
         self.points_ = Z.copy()
         self.weights_ = weights
@@ -572,12 +576,12 @@ class DPKMEReleaser(BaseEstimator):
         """``a(x)`` for each row of ``X`` under the fitted basis (for audits)."""
         check_is_fitted(self, "basis_")
         X = check_array(X, dtype=np.float64)
-        coords = _SubspaceCoordinates(self.points_, self.basis_, self.length_scale_)
+        coords = _SubspaceCoordinates(self.points_, self.length_scale_, self.basis_)
         A = coords.transform(X)
         return A * _unit_norm_scale(np.einsum("ij,ij->i", A, A), np.float64)[:, None]
 
     def _fit_features(self, X, candidates, bounds, epsilon, delta, rng):
-        n, n_features = X.shape
+        n_features = X.shape[1]
         features = self.features
         if features is None:
             features = RandomFourierFeatures(
@@ -601,7 +605,7 @@ class DPKMEReleaser(BaseEstimator):
         # The exact mean (streamed, rows clipped to norm ≤ 1), then the noise.
         kme = KernelMeanEmbedding(features=features).fit(X)
         features = kme.features_
-        sensitivity = 2.0 / n
+        sensitivity = kme.sensitivity_  # 2/n
         accountant = GaussianAccountant(epsilon, delta, {"mean embedding": 1.0})
         target = accountant.add_noise(
             "mean embedding", kme.embedding_, sensitivity=sensitivity, random_state=rng

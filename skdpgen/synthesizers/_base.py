@@ -32,6 +32,12 @@ from ._generator import build_generator
 _SCORE_FEATURES = dict(n_components=2000, length_scale=1.0, random_state=0)
 
 
+def _check_n_rows(n):
+    if n < 2:
+        raise ValueError(f"Need at least 2 rows to fit, got {n}.")
+    return n
+
+
 class BaseKMESynthesizer(BaseEstimator):
     """Base class: encode, privatize embeddings once, train a generator, sample.
 
@@ -99,10 +105,9 @@ class BaseKMESynthesizer(BaseEstimator):
         )
         encoder = TableEncoder(self.schema, self.bounds).fit(X)
         Z = encoder.transform_rows(X)  # DaskRows for Dask input: encoded where it lives
-        n = Z.shape[0]
-        if n < 2:
-            raise ValueError(f"Need at least 2 rows to fit, got {n}.")
-        classes, codes = self._labels(y, n, Z)
+        if not isinstance(Z, DaskRows):  # Dask rows are counted in the first release's pass
+            _check_n_rows(Z.shape[0])
+        classes, codes = self._labels(y, Z)
         device = resolve_device(self.device)
         rng = check_generator(self.random_state)
         tgen = torch_generator(rng, "cpu")
@@ -136,7 +141,7 @@ class BaseKMESynthesizer(BaseEstimator):
         _check_feature_names(self, meta(X), reset=True)
         return self
 
-    def _labels(self, y, n, rows=None):
+    def _labels(self, y, Z):
         if y is None:
             return None, None
         declared = None
@@ -146,8 +151,8 @@ class BaseKMESynthesizer(BaseEstimator):
             declared = np.asarray(dtype.categories)
         if not dask_y:
             y = np.asarray(y)
-            if y.ndim != 1 or y.shape[0] != n:
-                raise ValueError(f"y must be 1-D with {n} entries, got shape {y.shape}.")
+            if not isinstance(Z, DaskRows) and (y.ndim != 1 or y.shape[0] != Z.shape[0]):
+                raise ValueError(f"y must be 1-D with {Z.shape[0]} entries, got shape {y.shape}.")
             if pd.isna(y).any():
                 raise ValueError("y contains missing values.")
             check_classification_targets(y)
@@ -171,8 +176,8 @@ class BaseKMESynthesizer(BaseEstimator):
                 f"y has a single class ({classes[0]!r}); fit without y to synthesize "
                 "unlabeled data."
             )
-        if isinstance(rows, DaskRows):  # codes per block, computed where the rows live
-            return classes, rows.codes(y, lambda block: encode_labels(block, classes))
+        if isinstance(Z, DaskRows):  # codes per block, computed where the rows live
+            return classes, Z.codes(y, lambda block: encode_labels(block, classes))
         return classes, encode_labels(y, classes)
 
     def _release_proportions(self, codes, accountant, rng):
@@ -206,9 +211,9 @@ class BaseKMESynthesizer(BaseEstimator):
         class weight afterwards is post-processing. Returns a float32 tensor of
         shape (n_classes or 1, n_features_out).
         """
-        n = Z.shape[0]
         k = max(self.n_classes_, 1)
         sums = feature_sums(features, Z, codes, k)
+        n = _check_n_rows(Z.shape[0])  # after the sum: Dask rows are counted in its pass
         noisy = accountant.add_noise(name, sums / n, sensitivity=2.0 / n, random_state=rng)
         if self.class_weights_ is not None:
             noisy = noisy / self.class_weights_[None, :]
