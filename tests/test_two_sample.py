@@ -413,3 +413,23 @@ def test_given_locations_and_repeatability():
 def test_bad_inputs(kwargs, X, Y, match):
     with pytest.raises(ValueError, match=match):
         DPTwoSampleTest(**kwargs).test(X, Y)
+
+
+@pytest.mark.parametrize("method", ["tcmc", "tcs"])
+def test_one_extreme_finite_record_cannot_decide_the_test(method):
+    """A finite record at 1e308 must not overflow into NaN (which would reject
+    deterministically or raise): it is just a point far from every location."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(200, 2)), rng.normal(size=(200, 2))
+    for extreme in ([1.5e308, 1.5e308], [1e308, -1e308], [np.finfo(float).max, 0.0]):
+        X_bad = X.copy()
+        X_bad[0] = extreme
+        result = DPTwoSampleTest(method=method, bounds=(-4, 4), epsilon=1.0,
+                                 random_state=0).test(X_bad, Y)
+        assert np.isfinite(result.statistic)
+        assert 0.0 < result.p_value <= 1.0
+    from skdpgen.evaluation._two_sample import _gaussian_kernel
+
+    K = _gaussian_kernel(np.array([[1e308, -1e308], [0.0, 0.0]]), np.zeros((3, 2)), np.ones(2))
+    assert np.all(np.isfinite(K)) and K.min() >= 0.0 and K.max() <= 1.0
+    assert np.all(K[0] == 0.0)

@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._random import check_generator
 from ..privacy import GaussianAccountant, PrivacyReport, check_epsilon_delta
+from ..release import _gaussian_gram, _scale
 
 __all__ = [
     "DPTwoSampleTest",
@@ -130,15 +131,14 @@ def statistic_sensitivity(n_locations, reg):
 
 
 def _gaussian_kernel(X, T, length_scale):
-    """``exp(−‖(x − t)/ℓ‖²/2)`` for every row of X and T, clipped to [0, 1]."""
-    Xs, Ts = X / length_scale, T / length_scale
-    d2 = (
-        np.einsum("ij,ij->i", Xs, Xs)[:, None]
-        + np.einsum("ij,ij->i", Ts, Ts)[None, :]
-        - 2.0 * (Xs @ Ts.T)
-    )
-    np.maximum(d2, 0.0, out=d2)
-    return np.clip(np.exp(-0.5 * d2), 0.0, 1.0)
+    """``exp(−‖(x − t)/ℓ‖²/2)`` for every row of X and T, in [0, 1] for every finite input.
+
+    Scaled inputs are clipped to ±1e150 first (:func:`skdpgen.release._scale`),
+    so an extreme record cannot overflow to NaN: its kernel values go to 0,
+    and every ``z`` stays in the cube the sensitivities assume.
+    """
+    zero = np.zeros(X.shape[1])
+    return _gaussian_gram(_scale(X, zero, length_scale), _scale(T, zero, length_scale))
 
 
 def _upper(J):
