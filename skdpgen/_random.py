@@ -1,8 +1,9 @@
 """Local random generators derived from a scikit-learn ``random_state``.
 
-Nothing here seeds or draws from global generators beyond what
-:func:`sklearn.utils.check_random_state` does for ``random_state=None`` (it
-draws a seed from NumPy's global ``RandomState`` without re-seeding it).
+Nothing here seeds or draws from global generators: ``random_state=None``
+takes fresh entropy from the operating system (not from NumPy's global
+``RandomState``, so ``np.random.seed`` elsewhere cannot make the privacy
+noise predictable).
 
 Note that NumPy's and PyTorch's generators are not cryptographically secure;
 see the user guide's section on the threat model.
@@ -13,6 +14,8 @@ from sklearn.utils import check_random_state
 
 
 def _seed_words(random_state, n_words=4):
+    if random_state is None:  # OS entropy
+        return np.random.SeedSequence().generate_state(n_words).astype(np.uint64)
     if isinstance(random_state, np.random.Generator):
         return random_state.integers(0, 2**32, size=n_words, dtype=np.uint64)
     rs = check_random_state(random_state)

@@ -56,7 +56,9 @@ class PrivacyLeakWarning(RuntimeWarning):
     """
 
 
-warnings.simplefilter("always", PrivacyLeakWarning)
+# Always shown by default; appended, so that filters the user set first (e.g.
+# ``-W error`` or ``simplefilter("error", PrivacyLeakWarning)``) still win.
+warnings.simplefilter("always", PrivacyLeakWarning, append=True)
 
 
 def _autodp():

@@ -74,6 +74,15 @@ def test_same_random_state_same_release_and_fresh_noise_otherwise(data):
     make = lambda rs: KernelMeanEmbedding(epsilon=1.0, random_state=rs).fit(X).embedding_  # noqa: E731
     np.testing.assert_array_equal(make(3), make(3))
     assert not np.allclose(make(None), make(None))
+    # random_state=None does not follow NumPy's global seed (OS entropy instead)
+    state = np.random.get_state()
+    try:
+        np.random.seed(0)
+        first = make(None)
+        np.random.seed(0)
+        assert not np.allclose(first, make(None))
+    finally:
+        np.random.set_state(state)
 
 
 def test_observed_noise_std_equals_sigma_times_sensitivity(data):

@@ -138,13 +138,20 @@ def test_compose_reports_of_k_fits():
     assert compose_reports([one, other], delta=1e-6).n_releases == 2
 
 
-def test_privacy_leak_warning_always_shown():
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("default")
-        warnings.simplefilter("always", PrivacyLeakWarning)
-        for _ in range(2):
-            warnings.warn("leak", PrivacyLeakWarning)
-    assert len(rec) == 2
+def test_privacy_leak_warning_always_shown_and_can_be_made_an_error():
+    """Shown every time by default; a user's ``-W error`` still turns it into an error."""
+    import subprocess
+    import sys
+
+    code = ("import warnings, skdpgen\n"
+            "for _ in range(2):\n"
+            "    warnings.warn('leak', skdpgen.PrivacyLeakWarning)\n")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert shown.returncode == 0 and shown.stderr.count("PrivacyLeakWarning: leak") == 2
+    for flags in (["-W", "error"], ["-W", "error::RuntimeWarning"]):
+        raised = subprocess.run([sys.executable, *flags, "-c", code], capture_output=True,
+                                text=True)
+        assert raised.returncode != 0 and "PrivacyLeakWarning: leak" in raised.stderr
     assert issubclass(PrivacyLeakWarning, RuntimeWarning)
 
 
