@@ -20,6 +20,7 @@ from sklearn.utils.validation import (
 )
 
 from ._dask import DaskRows, is_dask_collection, meta, unique_labels
+from ._state import fit_transaction
 from .features import HermiteFeatures, _unit_norm_scale, _UnitNormFeatures
 from .privacy import GaussianAccountant, GaussianRelease, PrivacyLeakWarning, PrivacyReport
 
@@ -294,6 +295,10 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
         -------
         self : object
         """
+        with fit_transaction(self):  # nothing half-fitted if the fit fails
+            return self._fit(X, y)
+
+    def _fit(self, X, y):
         rows = None
         if isinstance(X, DaskRows) or is_dask_collection(X):
             rows = DaskRows.from_collection(X)

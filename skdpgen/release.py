@@ -38,6 +38,7 @@ from sklearn.utils.validation import (
 from ._device import cpu_threads, resolve_device
 from ._random import check_generator, torch_generator
 from ._dask import DaskRows, is_dask_collection, meta
+from ._state import fit_transaction
 from .embedding import KernelMeanEmbedding, feature_sums
 from .features import (
     HermiteFeatures,
@@ -505,6 +506,16 @@ class DPKMEReleaser(BaseEstimator):
         -------
         self : object
         """
+        with fit_transaction(self):  # nothing half-fitted if the fit fails
+            return self._fit(X, epsilon, delta)
+
+    # fitted attributes of one method only: a re-fit with the other drops them
+    _METHOD_ATTRIBUTES = ("coefficients_", "basis_", "rank_", "features_", "embedding_",
+                          "loss_history_")
+
+    def _fit(self, X, epsilon, delta):
+        for name in self._METHOD_ATTRIBUTES:
+            vars(self).pop(name, None)
         epsilon, delta = check_epsilon_delta(
             self.epsilon if epsilon is None else epsilon,
             self.delta if delta is None else delta,

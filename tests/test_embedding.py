@@ -184,3 +184,21 @@ def test_dataframe_input_and_pickle(data):
     clone = pickle.loads(pickle.dumps(kme))
     np.testing.assert_array_equal(clone.embedding_, kme.embedding_)
     assert clone.privacy_report_.epsilon == kme.privacy_report_.epsilon
+
+
+def test_failed_fit_leaves_the_embedding_as_it_was(data):
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    X, y = data
+    kme = KernelMeanEmbedding()
+    with pytest.raises(ValueError, match="entries"):
+        kme.fit(X, y[:-1])  # fails after the columns were validated
+    with pytest.raises(NotFittedError):
+        check_is_fitted(kme)
+    kme.fit(X, y)
+    before = dict(vars(kme))
+    with pytest.raises(ValueError):
+        kme.fit(X[:, :2], y[:-1])
+    assert vars(kme).keys() == before.keys()
+    assert all(vars(kme)[k] is v for k, v in before.items())

@@ -395,3 +395,15 @@ def test_other_transformer_warns_and_keeps_points(data):
     assert PrivacyLeakWarning in kinds and UserWarning in kinds
     assert rel.length_scale_ is None
     assert rel.loss_history_.size == 0
+
+
+def test_refit_with_the_other_method_drops_its_attributes():
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    rel = DPKMEReleaser(method="subspace", bounds=(-3, 3), n_points=10, epsilon=1.0,
+                        random_state=0).fit(X)
+    assert hasattr(rel, "basis_")
+    rel.set_params(method="features", n_iter=5).fit(X)
+    assert hasattr(rel, "embedding_") and not hasattr(rel, "basis_")
+    assert not hasattr(rel, "coefficients_") and not hasattr(rel, "rank_")
+    rel.set_params(method="subspace").fit(X)
+    assert not hasattr(rel, "embedding_") and not hasattr(rel, "loss_history_")

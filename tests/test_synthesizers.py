@@ -431,3 +431,15 @@ def test_failed_fit_leaves_nothing_half_fitted():
     assert not [k for k in vars(synth) if k.endswith("_") and not k.startswith("_")]
     with pytest.raises(NotFittedError):
         synth.sample(3)
+
+    # a failed re-fit leaves the previous fit intact (the same objects) and usable
+    synth = DPHPSynthesizer(schema=SCHEMA, **FAST).fit(X)
+    expected = synth.sample(4, random_state=0)
+    state = {k: v for k, v in vars(synth).items() if k.endswith("_")}
+    synth.set_params(generator="conv", image_shape=(2, 2))
+    with pytest.raises(ValueError, match="image_shape"):
+        synth.fit(X, epsilon=2.0)
+    assert {k: v for k, v in vars(synth).items() if k.endswith("_")}.keys() == state.keys()
+    assert all(vars(synth)[k] is v for k, v in state.items())
+    synth.set_params(generator="mlp", image_shape=None)
+    pd.testing.assert_frame_equal(synth.sample(4, random_state=0), expected)

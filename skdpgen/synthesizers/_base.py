@@ -16,6 +16,7 @@ from sklearn.utils.validation import _check_feature_names, _check_n_features, ch
 
 from .._dask import DaskRows, is_dask_collection, meta, unique_labels
 from .._device import cpu_threads, resolve_device
+from .._state import fit_transaction
 from .._random import check_generator, torch_generator
 from ..embedding import encode_labels, feature_sums, mmd2
 from ..features import RandomFourierFeatures
@@ -89,14 +90,8 @@ class BaseKMESynthesizer(BaseEstimator):
         self : object
         """
         self._validate_params()
-        before = set(vars(self))
-        try:
+        with fit_transaction(self):  # nothing half-fitted if the fit fails
             return self._fit(X, y, epsilon, delta)
-        except BaseException:
-            # nothing half-fitted: drop every attribute this failed fit set
-            for name in set(vars(self)) - before:
-                delattr(self, name)
-            raise
 
     def _fit(self, X, y, epsilon, delta):
         epsilon, delta = check_epsilon_delta(
