@@ -200,6 +200,13 @@ class TableEncoder:
             else:
                 spec = self._spec_from_dtype_or_data(key, dtype, frame[key])
             self.specs_.append(spec)
+        # a Categorical's dtype lists the categories of its values unless they
+        # were declared: keep only the public ones (the spec's) and the order flag
+        self.dtypes_ = [
+            pd.CategoricalDtype(spec["categories"], ordered=dtype.ordered)
+            if isinstance(dtype, pd.CategoricalDtype) else dtype
+            for dtype, spec in zip(self.dtypes_, self.specs_)
+        ]
         for leak in self.leaks_:
             warnings.warn(leak, PrivacyLeakWarning, stacklevel=3)
         numeric = [s for s in self.specs_ if s["type"] == "numeric"]

@@ -443,3 +443,17 @@ def test_failed_fit_leaves_nothing_half_fitted():
     assert all(vars(synth)[k] is v for k, v in state.items())
     synth.set_params(generator="mlp", image_shape=None)
     pd.testing.assert_frame_equal(synth.sample(4, random_state=0), expected)
+
+
+def test_categorical_dtype_of_the_rows_does_not_leak_absent_categories():
+    """A column made with astype("category") lists only the categories present
+    in the private rows; the fitted model must keep the schema's list instead."""
+    X, _ = make_frame()
+    X = X.assign(city=X["city"].astype(str).replace("C", "A").astype("category"))
+    assert list(X["city"].dtype.categories) == ["A", "B"]  # "C" absent from the rows
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        synth = DPMERFSynthesizer(schema=SCHEMA, **FAST).fit(X)
+    city = synth.encoder_.dtypes_[list(X.columns).index("city")]
+    assert list(city.categories) == ["A", "B", "C"]
+    assert list(synth.sample(5, random_state=0)["city"].dtype.categories) == ["A", "B", "C"]
