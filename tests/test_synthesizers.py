@@ -163,6 +163,11 @@ def test_bad_inputs(make, frame):
         make(schema=SCHEMA, classes=["no"] + ["maybe"]).fit(X, y)
     with pytest.raises(ValueError, match="lacks"):
         make(schema={**SCHEMA, "zip": {"type": "numeric", "bounds": [0, 1]}}).fit(X, y)
+    with pytest.raises(ValueError, match="at least two labels"):
+        make(schema=SCHEMA, classes=[]).fit(X, y)
+    for batch_size in (1, 3):  # 3 rows cannot hold one row of each of 4 classes
+        with pytest.raises(ValueError, match="batch_size"):
+            make(schema=SCHEMA, classes=["no", "yes", "a", "b"], batch_size=batch_size).fit(X, y)
     fitted = base.fit(X, y)
     for n in (0, -3, 2.5):
         with pytest.raises(ValueError, match="n_samples"):
@@ -457,3 +462,11 @@ def test_categorical_dtype_of_the_rows_does_not_leak_absent_categories():
     city = synth.encoder_.dtypes_[list(X.columns).index("city")]
     assert list(city.categories) == ["A", "B", "C"]
     assert list(synth.sample(5, random_state=0)["city"].dtype.categories) == ["A", "B", "C"]
+
+
+def test_dphp_length_scale_is_validated(frame):
+    X, y = frame
+    for bad in (-0.5, [0.5, 0.5, 0.5], [0.5, np.nan]):  # two numeric columns
+        with pytest.raises(ValueError, match="length_scale"):
+            DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=bad, **FAST).fit(X, y)
+    DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=[0.3, 2.0], **FAST).fit(X, y)

@@ -103,6 +103,11 @@ class BaseKMESynthesizer(BaseEstimator):
         if not isinstance(Z, DaskRows):  # Dask rows are counted in the first release's pass
             _check_n_rows(Z.shape[0])
         classes, codes = self._labels(y, Z)
+        if self.batch_size < max(2, 0 if classes is None else classes.size):
+            raise ValueError(
+                f"batch_size={self.batch_size} is too small: every generated batch needs "
+                "at least 2 rows and one row per class."
+            )
         device = resolve_device(self.device)
         rng = check_generator(self.random_state)
         tgen = torch_generator(rng, "cpu")
@@ -166,6 +171,8 @@ class BaseKMESynthesizer(BaseEstimator):
             )
         if classes.ndim != 1 or np.unique(classes).size != classes.size:
             raise ValueError("classes must be a 1-D list of distinct labels.")
+        if classes.size == 0:
+            raise ValueError("classes must list at least two labels, got none.")
         if classes.size < 2:
             raise ValueError(
                 f"y has a single class ({classes[0]!r}); fit without y to synthesize "

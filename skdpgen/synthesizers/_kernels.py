@@ -14,7 +14,7 @@ import math
 import numpy as np
 import torch
 
-from ..features import hermite_rho, hermite_terms
+from ..features import check_length_scale, hermite_rho, hermite_terms
 
 
 class TorchFeatures:
@@ -86,8 +86,9 @@ class TabularHermiteKernel:
         self.category_sizes = list(category_sizes)
         self.order = order
         self.product_order = product_order
-        self.rho = torch.as_tensor(hermite_rho(np.broadcast_to(length_scale, (n_numeric,))))
+        self.rho = torch.as_tensor(hermite_rho(check_length_scale(length_scale, n_numeric)))
         self.offsets = np.concatenate([[n_numeric], n_numeric + np.cumsum(self.category_sizes)])
+        self._rho_on = {}
 
     @property
     def n_columns(self):
@@ -102,15 +103,22 @@ class TabularHermiteKernel:
                  else self.category_sizes[j - self.n_numeric] for j in columns]
         return int(np.prod(sizes))
 
+    def _rho(self, like):
+        """ρ on ``like``'s device and dtype, copied there once (not every step)."""
+        key = (like.device, like.dtype)
+        if key not in self._rho_on:
+            self._rho_on[key] = self.rho.to(like)
+        return self._rho_on[key]
+
     def _phi(self, x, rho, order):
-        terms = hermite_terms(x, rho.to(x), order, exp=torch.exp, sqrt=torch.sqrt)
+        terms = hermite_terms(x, rho, order, exp=torch.exp, sqrt=torch.sqrt)
         return torch.stack(list(terms), dim=-1)  # (n, k, order + 1)
 
     def sum_features(self, Z):
         n, p = Z.shape[0], self.n_numeric
         parts = []
         if p:
-            parts.append(self._phi(Z[:, :p], self.rho, self.order).reshape(n, -1))
+            parts.append(self._phi(Z[:, :p], self._rho(Z), self.order).reshape(n, -1))
         parts.append(Z[:, p:])
         return torch.cat(parts, dim=1) / math.sqrt(self.n_columns)
 
@@ -119,7 +127,7 @@ class TabularHermiteKernel:
         H = torch.ones((n, 1), dtype=Z.dtype, device=Z.device)
         for j in columns:
             if j < self.n_numeric:
-                block = self._phi(Z[:, j : j + 1], self.rho[j : j + 1], self.product_order)[:, 0]
+                block = self._phi(Z[:, j : j + 1], self._rho(Z)[j : j + 1], self.product_order)[:, 0]
             else:
                 k = j - self.n_numeric
                 block = Z[:, self.offsets[k] : self.offsets[k + 1]]
