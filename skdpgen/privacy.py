@@ -77,7 +77,7 @@ def _silenced():
         yield
 
 
-def check_epsilon_delta(epsilon, delta, *, allow_infinite=True):
+def check_epsilon_delta(epsilon, delta, *, allow_infinite=True, warn_infinite=True):
     """Validate a privacy budget.
 
     Parameters
@@ -89,6 +89,9 @@ def check_epsilon_delta(epsilon, delta, *, allow_infinite=True):
         Must lie in the open interval (0, 1).
     allow_infinite : bool, default=True
         Whether ``epsilon=np.inf`` is accepted.
+    warn_infinite : bool, default=True
+        Whether an accepted ``epsilon=np.inf`` raises a
+        :class:`PrivacyLeakWarning` (the release is then exact).
 
     Returns
     -------
@@ -112,6 +115,13 @@ def check_epsilon_delta(epsilon, delta, *, allow_infinite=True):
         raise ValueError("epsilon must be finite.")
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta must lie in the open interval (0, 1), got {delta}.")
+    if math.isinf(epsilon) and warn_infinite:
+        warnings.warn(
+            "epsilon=inf: the data are released without noise, so nothing of this "
+            "fit is differentially private. Pass a finite epsilon for a private release.",
+            PrivacyLeakWarning,
+            stacklevel=3,
+        )
     return epsilon, delta
 
 
@@ -181,7 +191,7 @@ def calibrate_gaussian(epsilon, delta):
     >>> round(calibrate_gaussian(1.0, 1e-5), 4)
     3.7306
     """
-    return _calibrate_gaussian(*check_epsilon_delta(epsilon, delta))
+    return _calibrate_gaussian(*check_epsilon_delta(epsilon, delta, warn_infinite=False))
 
 
 @functools.lru_cache(maxsize=256)
@@ -225,6 +235,16 @@ class GaussianRelease:
     sensitivity: float
     noise_multiplier: float
     count: int = 1
+
+    def __post_init__(self):
+        # a report must never understate what was spent: no NaN, nothing negative
+        for field_name in ("sensitivity", "noise_multiplier"):
+            value = getattr(self, field_name)
+            if not isinstance(value, numbers.Real) or math.isnan(value) or value < 0:
+                raise ValueError(f"{field_name} must be a number >= 0, got {value!r}.")
+        if (isinstance(self.count, bool) or not isinstance(self.count, numbers.Integral)
+                or self.count < 0):
+            raise ValueError(f"count must be an integer >= 0, got {self.count!r}.")
 
     @property
     def noise_std(self):
@@ -479,7 +499,7 @@ class GaussianAccountant:
     """
 
     def __init__(self, epsilon, delta, shares):
-        self.epsilon, self.delta = check_epsilon_delta(epsilon, delta)
+        self.epsilon, self.delta = check_epsilon_delta(epsilon, delta, warn_infinite=False)
         self.plan = _normalize_shares(shares)
         self.noise_multiplier_total = calibrate_gaussian(self.epsilon, self.delta)
         self.noise_multipliers = {

@@ -170,3 +170,22 @@ def test_autodp_import_order_is_contained():
     code = "import skdpgen.privacy as p; print(round(p.calibrate_gaussian(1, 1e-5), 4))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "3.7306"
+
+
+def test_release_records_cannot_understate_the_spend():
+    for bad in (dict(sensitivity=float("nan"), noise_multiplier=1.0),
+                dict(sensitivity=1.0, noise_multiplier=float("nan")),
+                dict(sensitivity=-1.0, noise_multiplier=1.0),
+                dict(sensitivity=1.0, noise_multiplier=-2.0),
+                dict(sensitivity=1.0, noise_multiplier=1.0, count=-1),
+                dict(sensitivity=1.0, noise_multiplier=1.0, count=1.5)):
+        with pytest.raises(ValueError):
+            GaussianRelease("x", **bad)
+
+
+def test_infinite_epsilon_warns_that_nothing_is_private():
+    with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
+        check_epsilon_delta(float("inf"), 1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        check_epsilon_delta(1.0, 1e-5)
