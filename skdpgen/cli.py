@@ -87,11 +87,28 @@ def _read_schema(path):
 
 
 def _apply_schema_types(frame, schema):
-    """Columns declared categorical are compared as strings when the categories are."""
+    """Give declared columns their public type, whatever the CSV's values look like.
+
+    Categorical columns are compared as strings when the categories are.
+    Numeric columns become float64 (int64 when declared ``integer``): the type
+    pandas infers from the values (int64 when all happen to be whole) would
+    otherwise carry over to the synthetic table and reveal it.
+    """
+    import numpy as np
+    import pandas as pd
+
     for col, spec in schema.items():
-        if col in frame and spec["type"] == "categorical":
+        if col not in frame:
+            continue
+        if spec["type"] == "categorical":
             if all(isinstance(c, str) for c in spec["categories"]):
                 frame[col] = frame[col].astype(str)
+        elif spec["type"] == "numeric":
+            values = pd.to_numeric(frame[col], errors="coerce")
+            if spec.get("integer") and values.notna().all():
+                frame[col] = values.round().astype(np.int64)
+            else:
+                frame[col] = values.astype(np.float64)
     return frame
 
 

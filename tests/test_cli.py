@@ -123,3 +123,21 @@ def test_error_paths_are_one_clear_line(table, args, message):
 def test_bad_usage_is_an_argparse_error():
     res = run("synthesize")
     assert res.returncode == 2 and "usage" in res.stderr
+
+
+def test_output_types_come_from_the_schema_not_the_values(tmp_path):
+    """Whole-number values in a column declared non-integer must not make the
+    synthetic column integer (that would reveal that every value is whole)."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"hours": rng.integers(0, 60, 300), "age": rng.integers(18, 80, 300)})
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    schema = {"hours": {"type": "numeric", "bounds": [0, 60]},
+              "age": {"type": "numeric", "bounds": [18, 80], "integer": True}}
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    res = run("synthesize", tmp_path / "data.csv", "--schema", tmp_path / "schema.json",
+              "--method", "dpmerf", "--out", tmp_path / "syn.csv", "--random-state", "0",
+              "--n-samples", "50", "--quiet")
+    assert res.returncode == 0, res.stderr
+    syn = pd.read_csv(tmp_path / "syn.csv")
+    assert (syn["hours"] % 1 != 0).any()
+    assert (syn["age"] % 1 == 0).all()
