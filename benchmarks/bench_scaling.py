@@ -1,7 +1,7 @@
 """Scaling benchmark: embedding and synthesizer fit against n, in memory and on Dask.
 
 A script, not a test: it prints tables and never asserts. Run from anywhere
-with ``skdpgen[dask]`` installed::
+with the ``dask`` extra installed (``pip install -e ".[dask]"``)::
 
     python benchmarks/bench_scaling.py --quick      # smoke run, about a minute
     python benchmarks/bench_scaling.py              # n up to 10^7 / 10^6

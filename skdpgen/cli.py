@@ -5,7 +5,7 @@ Commands
 ``skdpgen synthesize data.csv --target income --epsilon 1 --schema schema.json --out syn.csv``
     Fit a private synthesizer and write synthetic rows, plus the privacy
     report next to them (``syn.privacy.json`` and ``syn.privacy.txt``).
-``skdpgen schema data.csv --target income --out schema.json``
+``skdpgen schema data.csv --out schema.json``
     Write a schema template from the column names and types only (no values):
     fill in the public bounds and categories before use.
 ``skdpgen evaluate real.csv synthetic.csv --target income``

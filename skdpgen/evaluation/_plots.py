@@ -1,4 +1,4 @@
-"""Plots for evaluating synthetic data (needs matplotlib: ``pip install skdpgen[plot]``).
+"""Plots for evaluating synthetic data (needs matplotlib: ``pip install -e ".[plot]"``).
 
 matplotlib is imported inside each function, so the rest of skdpgen works
 without it.
@@ -25,7 +25,7 @@ def _pyplot():
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "Plotting needs matplotlib: pip install matplotlib (or skdpgen[plot])."
+            "Plotting needs matplotlib: pip install matplotlib (or pip install -e ".[plot]" in a clone)."
         ) from exc
     return plt
 
