@@ -25,7 +25,7 @@ def _pyplot():
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "Plotting needs matplotlib: pip install matplotlib (or pip install -e ".[plot]" in a clone)."
+            "Plotting needs matplotlib: pip install matplotlib (or pip install -e '.[plot]' in a clone)."
         ) from exc
     return plt
 
