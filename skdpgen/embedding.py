@@ -11,6 +11,7 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_feature_names,
@@ -474,11 +475,16 @@ def mmd2(X, Y, *, features):
     >>> mmd2(X, X, features=RandomFourierFeatures(n_components=10, random_state=0))
     0.0
     """
-    X = np.asarray(X, dtype=np.float64)
-    Y = np.asarray(Y, dtype=np.float64)
+    X = check_array(X, dtype=np.float64, input_name="X")
+    Y = check_array(Y, dtype=np.float64, input_name="Y")
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} columns but Y has {Y.shape[1]}.")
     try:
         check_is_fitted(features)
     except NotFittedError:
         features = clone(features).fit(X)
+    n_in = getattr(features, "n_features_in_", X.shape[1])
+    if n_in != X.shape[1]:
+        raise ValueError(f"The fitted feature map expects {n_in} columns, X has {X.shape[1]}.")
     diff = feature_sums(features, X)[:, 0] / X.shape[0] - feature_sums(features, Y)[:, 0] / Y.shape[0]
     return float(diff @ diff)

@@ -202,3 +202,17 @@ def test_failed_fit_leaves_the_embedding_as_it_was(data):
         kme.fit(X[:, :2], y[:-1])
     assert vars(kme).keys() == before.keys()
     assert all(vars(kme)[k] is v for k, v in before.items())
+
+
+def test_mmd2_rejects_bad_input():
+    from skdpgen.embedding import mmd2
+
+    X = np.zeros((5, 3))
+    rff = RandomFourierFeatures(n_components=10, random_state=0)
+    for bad in (np.full((5, 3), np.nan), np.full((5, 3), np.inf)):
+        with pytest.raises(ValueError, match="NaN|infinity"):
+            mmd2(bad, X, features=rff)
+    with pytest.raises(ValueError, match="columns"):
+        mmd2(X, np.zeros((5, 2)), features=rff)
+    with pytest.raises(ValueError, match="expects 1 columns"):
+        mmd2(X, X, features=HermiteFeatures(order=3).fit(np.zeros((2, 1))))
