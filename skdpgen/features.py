@@ -27,6 +27,7 @@ from sklearn.utils.validation import (
 )
 
 from ._random import check_generator
+from ._state import fit_transaction
 
 __all__ = ["HermiteFeatures", "RandomFourierFeatures", "hermite_rho"]
 
@@ -173,7 +174,8 @@ class _UnitNormFeatures(TransformerMixin, BaseEstimator):
         -------
         self : object
         """
-        return self._fit(X)
+        with fit_transaction(self):  # nothing half-fitted if the fit fails
+            return self._fit(X)
 
     def transform(self, X):
         """Map ``X`` to features of norm at most one.

@@ -312,3 +312,18 @@ def test_float32_preserved_and_close_to_float64():
     H32 = hf.transform(X.astype(np.float32))
     assert H32.dtype == np.float32
     np.testing.assert_allclose(H32, H64, atol=1e-6)
+
+
+def test_failed_fit_leaves_the_map_unfitted():
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    X = np.zeros((4, 3))
+    for fmap in (HermiteFeatures(kernel="product", product_dims=[0, 5]),
+                 HermiteFeatures(length_scale=[1.0, 2.0]),
+                 RandomFourierFeatures(length_scale=[1.0, -1.0, 1.0])):
+        with pytest.raises(ValueError):
+            fmap.fit(X)
+        assert not [k for k in vars(fmap) if k.endswith("_")]
+        with pytest.raises(NotFittedError):
+            check_is_fitted(fmap)
