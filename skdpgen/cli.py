@@ -169,7 +169,7 @@ def _cmd_synthesize(args):
     start = time.perf_counter()
     model.fit(X, y, epsilon=args.epsilon, delta=args.delta)
     seconds = time.perf_counter() - start
-    n = args.n_samples or len(frame)
+    n = len(frame) if args.n_samples is None else args.n_samples
     out = model.sample(n, random_state=args.random_state)
     if args.target is not None:
         Xs, ys = out
@@ -307,7 +307,8 @@ def build_parser():
     syn.add_argument("--delta", type=float, default=1e-5)
     syn.add_argument("--schema", help="JSON file with public bounds and categories")
     syn.add_argument("--out", required=True, help="where to write the synthetic table")
-    syn.add_argument("--n-samples", type=int, default=None, help="rows to write (default: as many as the input)")
+    syn.add_argument("--n-samples", type=_positive_int, default=None,
+                     help="rows to write (default: as many as the input)")
     syn.add_argument("--random-state", type=int, default=None)
     syn.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     syn.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -338,13 +339,20 @@ def build_parser():
     return parser
 
 
+def _positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text}")
+    return value
+
+
 def main(argv=None):
     """Run the command line interface; returns the exit status."""
     args = build_parser().parse_args(argv)
     _show_privacy_warnings()
     try:
         return args.func(args)
-    except (UsageError, ValueError, TypeError, KeyError) as exc:
+    except (UsageError, ValueError, TypeError, KeyError, OSError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"skdpgen: error: {message}", file=sys.stderr)
         return 2

@@ -106,6 +106,8 @@ def test_evaluate_prints_tables(table):
         (["synthesize", "{data}", "--delta", "2", "--out", "{tmp}/x.csv"], "delta"),
         (["synthesize", "{data}", "--schema", "{tmp}/bad.json", "--out", "{tmp}/x.csv"], "not valid JSON"),
         (["evaluate", "{data}", "{tmp}/other.csv"], "same columns"),
+        (["synthesize", "{tmp}", "--out", "{tmp}/x.csv"], "Is a directory"),
+        (["schema", "{data}", "--out", "{tmp}/no/such/dir/s.json"], "No such file"),
     ],
 )
 def test_error_paths_are_one_clear_line(table, args, message):
@@ -123,6 +125,9 @@ def test_error_paths_are_one_clear_line(table, args, message):
 def test_bad_usage_is_an_argparse_error():
     res = run("synthesize")
     assert res.returncode == 2 and "usage" in res.stderr
+    for n in ("0", "-3"):  # checked before any fit spends budget
+        res = run("synthesize", "x.csv", "--n-samples", n)
+        assert res.returncode == 2 and "must be an integer >= 1" in res.stderr
 
 
 def test_output_types_come_from_the_schema_not_the_values(tmp_path):
