@@ -29,11 +29,14 @@ def _clopper_pearson(k, n, alpha):
 def epsilon_lower_bound(scores_d, scores_d_prime, delta, *, alpha=0.05, n_thresholds=50):
     """Lower confidence bound on ε from a distinguishing test.
 
-    For every threshold ``t`` (quantiles of the pooled scores) and both
-    directions, the events ``score > t`` give
-    ``ε ≥ log((TPR_lower − δ) / FPR_upper)``; the bounds are Bonferroni
-    corrected over all thresholds and directions, so the returned value
-    exceeds the true ε of the mechanism with probability at most ``alpha``.
+    The runs are split in two halves. The first half chooses the thresholds
+    ``t`` (quantiles of its pooled scores) and, for each ordering of the two
+    samples, the direction of the test; the second half, independent of
+    these choices, counts the events ``score > t``, which give
+    ``ε ≥ log((TPR_lower − δ) / FPR_upper)`` with Clopper–Pearson bounds,
+    Bonferroni corrected over all thresholds and orderings. So the returned
+    value exceeds the true ε of the mechanism with probability at most
+    ``alpha``.
 
     Parameters
     ----------
@@ -63,12 +66,19 @@ def epsilon_lower_bound(scores_d, scores_d_prime, delta, *, alpha=0.05, n_thresh
     """
     a = np.asarray(scores_d, dtype=float)
     b = np.asarray(scores_d_prime, dtype=float)
-    pooled = np.concatenate([a, b])
-    thresholds = np.quantile(pooled, np.linspace(0.0, 1.0, n_thresholds + 2)[1:-1])
-    level = alpha / (2 * 2 * len(thresholds))  # two bounds × two directions × thresholds
+    if a.ndim != 1 or b.ndim != 1 or a.size < 2 or b.size < 2:
+        raise ValueError("scores_d and scores_d_prime must be 1-D with at least 2 runs each.")
+    if isinstance(n_thresholds, bool) or int(n_thresholds) != n_thresholds or n_thresholds < 1:
+        raise ValueError(f"n_thresholds must be an integer >= 1, got {n_thresholds!r}.")
+    # choose on the first half, count on the second (independent) half
+    (a_choose, a), (b_choose, b) = np.array_split(a, 2), np.array_split(b, 2)
+    pooled = np.concatenate([a_choose, b_choose])
+    thresholds = np.quantile(pooled, np.linspace(0.0, 1.0, int(n_thresholds) + 2)[1:-1])
+    level = alpha / (2 * 2 * len(thresholds))  # two bounds × two orderings × thresholds
     best = 0.0
-    for first, second in ((a, b), (b, a)):
-        sign = 1.0 if np.mean(first) >= np.mean(second) else -1.0
+    for (first, second), (first_c, second_c) in (((a, b), (a_choose, b_choose)),
+                                                  ((b, a), (b_choose, a_choose))):
+        sign = 1.0 if np.mean(first_c) >= np.mean(second_c) else -1.0
         for t in thresholds:
             k1 = int(np.sum(sign * first > sign * t))
             k2 = int(np.sum(sign * second > sign * t))

@@ -93,3 +93,12 @@ def test_audit_catches_too_little_noise():
     x_prime = np.array([[math.pi / rff.frequencies_[0, 0]]])
     eps_lb, _, _ = audit(rff, base, base[:1], x_prime, shrink=0.25)
     assert eps_lb > EPSILON
+
+
+def test_audit_rejects_unusable_input():
+    from skdpgen.audit import epsilon_lower_bound
+
+    with pytest.raises(ValueError, match="at least 2"):
+        epsilon_lower_bound([1.0], [0.0, 1.0], 1e-5)
+    with pytest.raises(ValueError, match="n_thresholds"):
+        epsilon_lower_bound([1.0, 2.0], [0.0, 1.0], 1e-5, n_thresholds=0)
