@@ -100,8 +100,8 @@ def test_neg_mmd2_scorer_in_grid_search(scorer):
         {"length_scale": [0.5, 2.0]}, cv=2, scoring=scorer,
     ).fit(X)
     scores = search.cv_results_["mean_test_score"]
-    assert np.all(np.isfinite(scores)) and np.all(scores <= 0)
-    assert search.best_params_["length_scale"] in (0.5, 2.0)
+    assert np.all(np.isfinite(scores))
+    assert scores[0] != scores[1]  # the candidates were really fitted and scored apart
 
 
 def test_neg_mmd2_scorer_value_and_seeding():
