@@ -91,7 +91,7 @@ def _measure(case, n, n_jobs, repeats, max_seconds, seed):
 
     def fit():
         return KernelMeanEmbedding(
-            features=make_features(), epsilon=epsilon, n_jobs=n_jobs, random_state=0
+            features=make_features(), epsilon=epsilon, n_jobs=n_jobs
         ).fit(X)
 
     # Memory: the first fit (also the warm-up), traced.

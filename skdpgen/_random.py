@@ -1,12 +1,14 @@
 """Local random generators derived from a scikit-learn ``random_state``.
 
+These generators draw the *public* random choices of a fit (frequencies,
+points, column subsets, network initialization, batches, samples). The
+privacy noise never comes from here: :mod:`skdpgen.privacy` draws it from
+fresh operating-system entropy at every release, whatever ``random_state``.
+
 Nothing here seeds or draws from global generators: ``random_state=None``
 takes fresh entropy from the operating system (not from NumPy's global
-``RandomState``, so ``np.random.seed`` elsewhere cannot make the privacy
-noise predictable).
-
-Note that NumPy's and PyTorch's generators are not cryptographically secure;
-see the user guide's section on the threat model.
+``RandomState``). NumPy's and PyTorch's generators are not cryptographically
+secure; see the user guide's section on the threat model.
 """
 
 import numpy as np

@@ -4,7 +4,10 @@ Commands
 --------
 ``skdpgen synthesize data.csv --target income --epsilon 1 --schema schema.json --out syn.csv``
     Fit a private synthesizer and write synthetic rows, plus the privacy
-    report next to them (``syn.privacy.json`` and ``syn.privacy.txt``).
+    report next to them (``syn.privacy.json`` and ``syn.privacy.txt``), which
+    says whether the run is private (``is_private``) and lists every value
+    read from the data without noise (``leaks``). With ``--strict`` any leak
+    is an error and nothing is written.
 ``skdpgen schema data.csv --out schema.json``
     Write a schema template from the column names and types only (no values):
     fill in the public bounds and categories before use.
@@ -13,15 +16,19 @@ Commands
 ``skdpgen demo``
     Synthesize the bundled UCI Adult data at ε = 1 and report.
 
-User mistakes end with one line on standard error and exit status 2.
+User mistakes end with one line on standard error and exit status 2; a
+command that fails writes no file.
 """
 
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
 import argparse
+import contextlib
 import json
+import os
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -59,6 +66,35 @@ def _write_table(frame, path):
             raise UsageError(f"writing Parquet needs pyarrow or fastparquet ({exc})") from None
     else:
         frame.to_csv(path, index=False)
+
+
+@contextlib.contextmanager
+def _all_or_nothing():
+    """Stage output files; move them into place only if the whole command succeeds.
+
+    Yields a function ``stage(path, write)`` that calls ``write(tmp_path)``
+    on a temporary file in the destination folder. If anything fails, the
+    temporary files are removed and no destination is touched.
+    """
+    staged = []
+
+    def stage(path, write):
+        path = Path(path)
+        if not path.parent.is_dir():
+            raise UsageError(f"no such directory: {path.parent}")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+        os.close(fd)
+        staged.append((Path(tmp), path))
+        write(Path(tmp))
+
+    try:
+        yield stage
+    except BaseException:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    for tmp, path in staged:
+        os.replace(tmp, path)
 
 
 def _read_schema(path):
@@ -132,7 +168,18 @@ def _show_privacy_warnings():
     warnings.showwarning = show
 
 
+def _round_integer_columns(frame, schema):
+    """Declared integer columns rounded to int64 (the public output type)."""
+    import numpy as np
+
+    for col, spec in schema.items():
+        if col in frame and spec["type"] == "numeric" and spec.get("integer"):
+            frame[col] = np.round(frame[col].to_numpy(dtype=float)).astype(np.int64)
+    return frame
+
+
 def _cmd_synthesize(args):
+    from .privacy import PrivacyLeakWarning
     from .synthesizers import DPHPSynthesizer, DPMERFSynthesizer
 
     frame = _read_table(args.data)
@@ -167,8 +214,18 @@ def _cmd_synthesize(args):
             device=args.device, verbose=0 if args.quiet else 1,
         )
     start = time.perf_counter()
-    model.fit(X, y, epsilon=args.epsilon, delta=args.delta)
+    with warnings.catch_warnings():
+        if args.strict:  # the first leak stops the fit, before any training
+            warnings.simplefilter("error", PrivacyLeakWarning)
+        try:
+            model.fit(X, y, epsilon=args.epsilon, delta=args.delta)
+        except PrivacyLeakWarning as leak:
+            raise UsageError(f"--strict: {leak}") from None
     seconds = time.perf_counter() - start
+    report = model.privacy_report_
+    if args.strict and not report.is_private:  # leaks recorded without a warning
+        reasons = "; ".join(map(str, report.leaks)) or "the fit is not private"
+        raise UsageError(f"--strict: {reasons}")
     n = len(frame) if args.n_samples is None else args.n_samples
     out = model.sample(n, random_state=args.random_state)
     if args.target is not None:
@@ -179,16 +236,21 @@ def _cmd_synthesize(args):
     elif not hasattr(out, "columns"):
         import pandas as pd
 
-        out = pd.DataFrame(out, columns=list(X.columns))
-    _write_table(out, args.out)
-    report = model.privacy_report_
+        out = _round_integer_columns(pd.DataFrame(out, columns=list(X.columns)), feature_schema)
     stem = Path(args.out).with_suffix("")
-    Path(f"{stem}.privacy.json").write_text(json.dumps(report.to_dict(), indent=2) + "\n")
-    Path(f"{stem}.privacy.txt").write_text(str(report) + "\n")
+    json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
+    with _all_or_nothing() as stage:
+        stage(args.out, lambda p: _write_table(out, p))
+        stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
+        stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
     print(f"{type(model).__name__} fitted on {len(frame)} rows in {seconds:.1f} s; "
           f"{n} synthetic rows written to {args.out}")
     print(report)
-    print(f"Privacy report saved to {stem}.privacy.json and {stem}.privacy.txt")
+    print(f"Privacy report saved to {json_path} and {txt_path}")
+    if not report.is_private:
+        print("skdpgen: PRIVACY WARNING: this run is NOT differentially private "
+              "(see 'leaks' in the privacy report); --strict makes that an error.",
+              file=sys.stderr)
     return 0
 
 
@@ -312,6 +374,9 @@ def build_parser():
     syn.add_argument("--random-state", type=int, default=None)
     syn.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     syn.add_argument("--quiet", action="store_true", help="no progress bar")
+    syn.add_argument("--strict", action="store_true",
+                     help="fail (exit status 2, nothing written) if anything would be read "
+                          "from the data without privacy")
     syn.set_defaults(func=_cmd_synthesize)
 
     sch = sub.add_parser("schema", help="write a schema template (names and types, no values)")

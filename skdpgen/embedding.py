@@ -3,7 +3,6 @@
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -23,9 +22,15 @@ from sklearn.utils.validation import (
 from ._dask import DaskRows, is_dask_collection, meta, unique_labels
 from ._state import fit_transaction
 from .features import HermiteFeatures, _unit_norm_scale, _UnitNormFeatures
-from .privacy import GaussianAccountant, GaussianRelease, PrivacyLeakWarning, PrivacyReport
+from .privacy import (
+    GaussianAccountant,
+    GaussianRelease,
+    PrivacyReport,
+    leak_ledger,
+    record_leak,
+)
 
-__all__ = ["KernelMeanEmbedding", "encode_labels", "feature_sums", "mmd2"]
+__all__ = ["KernelMeanEmbedding", "encode_labels", "feature_sums", "fit_feature_map", "mmd2"]
 
 # Target number of float64 values held per chunk (about 24 MB).
 _CHUNK_VALUES = 3_000_000
@@ -46,6 +51,72 @@ def _generic_weighted_sum(features, X, weights):
         raise ValueError("The feature map returned non-finite values.")
     H *= _unit_norm_scale(np.einsum("ij,ij->i", H, H), np.float64)[:, None]
     return H.T @ weights
+
+
+def fit_feature_map(features, X, *, private, dask=False):
+    """The feature map to use on the private ``X``, fitted; leaks recorded.
+
+    skdpgen's maps (:class:`HermiteFeatures`, :class:`RandomFourierFeatures`)
+    use only the number of columns of ``X`` and have rows of norm ≤ 1 by
+    construction; an unfitted one is cloned and fitted on ``X``'s shape.
+
+    Any other transformer is used through its ``transform``, with every
+    output row clipped to norm ≤ 1. The clip bounds the sensitivity only if
+    the transform is *row-wise*: each output row depends on its own input
+    row and on public data alone (``X / |X|.max()`` is not: one record moves
+    every row). skdpgen cannot check that, so in a private fit such a map is
+    recorded as a leak (see :func:`skdpgen.privacy.record_leak`) stating the
+    assumption the user then answers for; an unfitted one is also fitted on
+    the private rows, which the same record says.
+
+    Parameters
+    ----------
+    features : transformer
+    X : ndarray of shape (n_samples, n_features)
+        Validated rows (only the shape is used by skdpgen's maps).
+    private : bool
+        Whether the fit is private (leaks are recorded only then).
+    dask : bool, default=False
+        Whether the rows are held by Dask (an unfitted foreign map is then
+        refused: it cannot be fitted on them).
+
+    Returns
+    -------
+    features : fitted transformer
+    """
+    try:
+        check_is_fitted(features)
+        fitted = True
+    except NotFittedError:
+        fitted = False
+    if fitted:
+        n_in = getattr(features, "n_features_in_", X.shape[1])
+        if n_in != X.shape[1]:
+            raise ValueError(
+                f"The fitted feature map expects {n_in} columns, X has {X.shape[1]}."
+            )
+    ours = isinstance(features, _UnitNormFeatures)
+    if dask and not fitted and not ours:
+        raise ValueError(
+            f"With Dask input the feature map must be fitted beforehand (on public "
+            f"data) or be one of skdpgen's maps; {type(features).__name__} is not fitted."
+        )
+    if private and not ours:
+        name = type(features).__name__
+        fitted_on = (
+            "" if fitted else
+            " It is also fitted on the private rows here, and whatever it learns from "
+            "them is covered by no guarantee: fit it on public data and pass it fitted."
+        )
+        record_leak(
+            "feature map",
+            f"{name} is not one of skdpgen's bounded feature maps. Its rows are clipped "
+            "to norm <= 1, which bounds the sensitivity only if its transform is "
+            "row-wise (each output row depends on its own input row and on public data "
+            f"alone); skdpgen cannot check that, and you answer for it.{fitted_on}",
+            stacklevel=4,
+        )
+    return features if fitted else clone(features).fit(X)
 
 
 def feature_sums(features, X, codes=None, n_classes=1, *, chunk_size=None, n_jobs=None):
@@ -120,7 +191,9 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
         length scale 1, sum kernel), :class:`RandomFourierFeatures`, or any
         transformer. An unfitted map is cloned and fitted on ``X`` (our maps
         use only its shape); a fitted one is used as is. Rows of other
-        transformers are clipped to norm ≤ 1, which keeps the sensitivity.
+        transformers are clipped to norm ≤ 1, which keeps the sensitivity
+        only if their transform is row-wise: in a private fit such a map is
+        recorded in ``privacy_report_.leaks`` (see :func:`fit_feature_map`).
     epsilon : float, default=None
         Privacy budget ε > 0 of the release; None releases the exact
         embedding (no privacy).
@@ -129,13 +202,12 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
     classes : array-like, default=None
         The public list of labels. If None and ``y`` is given, the labels
         present in ``y`` are used, which leaks them (a
-        :class:`~skdpgen.privacy.PrivacyLeakWarning` says so when private).
+        :class:`~skdpgen.privacy.PrivacyLeakWarning` says so when private,
+        and ``privacy_report_.leaks`` records it).
     chunk_size : int, default=None
         Rows per streamed chunk; by default about 3·10⁶ feature values.
     n_jobs : int, default=None
         Number of threads computing chunks in parallel; -1 for all cores.
-    random_state : int, RandomState instance or None, default=None
-        Source of the privacy noise.
 
     Attributes
     ----------
@@ -151,7 +223,7 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
     noise_multiplier_ : float
         σ: the noise std per coordinate is ``σΔ`` (0 when not private).
     privacy_report_ : PrivacyReport
-        What the fit spent (ε = inf when not private).
+        What the fit spent (ε = inf when not private) and what leaked.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
 
@@ -173,8 +245,10 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
 
     **What is public.** The number of rows ``n`` is treated as public, as in
     DP-MERF and DP-HP; so are the feature map's hyperparameters and the class
-    list when passed as ``classes``. The noise comes from NumPy's
-    (non-cryptographic) generator.
+    list when passed as ``classes``. The noise is drawn from fresh
+    operating-system entropy at every fit (see :mod:`skdpgen.privacy`); the
+    estimator has no ``random_state`` because nothing else in it is random
+    (a random feature map has its own).
 
     **Memory.** ``fit`` streams over row chunks: memory is
     O(chunk × features + features × classes), not O(n × features).
@@ -184,8 +258,7 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
     >>> import numpy as np
     >>> from skdpgen import HermiteFeatures, KernelMeanEmbedding
     >>> X = np.random.default_rng(0).uniform(-1, 1, size=(1000, 3))
-    >>> kme = KernelMeanEmbedding(features=HermiteFeatures(order=5), epsilon=1.0,
-    ...                           random_state=0).fit(X)
+    >>> kme = KernelMeanEmbedding(features=HermiteFeatures(order=5), epsilon=1.0).fit(X)
     >>> kme.embedding_.shape
     (18,)
     >>> kme.sensitivity_
@@ -201,7 +274,6 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
         "classes": [None, "array-like"],
         "chunk_size": [None, Interval(Integral, 1, None, closed="left")],
         "n_jobs": [None, Integral],
-        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -213,7 +285,6 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
         classes=None,
         chunk_size=None,
         n_jobs=None,
-        random_state=None,
     ):
         self.features = features
         self.epsilon = epsilon
@@ -221,35 +292,10 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
         self.classes = classes
         self.chunk_size = chunk_size
         self.n_jobs = n_jobs
-        self.random_state = random_state
 
     def _fit_features(self, X, dask=False):
         features = self.features if self.features is not None else HermiteFeatures()
-        try:
-            check_is_fitted(features)
-        except NotFittedError:
-            pass
-        else:
-            n_in = getattr(features, "n_features_in_", X.shape[1])
-            if n_in != X.shape[1]:
-                raise ValueError(
-                    f"The fitted feature map expects {n_in} columns, X has {X.shape[1]}."
-                )
-            return features
-        if dask and not isinstance(features, _UnitNormFeatures):
-            raise ValueError(
-                f"With Dask input the feature map must be fitted beforehand (on public "
-                f"data) or be one of skdpgen's maps; {type(features).__name__} is not fitted."
-            )
-        if self.epsilon is not None and not isinstance(features, _UnitNormFeatures):
-            warnings.warn(
-                f"The feature map {type(features).__name__} is fitted on the private "
-                "data, and whatever it learns from the rows is not covered by the "
-                "privacy guarantee. Fit it on public data and pass it fitted.",
-                PrivacyLeakWarning,
-                stacklevel=4,
-            )
-        return clone(features).fit(X)
+        return fit_feature_map(features, X, private=self.epsilon is not None, dask=dask)
 
     def _encode_labels(self, y, n, rows=None):
         if not is_dask_collection(y):
@@ -269,11 +315,11 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
 
     def _classes_from_data(self, y):
         if self.epsilon is not None:
-            warnings.warn(
+            record_leak(
+                "classes",
                 "The class list was taken from the private labels y and is "
                 "released with the embedding without privacy. Pass "
                 "classes=[...] (the public list of possible labels) to avoid this.",
-                PrivacyLeakWarning,
                 stacklevel=5,
             )
         return unique_labels(y) if is_dask_collection(y) else np.unique(y)
@@ -296,10 +342,10 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
         -------
         self : object
         """
-        with fit_transaction(self):  # nothing half-fitted if the fit fails
-            return self._fit(X, y)
+        with fit_transaction(self), leak_ledger() as leaks:  # nothing half-fitted on failure
+            return self._fit(X, y, leaks)
 
-    def _fit(self, X, y):
+    def _fit(self, X, y, leaks):
         rows = None
         if isinstance(X, DaskRows) or is_dask_collection(X):
             rows = DaskRows.from_collection(X)
@@ -330,14 +376,14 @@ class KernelMeanEmbedding(TransformerMixin, BaseEstimator):
             mean = mean[:, 0]
         sensitivity = 2.0 / n
         if self.epsilon is None:
-            report = PrivacyReport([GaussianRelease("mean embedding", sensitivity, 0.0)], self.delta)
+            report = PrivacyReport(
+                [GaussianRelease("mean embedding", sensitivity, 0.0)], self.delta, leaks=leaks
+            )
             embedding, noise_multiplier = mean, 0.0
         else:
             accountant = GaussianAccountant(self.epsilon, self.delta, {"mean embedding": 1.0})
-            embedding = accountant.add_noise(
-                "mean embedding", mean, sensitivity=sensitivity, random_state=self.random_state
-            )
-            report = accountant.report()
+            embedding = accountant.add_noise("mean embedding", mean, sensitivity=sensitivity)
+            report = accountant.report(leaks)
             noise_multiplier = accountant.noise_multipliers["mean embedding"]
         self.features_ = features
         if classes is not None:

@@ -14,6 +14,22 @@ Neither the RDP-based ``autodp.privacy_calibrator.gaussian_mech`` (about 30 %
 more noise for the same guarantee) nor autodp's generic RDP ``Composition`` is
 used.
 
+**Where the noise comes from.** Every noise vector is drawn here, in
+:func:`GaussianAccountant.add_noise`, from a NumPy generator seeded with 128
+bits of fresh operating-system entropy (:mod:`secrets`) at each release. No
+``random_state`` reaches it: a fixed ``random_state`` makes a fit's *public*
+random choices reproducible (frequencies, points, column draws, generator
+initialization), never its noise. Reproducible noise, for tests and
+debugging only, exists inside :func:`reproducible_noise`, and every release
+made there says that it is not private.
+
+**Leaks on the record.** A value read from the private data without noise (a
+bound, a category or class list, a feature map fitted on the rows) is
+reported with :func:`record_leak`: it raises a :class:`PrivacyLeakWarning`
+and is written into the :class:`PrivacyReport` of the fit under way
+(:func:`leak_ledger`), so ``report.leaks`` and ``report.is_private`` tell the
+truth even when every warning is filtered.
+
 autodp 0.2.3.1 has two quirks that this module contains so that no other module
 touches autodp: importing ``autodp.privacy_calibrator`` before
 ``autodp.rdp_acct`` raises a circular ``ImportError`` (we import ``rdp_acct``
@@ -25,9 +41,11 @@ scipy ``RuntimeWarning`` floods (silenced around each call here).
 # License: BSD 3-Clause
 
 import contextlib
+import contextvars
 import functools
 import math
 import numbers
+import secrets
 import warnings
 from dataclasses import dataclass
 
@@ -36,6 +54,7 @@ from scipy.optimize import brentq
 
 __all__ = [
     "PrivacyLeakWarning",
+    "PrivacyLeak",
     "GaussianRelease",
     "PrivacyReport",
     "GaussianAccountant",
@@ -43,6 +62,9 @@ __all__ = [
     "gaussian_epsilon",
     "compose_reports",
     "check_epsilon_delta",
+    "leak_ledger",
+    "record_leak",
+    "reproducible_noise",
 ]
 
 
@@ -59,6 +81,159 @@ class PrivacyLeakWarning(RuntimeWarning):
 # Always shown by default; appended, so that filters the user set first (e.g.
 # ``-W error`` or ``simplefilter("error", PrivacyLeakWarning)``) still win.
 warnings.simplefilter("always", PrivacyLeakWarning, append=True)
+
+
+@dataclass(frozen=True)
+class PrivacyLeak:
+    """One value that left a fit without differential privacy.
+
+    Parameters
+    ----------
+    what : str
+        The kind of value: ``"bounds"``, ``"categories"``, ``"classes"``,
+        ``"feature map"``, ``"reproducible noise"``.
+    column : str, int or None
+        The column it belongs to, if any.
+    why : str
+        The full explanation (the text of the warning), with the parameter
+        that makes the value public instead.
+    """
+
+    what: str
+    column: object
+    why: str
+
+    def to_dict(self):
+        """``{"what", "column", "why"}``, JSON-serializable."""
+        column = self.column
+        if column is not None and not isinstance(column, (str, int)):
+            column = int(column) if isinstance(column, numbers.Integral) else str(column)
+        return {"what": self.what, "column": column, "why": self.why}
+
+    def __str__(self):
+        where = "" if self.column is None else f" of column {self.column!r}"
+        return f"{self.what}{where}: {self.why}"
+
+
+# The leaks of the fit under way (a list), or None outside any fit.
+_LEDGER = contextvars.ContextVar("skdpgen_leak_ledger", default=None)
+# The seed of reproducible_noise, or None (fresh OS entropy).
+_NOISE_SEED = contextvars.ContextVar("skdpgen_noise_seed", default=None)
+
+
+@contextlib.contextmanager
+def leak_ledger():
+    """Collect the leaks recorded while the block runs.
+
+    Every fit opens one; a ledger opened inside another (an encoder fitted
+    inside a synthesizer's fit) passes its leaks on to the outer one when it
+    closes, so the outer report lists them too.
+
+    Yields
+    ------
+    leaks : list of PrivacyLeak
+        Filled while the block runs.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from skdpgen.privacy import leak_ledger, record_leak
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     with leak_ledger() as leaks:
+    ...         _ = record_leak("bounds", "read from the rows", column="age")
+    >>> [leak.what for leak in leaks]
+    ['bounds']
+    """
+    leaks = []
+    token = _LEDGER.set(leaks)
+    try:
+        yield leaks
+    finally:
+        _LEDGER.reset(token)
+        outer = _LEDGER.get()
+        if outer is not None:
+            outer.extend(leak for leak in leaks if leak not in outer)
+
+
+def record_leak(what, why, *, column=None, stacklevel=2):
+    """Record that a value was read from the private data without noise.
+
+    Adds a :class:`PrivacyLeak` to the ledger of the fit under way (see
+    :func:`leak_ledger`), whatever the warning filters, and raises a
+    :class:`PrivacyLeakWarning` with ``why`` as its message.
+
+    Parameters
+    ----------
+    what : str
+        The kind of value (``"bounds"``, ``"categories"``, ``"classes"``, …).
+    why : str
+        What leaked and which parameter makes it public instead.
+    column : str, int or None, default=None
+        The column concerned.
+    stacklevel : int, default=2
+        Passed to :func:`warnings.warn` (counted from the caller).
+
+    Returns
+    -------
+    leak : PrivacyLeak
+    """
+    leak = PrivacyLeak(what, column, why)
+    ledger = _LEDGER.get()
+    if ledger is not None and leak not in ledger:
+        ledger.append(leak)
+    warnings.warn(why, PrivacyLeakWarning, stacklevel=stacklevel + 1)
+    return leak
+
+
+@contextlib.contextmanager
+def reproducible_noise(seed):
+    """Draw the privacy noise from ``seed``: for tests and debugging only.
+
+    Inside the block, every :class:`GaussianAccountant` created draws its
+    noise from ``numpy.random.default_rng(seed)`` (one stream per accountant,
+    so two fits of the same estimator on the same data are identical). Anyone
+    who knows or guesses the seed can subtract the noise, so nothing released
+    inside is private: each release raises a :class:`PrivacyLeakWarning` and
+    its report has ``is_private == False``.
+
+    Outside this block the noise comes from fresh operating-system entropy
+    at every release, and no ``random_state`` changes that.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the noise.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from skdpgen.privacy import GaussianAccountant, reproducible_noise
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     with reproducible_noise(0):
+    ...         acc = GaussianAccountant(1.0, 1e-5, {"mean": 1.0})
+    ...         noisy = acc.add_noise("mean", [0.0], sensitivity=1.0)
+    >>> acc.report().is_private
+    False
+    """
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}.")
+    token = _NOISE_SEED.set(int(seed))
+    try:
+        yield
+    finally:
+        _NOISE_SEED.reset(token)
+
+
+def _fresh_generator():
+    """A generator seeded with 128 bits of OS entropy, used for one release."""
+    return np.random.Generator(np.random.PCG64(secrets.randbits(128)))
+
+
+def _gaussian_noise(rng, std, shape):
+    """``N(0, std² I)`` of ``shape``: the one place noise is drawn."""
+    return rng.normal(0.0, std, size=shape)
 
 
 def _autodp():
@@ -262,11 +437,13 @@ class GaussianRelease:
 
 
 class PrivacyReport:
-    """What a fit (or several fits) spent, release by release.
+    """What a fit (or several fits) spent, release by release, and what leaked.
 
     The composition of the listed Gaussian mechanisms is a Gaussian mechanism
     with noise multiplier ``σ_eff = (Σ count_i/σ_i²)^(-1/2)``; ``epsilon`` is
-    its exact ε at ``delta``.
+    its exact ε at ``delta``. That ε covers only the listed releases: values
+    in ``leaks`` were read from the data without noise and are covered by no
+    guarantee, which ``is_private`` says.
 
     Parameters
     ----------
@@ -276,12 +453,19 @@ class PrivacyReport:
         The δ at which ε is reported.
     budget : tuple of (float, float), default=None
         The (ε, δ) the releases were calibrated for, if any.
+    leaks : sequence of PrivacyLeak, default=()
+        Values read from the private data without noise.
+    reproducible : bool, default=False
+        Whether the noise was drawn inside :func:`reproducible_noise` (then
+        it can be subtracted by anyone who knows the seed).
 
     Attributes
     ----------
     releases : tuple of GaussianRelease
     delta : float
     budget : tuple or None
+    leaks : tuple of PrivacyLeak
+    reproducible : bool
 
     Examples
     --------
@@ -289,12 +473,16 @@ class PrivacyReport:
     >>> report = PrivacyReport([GaussianRelease("mean", 0.02, 3.7306)], delta=1e-5)
     >>> round(report.epsilon, 3)
     1.0
+    >>> report.is_private
+    True
     """
 
-    def __init__(self, releases, delta, *, budget=None):
+    def __init__(self, releases, delta, *, budget=None, leaks=(), reproducible=False):
         self.releases = tuple(releases)
         self.delta = float(delta)
         self.budget = budget
+        self.leaks = tuple(leaks)
+        self.reproducible = bool(reproducible)
 
     @property
     def noise_multiplier(self):
@@ -310,19 +498,44 @@ class PrivacyReport:
         return gaussian_epsilon(self.noise_multiplier, self.delta)
 
     @property
+    def is_private(self):
+        """Whether the (ε, δ) claim covers everything the fit released.
+
+        False when anything leaked (``leaks``), when the noise was
+        reproducible, or when ε is infinite (no noise).
+        """
+        return not self.leaks and not self.reproducible and math.isfinite(self.epsilon)
+
+    @property
     def n_releases(self):
         """Total number of individual releases."""
         return sum(r.count for r in self.releases)
 
+    def _problems(self):
+        """One line for each reason the report is not private."""
+        lines = [f"LEAK: {leak}" for leak in self.leaks]
+        if self.reproducible:
+            lines.append(
+                "REPRODUCIBLE NOISE: the noise was drawn inside reproducible_noise(); "
+                "anyone who knows the seed can remove it."
+            )
+        if not math.isfinite(self.epsilon):
+            lines.append("NO NOISE: epsilon is infinite; the releases are exact.")
+        return lines
+
     def to_dict(self):
-        """A JSON-serializable summary: total ε, δ, budget and every release.
+        """A JSON-serializable summary: privacy status, total ε, δ, leaks, releases.
 
         Returns
         -------
         report : dict
+            ``is_private`` and ``leaks`` come first.
         """
         eps = self.epsilon
         return {
+            "is_private": self.is_private,
+            "leaks": [leak.to_dict() for leak in self.leaks],
+            "reproducible_noise": self.reproducible,
             "epsilon": eps if math.isfinite(eps) else "inf",
             "delta": self.delta,
             "noise_multiplier": self.noise_multiplier,
@@ -342,20 +555,34 @@ class PrivacyReport:
         }
 
     def to_frame(self):
-        """The releases as a pandas DataFrame, one row per group.
+        """The releases and the leaks as a pandas DataFrame, one row each.
 
         Returns
         -------
         frame : pandas.DataFrame
-            Columns ``release``, ``count``, ``sensitivity``,
-            ``noise_multiplier``, ``noise_std``, ``epsilon_alone`` (ε of the
-            group on its own at ``delta``) and ``share`` (the group's share of
-            the composed Gaussian's precision).
+            Columns ``kind`` (``"gaussian"`` for a group of noisy releases,
+            ``"leak"`` for a value read without noise), ``release``,
+            ``count``, ``sensitivity``, ``noise_multiplier``, ``noise_std``,
+            ``epsilon_alone`` (ε of the group on its own at ``delta``; inf
+            for a leak) and ``share`` (the group's share of the composed
+            Gaussian's precision). Leak rows come first.
         """
         import pandas as pd
 
         total = sum(r.precision for r in self.releases)
-        rows = []
+        rows = [
+            {
+                "kind": "leak",
+                "release": f"{leak.what}" + ("" if leak.column is None else f" of {leak.column!r}"),
+                "count": 1,
+                "sensitivity": math.nan,
+                "noise_multiplier": 0.0,
+                "noise_std": 0.0,
+                "epsilon_alone": math.inf,
+                "share": math.nan,
+            }
+            for leak in self.leaks
+        ]
         for r in self.releases:
             group_sigma = math.inf if r.precision == 0 else (
                 0.0 if math.isinf(r.precision) else 1 / math.sqrt(r.precision)
@@ -367,6 +594,7 @@ class PrivacyReport:
             )
             rows.append(
                 {
+                    "kind": "gaussian",
                     "release": r.name,
                     "count": r.count,
                     "sensitivity": r.sensitivity,
@@ -376,13 +604,22 @@ class PrivacyReport:
                     "share": share,
                 }
             )
-        return pd.DataFrame(rows)
+        columns = ["kind", "release", "count", "sensitivity", "noise_multiplier",
+                   "noise_std", "epsilon_alone", "share"]
+        return pd.DataFrame(rows, columns=columns)
 
     def __str__(self):
-        lines = ["Privacy report (Gaussian mechanisms, exact composition)"]
+        lines = []
+        problems = self._problems()
+        if problems:
+            lines.append("NOT PRIVATE: the (epsilon, delta) below does not cover this fit.")
+            lines.extend(f"  {p}" for p in problems)
+        lines.append("Privacy report (Gaussian mechanisms, exact composition)")
         header = f"  {'release':<28} {'count':>6} {'sensitivity':>12} {'sigma':>10} {'noise std':>11} {'share':>6}"
         lines.append(header)
         for row in self.to_frame().itertuples(index=False):
+            if row.kind != "gaussian":
+                continue
             lines.append(
                 f"  {row.release:<28} {row.count:>6d} {row.sensitivity:>12.4g} "
                 f"{row.noise_multiplier:>10.4g} {row.noise_std:>11.4g} {row.share:>6.3f}"
@@ -393,12 +630,13 @@ class PrivacyReport:
         )
         if self.budget is not None:
             lines.append(f"  budget: epsilon = {self.budget[0]:.4g}, delta = {self.budget[1]:.3g}")
+        lines.append(f"  private: {'yes' if self.is_private else 'NO'}")
         return "\n".join(lines)
 
     def __repr__(self):
         return (
             f"PrivacyReport(epsilon={self.epsilon:.6g}, delta={self.delta:.3g}, "
-            f"n_releases={self.n_releases})"
+            f"n_releases={self.n_releases}, is_private={self.is_private})"
         )
 
     def __add__(self, other):
@@ -410,7 +648,8 @@ def compose_reports(reports, *, delta=None):
 
     A grid search of ``k`` fits, or any sequence of fits, spends the
     composition of every release of every fit. Because all releases are
-    Gaussian, the composition is exact.
+    Gaussian, the composition is exact. The leaks of all reports are kept
+    (each once), and the total is reproducible if any part was.
 
     Parameters
     ----------
@@ -428,7 +667,7 @@ def compose_reports(reports, *, delta=None):
     --------
     >>> from skdpgen.privacy import GaussianAccountant, compose_reports
     >>> acc = GaussianAccountant(1.0, 1e-5, {"mean": 1.0})
-    >>> _ = acc.add_noise("mean", [0.0], sensitivity=0.1, random_state=0)
+    >>> _ = acc.add_noise("mean", [0.0], sensitivity=0.1)
     >>> five = compose_reports([acc.report()] * 5)
     >>> round(five.epsilon, 2)
     2.44
@@ -442,7 +681,12 @@ def compose_reports(reports, *, delta=None):
             raise ValueError("The reports use different deltas; pass delta=.")
         delta = deltas.pop()
     releases = [rel for r in reports for rel in r.releases]
-    return PrivacyReport(releases, delta)
+    leaks = []
+    for r in reports:
+        leaks.extend(leak for leak in r.leaks if leak not in leaks)
+    return PrivacyReport(
+        releases, delta, leaks=leaks, reproducible=any(r.reproducible for r in reports)
+    )
 
 
 def _normalize_shares(shares):
@@ -485,6 +729,16 @@ class GaussianAccountant:
         σ of the whole budget as one release.
     noise_multipliers : dict
         ``name -> σ_i`` for each planned release.
+    reproducible : bool
+        Whether the accountant was created inside :func:`reproducible_noise`.
+
+    Notes
+    -----
+    The noise of every release is drawn from a fresh generator seeded with
+    128 bits of operating-system entropy (:mod:`secrets`); there is no way to
+    pass a seed, so no ``random_state`` of an estimator can make it
+    predictable. The only exception is :func:`reproducible_noise`, whose
+    releases are marked as not private.
 
     Examples
     --------
@@ -493,7 +747,7 @@ class GaussianAccountant:
     >>> acc = GaussianAccountant(1.0, 1e-5, {"sum kernel": 0.5, "product kernel": (0.5, 10)})
     >>> round(acc.noise_multipliers["sum kernel"], 3)
     5.276
-    >>> noisy = acc.add_noise("sum kernel", np.zeros(3), sensitivity=0.01, random_state=0)
+    >>> noisy = acc.add_noise("sum kernel", np.zeros(3), sensitivity=0.01)
     >>> acc.report().n_releases
     1
     """
@@ -507,8 +761,11 @@ class GaussianAccountant:
             for name, (share, count) in self.plan.items()
         }
         self._made = {name: [] for name in self.plan}
+        seed = _NOISE_SEED.get()
+        self.reproducible = seed is not None
+        self._seeded = None if seed is None else np.random.default_rng(seed)
 
-    def add_noise(self, name, value, *, sensitivity, random_state=None):
+    def add_noise(self, name, value, *, sensitivity):
         """Release ``value`` through the Gaussian mechanism planned as ``name``.
 
         Parameters
@@ -520,16 +777,13 @@ class GaussianAccountant:
         sensitivity : float
             Its replace-one L2 sensitivity Δ (derived by the caller, in the
             caller's docstring).
-        random_state : int, RandomState, Generator or None
-            Source of the noise.
 
         Returns
         -------
         noisy : ndarray
-            ``value + N(0, (σ_i Δ)² I)`` with the same shape, float64.
+            ``value + N(0, (σ_i Δ)² I)`` with the same shape, float64. The
+            noise comes from fresh OS entropy (see Notes of the class).
         """
-        from ._random import check_generator
-
         if name not in self.plan:
             raise KeyError(f"release {name!r} was not planned; planned: {list(self.plan)}.")
         sensitivity = float(sensitivity)
@@ -546,14 +800,33 @@ class GaussianAccountant:
         self._made[name].append(sensitivity)
         if sigma == 0:
             return value.copy()
-        rng = check_generator(random_state)
-        return value + rng.normal(0.0, sigma * sensitivity, size=value.shape)
+        if self.reproducible:
+            warnings.warn(
+                f"The noise of release {name!r} comes from reproducible_noise(): "
+                "anyone who knows the seed can remove it, so the release is not private.",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
+            rng = self._seeded
+        else:
+            rng = _fresh_generator()
+        return value + _gaussian_noise(rng, sigma * sensitivity, value.shape)
 
-    def report(self):
+    def report(self, leaks=()):
         """The releases made so far as a :class:`PrivacyReport`.
 
         Releases of one group with equal sensitivity are listed once with their
         count; ε is that of the releases actually made (at most the budget).
+
+        Parameters
+        ----------
+        leaks : sequence of PrivacyLeak, default=()
+            What the fit read from the data without noise (see
+            :func:`leak_ledger`).
+
+        Returns
+        -------
+        report : PrivacyReport
         """
         releases = []
         for name, made in self._made.items():
@@ -566,4 +839,7 @@ class GaussianAccountant:
                 releases.append(
                     GaussianRelease(name, s, self.noise_multipliers[name], count)
                 )
-        return PrivacyReport(releases, self.delta, budget=(self.epsilon, self.delta))
+        return PrivacyReport(
+            releases, self.delta, budget=(self.epsilon, self.delta), leaks=leaks,
+            reproducible=self.reproducible,
+        )

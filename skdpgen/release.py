@@ -25,7 +25,6 @@ import numpy as np
 import torch
 from scipy.optimize import nnls
 from sklearn.base import BaseEstimator, _fit_context
-from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 from sklearn.utils._param_validation import HasMethods, Interval, Options, StrOptions
 from sklearn.utils.validation import (
@@ -39,16 +38,15 @@ from ._device import cpu_threads, resolve_device
 from ._random import check_generator, torch_generator
 from ._dask import DaskRows, is_dask_collection, meta
 from ._state import fit_transaction
-from .embedding import KernelMeanEmbedding, feature_sums
+from .embedding import KernelMeanEmbedding, feature_sums, fit_feature_map
 from .features import (
     HermiteFeatures,
     RandomFourierFeatures,
     _unit_norm_scale,
-    _UnitNormFeatures,
     check_length_scale,
     hermite_terms,
 )
-from .privacy import GaussianAccountant, PrivacyLeakWarning, check_epsilon_delta
+from .privacy import GaussianAccountant, check_epsilon_delta, leak_ledger
 from .synthesizers._kernels import fourier_features
 
 __all__ = ["DPKMEReleaser"]
@@ -159,8 +157,13 @@ def _check_bounds(bounds, n_features):
             f"bounds must have one entry per column ({n_features}), got shapes "
             f"{lo.shape} and {hi.shape}."
         )
-    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(lo < hi)):
-        raise ValueError("bounds must be finite with lo < hi in every column.")
+    with np.errstate(over="ignore"):
+        span = hi - lo
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(lo < hi)
+            and np.all(np.isfinite(span))):
+        raise ValueError(
+            "bounds must be finite with lo < hi and a finite width hi - lo in every column."
+        )
     return lo.copy(), hi.copy()
 
 
@@ -317,8 +320,9 @@ class DPKMEReleaser(BaseEstimator):
     delta : float, default=1e-5
         Privacy parameter δ in (0, 1).
     random_state : int, RandomState instance or None, default=None
-        Draws the points (from ``bounds``), the random frequencies and the
-        noise.
+        Draws the public random choices: the points (from ``bounds``) and the
+        random frequencies. The privacy noise never follows it (it comes from
+        fresh operating-system entropy, see :mod:`skdpgen.privacy`).
     device : {"auto", "cpu", "cuda"}, default="auto"
         Torch device of the ``"features"`` optimization.
 
@@ -506,14 +510,14 @@ class DPKMEReleaser(BaseEstimator):
         -------
         self : object
         """
-        with fit_transaction(self):  # nothing half-fitted if the fit fails
-            return self._fit(X, epsilon, delta)
+        with fit_transaction(self), leak_ledger() as leaks:  # nothing half-fitted on failure
+            return self._fit(X, epsilon, delta, leaks)
 
     # fitted attributes of one method only: a re-fit with the other drops them
     _METHOD_ATTRIBUTES = ("coefficients_", "basis_", "rank_", "features_", "embedding_",
                           "loss_history_")
 
-    def _fit(self, X, epsilon, delta):
+    def _fit(self, X, epsilon, delta, leaks):
         for name in self._METHOD_ATTRIBUTES:
             vars(self).pop(name, None)
         epsilon, delta = check_epsilon_delta(
@@ -548,13 +552,13 @@ class DPKMEReleaser(BaseEstimator):
                 raise ValueError("features= is only used by method='features'.")
             if candidates is None:
                 candidates = rng.uniform(bounds[0], bounds[1], size=(self.n_points, n_features))
-            self._fit_subspace(X, candidates, epsilon, delta, rng)
+            self._fit_subspace(X, candidates, epsilon, delta, leaks)
         else:
-            self._fit_features(X, candidates, bounds, epsilon, delta, rng)
+            self._fit_features(X, candidates, bounds, epsilon, delta, rng, leaks)
         self.epsilon_, self.delta_ = epsilon, delta
         return self
 
-    def _fit_subspace(self, X, Z, epsilon, delta, rng):
+    def _fit_subspace(self, X, Z, epsilon, delta, leaks):
         ls = check_length_scale(self.length_scale, X.shape[1])
         coords = _SubspaceCoordinates(Z, ls)
         gram = coords.gram()
@@ -567,9 +571,7 @@ class DPKMEReleaser(BaseEstimator):
         alpha = sums / n
         sensitivity = 2.0 / n
         accountant = GaussianAccountant(epsilon, delta, {"subspace coefficients": 1.0})
-        noisy = accountant.add_noise(
-            "subspace coefficients", alpha, sensitivity=sensitivity, random_state=rng
-        )
+        noisy = accountant.add_noise("subspace coefficients", alpha, sensitivity=sensitivity)
         weights = basis @ noisy
         if self.l1_bound is not None:
             weights = _l1_reduce(gram, weights, float(self.l1_bound), lam.max())
@@ -581,7 +583,7 @@ class DPKMEReleaser(BaseEstimator):
         self.length_scale_ = ls
         self.sensitivity_ = sensitivity
         self.noise_multiplier_ = accountant.noise_multipliers["subspace coefficients"]
-        self.privacy_report_ = accountant.report()
+        self.privacy_report_ = accountant.report(leaks)
 
     def _row_coefficients(self, X):
         """``a(x)`` for each row of ``X`` under the fitted basis (for audits)."""
@@ -591,7 +593,7 @@ class DPKMEReleaser(BaseEstimator):
         A = coords.transform(X)
         return A * _unit_norm_scale(np.einsum("ij,ij->i", A, A), np.float64)[:, None]
 
-    def _fit_features(self, X, candidates, bounds, epsilon, delta, rng):
+    def _fit_features(self, X, candidates, bounds, epsilon, delta, rng, leaks):
         n_features = X.shape[1]
         features = self.features
         if features is None:
@@ -600,27 +602,17 @@ class DPKMEReleaser(BaseEstimator):
                 length_scale=self.length_scale,
                 random_state=int(rng.integers(2**31)),
             )
-        else:
-            try:
-                check_is_fitted(features)
-            except NotFittedError:
-                if not isinstance(features, _UnitNormFeatures):
-                    warnings.warn(
-                        f"The feature map {type(features).__name__} is fitted on the "
-                        "private data, and whatever it learns from the rows is not "
-                        "covered by the privacy guarantee. Fit it on public data and "
-                        "pass it fitted.",
-                        PrivacyLeakWarning,
-                        stacklevel=3,
-                    )
+        # checked (and, unless ours, recorded as a leak) before the rows are read
+        features = fit_feature_map(
+            features, np.zeros((1, n_features)) if isinstance(X, DaskRows) else X,
+            private=True, dask=isinstance(X, DaskRows),
+        )
         # The exact mean (streamed, rows clipped to norm ≤ 1), then the noise.
         kme = KernelMeanEmbedding(features=features).fit(X)
         features = kme.features_
         sensitivity = kme.sensitivity_  # 2/n
         accountant = GaussianAccountant(epsilon, delta, {"mean embedding": 1.0})
-        target = accountant.add_noise(
-            "mean embedding", kme.embedding_, sensitivity=sensitivity, random_state=rng
-        )
+        target = accountant.add_noise("mean embedding", kme.embedding_, sensitivity=sensitivity)
         device = resolve_device(self.device)
         tgen = torch_generator(rng, "cpu")
         if candidates is None:
@@ -648,7 +640,7 @@ class DPKMEReleaser(BaseEstimator):
         )
         self.sensitivity_ = sensitivity
         self.noise_multiplier_ = accountant.noise_multipliers["mean embedding"]
-        self.privacy_report_ = accountant.report()
+        self.privacy_report_ = accountant.report(leaks)
 
     def _reduced_set(self, features, target, Z0, bounds, device):
         """Adam on ``‖Σ_m w_m φ(z_m) − μ̃‖²`` over points and weights ``w ≥ 0``."""

@@ -9,26 +9,36 @@ A *schema* maps each column to its public description::
 line's ``--schema`` file). Column keys are DataFrame column names, or integer
 positions for NumPy arrays.
 
-Encoding is a fixed function of the schema: numeric columns are clipped to
-their bounds and mapped linearly onto [-1, 1]; categorical columns become
-one-hot blocks. Nothing about it depends on the rows, except for the columns
-the schema leaves out, whose bounds or categories are then read from the data
-with a :class:`~skdpgen.privacy.PrivacyLeakWarning`.
+A categorical column may say ``"ordered": true``. Encoding is a fixed
+function of the schema: numeric columns are clipped to their bounds and
+mapped linearly onto [-1, 1]; categorical columns become one-hot blocks.
+Decoding is one too, dtypes included: numeric columns come back as float64
+(int64, rounded, when ``"integer": true``), categorical ones as a pandas
+``Categorical`` with the schema's categories (bool when the categories are
+``False`` and ``True``). Nothing about either depends on the rows, except for
+the columns the schema leaves out, whose bounds or categories are then read
+from the data with a :class:`~skdpgen.privacy.PrivacyLeakWarning` and
+recorded as leaks (:func:`skdpgen.privacy.record_leak`).
 """
 
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
-
-import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.utils import check_array
 
 from ._dask import is_dask_collection, meta
-from .privacy import PrivacyLeakWarning
+from .privacy import leak_ledger, record_leak
 
-__all__ = ["TableEncoder", "as_frame", "is_categorical_dtype", "numeric_schema", "paired_frames"]
+__all__ = [
+    "TableEncoder",
+    "as_frame",
+    "is_categorical_dtype",
+    "numeric_schema",
+    "output_dtype",
+    "paired_frames",
+]
 
 # What a Dask DataFrame's categorical column declares when its categories are unknown.
 _UNKNOWN = "__UNKNOWN_CATEGORIES__"
@@ -108,15 +118,62 @@ def _check_spec(key, spec):
     kind = spec.get("type")
     if kind == "numeric":
         lo, hi = (float(b) for b in spec["bounds"])
-        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-            raise ValueError(f"Schema bounds of column {key!r} must be finite with lo < hi.")
+        with np.errstate(over="ignore"):
+            span = hi - lo
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi and np.isfinite(span)):
+            raise ValueError(
+                f"Schema bounds of column {key!r} must be finite with lo < hi and a finite "
+                f"width hi - lo, got [{lo}, {hi}]."
+            )
         return {"type": "numeric", "bounds": [lo, hi], "integer": bool(spec.get("integer", False))}
     if kind == "categorical":
         cats = list(spec["categories"])
         if len(cats) == 0 or len(set(cats)) != len(cats):
             raise ValueError(f"Schema categories of column {key!r} must be non-empty and distinct.")
-        return {"type": "categorical", "categories": cats}
+        out = {"type": "categorical", "categories": cats}
+        if "ordered" in spec:
+            out["ordered"] = bool(spec["ordered"])
+        return out
     raise ValueError(f"Schema column {key!r} has unknown type {kind!r}.")
+
+
+def _is_bool_categories(categories):
+    return all(isinstance(c, (bool, np.bool_)) for c in categories)
+
+
+def output_dtype(spec):
+    """The public dtype of a column in decoded (synthetic) tables.
+
+    A function of the column's spec alone, never of the private rows:
+    float64 for numeric columns, int64 for ``"integer": true``, bool for
+    categorical columns whose categories are booleans, and otherwise a
+    :class:`pandas.CategoricalDtype` with the spec's categories (ordered
+    when the spec says ``"ordered": true``).
+
+    Parameters
+    ----------
+    spec : dict
+        A resolved column spec.
+
+    Returns
+    -------
+    dtype : numpy.dtype or pandas.CategoricalDtype
+
+    Examples
+    --------
+    >>> from skdpgen.schema import output_dtype
+    >>> output_dtype({"type": "numeric", "bounds": [0, 9], "integer": True})
+    dtype('int64')
+    >>> output_dtype({"type": "categorical", "categories": ["a", "b"]}).categories.tolist()
+    ['a', 'b']
+    >>> output_dtype({"type": "categorical", "categories": [False, True]})
+    dtype('bool')
+    """
+    if spec["type"] == "numeric":
+        return np.dtype(np.int64) if spec["integer"] else np.dtype(np.float64)
+    if _is_bool_categories(spec["categories"]):
+        return np.dtype(bool)
+    return pd.CategoricalDtype(spec["categories"], ordered=spec.get("ordered", False))
 
 
 class TableEncoder:
@@ -135,7 +192,9 @@ class TableEncoder:
         Column keys in input order.
     specs_ : list of dict
         The resolved spec of each column.
-    leaks_ : list of str
+    dtypes_ : list
+        The public output dtype of each column (see :func:`output_dtype`).
+    leaks_ : list of PrivacyLeak
         What was read from the data (empty with a full public schema).
     is_frame_ : bool
         Whether the input was a DataFrame (output is then a DataFrame).
@@ -147,12 +206,27 @@ class TableEncoder:
 
     Notes
     -----
-    A column's type is a public fact read from its dtype (object, string,
-    bool and categorical dtypes are categorical). Categories of a pandas
-    ``Categorical`` column are its declared categories, treated as public:
-    declare them (``pd.Categorical(values, categories=[...])``) rather than
-    let ``astype("category")`` collect them from the rows. bool columns have
-    the public categories ``[False, True]``.
+    **What is public.** What the schema (or ``bounds``) declares. For a
+    column the schema leaves out, its type comes from its dtype (numeric
+    dtypes are numeric; object, string, bool and categorical dtypes are
+    categorical), and:
+
+    * numeric: with ``bounds`` given, those bounds (no leak); otherwise the
+      exact minimum and maximum of the rows, recorded as a leak;
+    * bool: the categories ``[False, True]``, which the dtype fixes (no leak);
+    * pandas ``Categorical``: the categories of the dtype, recorded as a
+      leak, since ``astype("category")``, ``pd.Categorical(values)`` and
+      ``read_csv(dtype="category")`` collect them from the rows (a rare
+      category reveals that a record holds it);
+    * any other dtype: the distinct values of the rows, recorded as a leak.
+
+    Integer output needs ``"integer": true`` in the schema: an integer
+    dtype is not enough, since pandas infers it from the values (one
+    fractional value in a neighbouring table gives float64).
+
+    **Bounds.** Numeric values are clipped to the bounds and mapped to
+    ``2 (v − lo)/(hi − lo) − 1``, finite for every finite value as long as
+    ``hi − lo`` is finite, which the schema check requires.
     """
 
     def __init__(self, schema=None, bounds=None):
@@ -161,60 +235,61 @@ class TableEncoder:
 
     # -- fitting -----------------------------------------------------------
     def fit(self, X):
-        """Resolve every column's spec; warn about what comes from the data."""
+        """Resolve every column's spec; record what comes from the data."""
+        with leak_ledger() as leaks:
+            self._fit(X)
+        self.leaks_ = leaks
+        return self
+
+    def _fit(self, X):
         schema = dict(self.schema or {})
         dask_frame = is_dask_collection(X) and hasattr(X, "columns")
         self.is_frame_ = isinstance(X, pd.DataFrame) or dask_frame
         if dask_frame:  # columns and dtypes only; rows are read only for a leak
             frame = X
-            self.columns_ = list(X.columns)
-            self.dtypes_ = [meta(X)[c].dtype for c in self.columns_]
+            columns = list(X.columns)
+            dtypes = [meta(X)[c].dtype for c in columns]
         elif is_dask_collection(X):  # a Dask array
             if X.ndim != 2:
                 raise ValueError(f"Expected a 2-D array, got {X.ndim}-D.")
-            self.columns_ = list(range(X.shape[1]))
-            self.dtypes_ = [X.dtype] * X.shape[1]
-            frame = {j: X[:, j] for j in self.columns_}
+            columns = list(range(X.shape[1]))
+            dtypes = [X.dtype] * X.shape[1]
+            frame = {j: X[:, j] for j in columns}
         elif self.is_frame_:
             if len(X) < 2:
                 raise ValueError(
                     f"Found a DataFrame with {len(X)} sample(s) while a minimum of 2 is required."
                 )
             frame = X
-            self.columns_ = list(X.columns)
-            self.dtypes_ = [X[c].dtype for c in self.columns_]
+            columns = list(X.columns)
+            dtypes = [X[c].dtype for c in columns]
         else:
             arr = check_array(X, dtype="numeric", ensure_min_samples=2)
             frame = pd.DataFrame(arr)
-            self.columns_ = list(range(arr.shape[1]))
-            self.dtypes_ = [arr.dtype] * arr.shape[1]
-        unknown = set(schema) - set(self.columns_)
+            columns = list(range(arr.shape[1]))
+            dtypes = [arr.dtype] * arr.shape[1]
+        if not columns:
+            raise ValueError("X has no columns.")
+        unknown = set(schema) - set(columns)
         if unknown:
             raise ValueError(f"The schema names columns that X lacks: {sorted(map(str, unknown))}.")
-        self.specs_, self.leaks_ = [], []
-        for key, dtype in zip(self.columns_, self.dtypes_):
+        self.columns_ = columns
+        self.specs_ = []
+        for key, dtype in zip(columns, dtypes):
             if key in schema:
                 spec = _check_spec(key, schema[key])
                 if spec["type"] == "numeric" and is_categorical_dtype(dtype):
                     raise ValueError(f"Column {key!r} is declared numeric but has dtype {dtype}.")
+                if (spec["type"] == "categorical" and "ordered" not in spec
+                        and isinstance(dtype, pd.CategoricalDtype) and dtype.ordered):
+                    spec["ordered"] = True  # the user declared the order on the dtype
             else:
                 spec = self._spec_from_dtype_or_data(key, dtype, frame[key])
             self.specs_.append(spec)
-        # a Categorical's dtype lists the categories of its values unless they
-        # were declared: keep only the public ones (the spec's) and the order flag
-        self.dtypes_ = [
-            pd.CategoricalDtype(spec["categories"], ordered=dtype.ordered)
-            if isinstance(dtype, pd.CategoricalDtype) else dtype
-            for dtype, spec in zip(self.dtypes_, self.specs_)
-        ]
-        for leak in self.leaks_:
-            warnings.warn(leak, PrivacyLeakWarning, stacklevel=3)
+        self.dtypes_ = [output_dtype(spec) for spec in self.specs_]
         numeric = [s for s in self.specs_ if s["type"] == "numeric"]
         self.n_numeric_ = len(numeric)
         self.category_sizes_ = [len(s["categories"]) for s in self.specs_ if s["type"] == "categorical"]
-        if not self.specs_:
-            raise ValueError("X has no columns.")
-        return self
 
     def _spec_from_dtype_or_data(self, key, dtype, column):
         if is_dask_collection(column):  # a Dask column read only on this (leaking) path
@@ -224,35 +299,47 @@ class TableEncoder:
                 self.bounds is None or is_categorical_dtype(dtype)
             ):
                 column = column.compute()
-        if isinstance(dtype, pd.CategoricalDtype):
-            return {"type": "categorical", "categories": list(dtype.categories)}
-        if pd.api.types.is_bool_dtype(dtype):
+        if pd.api.types.is_bool_dtype(dtype):  # the dtype fixes the categories
             return {"type": "categorical", "categories": [False, True]}
+        if isinstance(dtype, pd.CategoricalDtype):
+            cats = list(dtype.categories)
+            record_leak(
+                "categories",
+                f"The categories of column {key!r} were taken from its pandas Categorical "
+                f"dtype ({len(cats)} values), which astype('category'), pd.Categorical(values) "
+                "and read_csv(dtype='category') collect from the private rows; they are "
+                "released with the model without privacy. Declare them in the schema to "
+                "avoid this.",
+                column=key, stacklevel=5,
+            )
+            return {"type": "categorical", "categories": cats, "ordered": bool(dtype.ordered)}
         if is_categorical_dtype(dtype):
             values = column.dropna().unique().tolist()
             cats = sorted(values, key=str)
-            self.leaks_.append(
+            record_leak(
+                "categories",
                 f"The categories of column {key!r} were read from the private data "
                 f"({len(cats)} values) and are released with the model without privacy. "
-                "Pass them in the schema (or as a pandas Categorical with declared "
-                "categories) to avoid this."
+                "Declare them in the schema to avoid this.",
+                column=key, stacklevel=5,
             )
             return {"type": "categorical", "categories": cats}
-        integer = bool(np.issubdtype(dtype, np.integer))
         if self.bounds is not None:
             lo, hi = self.bounds
-            return _check_spec(key, {"type": "numeric", "bounds": [lo, hi], "integer": integer})
+            return _check_spec(key, {"type": "numeric", "bounds": [lo, hi]})
         values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
         finite = values[np.isfinite(values)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        self.leaks_.append(
+        record_leak(
+            "bounds",
             f"The bounds of numeric column {key!r} were read from the private data "
             f"(its exact minimum and maximum) and are released with the model without "
-            "privacy. Pass public bounds in the schema, or bounds=(lo, hi), to avoid this."
+            "privacy. Pass public bounds in the schema, or bounds=(lo, hi), to avoid this.",
+            column=key, stacklevel=5,
         )
-        return {"type": "numeric", "bounds": [lo, hi], "integer": integer}
+        return _check_spec(key, {"type": "numeric", "bounds": [lo, hi]})
 
     # -- encoding ----------------------------------------------------------
     def _frame(self, X):
@@ -295,7 +382,8 @@ class TableEncoder:
                 if not np.all(np.isfinite(values)):
                     raise ValueError(f"Column {key!r} contains NaN or infinity.")
                 lo, hi = spec["bounds"]
-                num[:, j] = 2.0 * (np.clip(values, lo, hi) - lo) / (hi - lo) - 1.0
+                # (v − lo)/(hi − lo) ≤ 1 first: finite for any finite hi − lo
+                num[:, j] = (np.clip(values, lo, hi) - lo) / (hi - lo) * 2.0 - 1.0
                 j += 1
             else:
                 if col.isna().any():
@@ -345,7 +433,9 @@ class TableEncoder:
         Returns
         -------
         X : DataFrame or ndarray
-            Same columns, dtypes and category labels as the training input.
+            A DataFrame with the training columns and the public dtypes
+            ``dtypes_`` (see :func:`output_dtype`), or a float64 array when
+            fitted on an array.
         """
         n = numeric.shape[0]
         out = {}
@@ -353,24 +443,22 @@ class TableEncoder:
         for key, spec, dtype in zip(self.columns_, self.specs_, self.dtypes_):
             if spec["type"] == "numeric":
                 lo, hi = spec["bounds"]
-                values = lo + (np.clip(numeric[:, j], -1, 1) + 1.0) * (hi - lo) / 2.0
+                unit = (np.clip(numeric[:, j], -1.0, 1.0) + 1.0) / 2.0  # in [0, 1]
+                values = np.clip(lo + unit * (hi - lo), lo, hi)
                 if spec["integer"]:
                     values = np.round(values)
                 j += 1
-                if self.is_frame_ and np.issubdtype(np.dtype(dtype), np.number):
-                    values = values.astype(dtype)
-                out[key] = values
+                out[key] = values.astype(dtype) if self.is_frame_ else values
             else:
                 cats = spec["categories"]
-                codes = categories[k]
+                codes = np.asarray(categories[k])
                 k += 1
                 if isinstance(dtype, pd.CategoricalDtype):
-                    out[key] = pd.Categorical.from_codes(
-                        codes, dtype=pd.CategoricalDtype(cats, ordered=dtype.ordered)
-                    )
+                    out[key] = pd.Categorical.from_codes(codes, dtype=dtype)
                 else:
-                    out[key] = pd.Series(np.asarray(cats, dtype=object)[codes]).astype(dtype)
+                    out[key] = np.asarray(cats, dtype=object)[codes].astype(dtype)
         if self.is_frame_:
             return pd.DataFrame(out, columns=self.columns_, index=pd.RangeIndex(n))
-        arr = np.column_stack([out[c] for c in self.columns_]) if out else np.empty((n, 0))
-        return arr.astype(self.dtypes_[0] if np.issubdtype(self.dtypes_[0], np.floating) else np.float64)
+        if not out:
+            return np.empty((n, 0))
+        return np.column_stack([np.asarray(out[c], dtype=np.float64) for c in self.columns_])

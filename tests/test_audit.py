@@ -32,7 +32,6 @@ def releases(features, X, y=None, classes=None, runs=N_RUNS, seed0=0):
     for s in range(runs):
         kme = KernelMeanEmbedding(
             features=features, epsilon=EPSILON, delta=DELTA, classes=classes,
-            random_state=seed0 + s,
         ).fit(X, y)
         out.append(kme.embedding_.ravel())
     return np.array(out), kme

@@ -17,7 +17,7 @@ ESTIMATORS = [
     HermiteFeatures(order=2, kernel="product"),
     RandomFourierFeatures(n_components=20, random_state=0),
     KernelMeanEmbedding(features=HermiteFeatures(order=3)),
-    KernelMeanEmbedding(epsilon=1.0, classes=None, random_state=0),
+    KernelMeanEmbedding(epsilon=1.0, classes=None),
     DPHPSynthesizer(epochs=2, steps_per_epoch=3, batch_size=20, order=3, random_state=0, device="cpu"),
     DPMERFSynthesizer(epochs=1, steps_per_epoch=3, batch_size=20, n_features=50, random_state=0, device="cpu"),
     DPKMEReleaser(method="subspace", bounds=(-3, 3), n_points=20, random_state=0),

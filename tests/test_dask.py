@@ -89,13 +89,12 @@ def test_dataframe_and_series_input(client):
     assert kme.n_features_in_ == 4
 
 
-def test_private_noise_scale_and_report(client):
+def test_private_noise_scale_and_report(client, same_noise):
     X, _ = _data(n=4_000, d=3)
     features = RandomFourierFeatures(n_components=20_000, random_state=0).fit(X[:1])
     exact = KernelMeanEmbedding(features=features).fit(X).embedding_
     Xd = da.from_array(X, chunks=500)
-    kme = KernelMeanEmbedding(features=features, epsilon=0.5, delta=1e-6,
-                              random_state=1).fit(Xd)
+    kme = KernelMeanEmbedding(features=features, epsilon=0.5, delta=1e-6).fit(Xd)
     sigma = calibrate_gaussian(0.5, 1e-6)
     assert kme.noise_multiplier_ == sigma
     expected_std = sigma * 2 / len(X)
@@ -103,11 +102,15 @@ def test_private_noise_scale_and_report(client):
     # 20,000 i.i.d. normal coordinates: the sample std is within 3% of the truth
     assert np.std(noise) == pytest.approx(expected_std, rel=0.03)
     assert abs(np.mean(noise)) < 4 * expected_std / np.sqrt(noise.size)
-    in_memory = KernelMeanEmbedding(features=features, epsilon=0.5, delta=1e-6,
-                                    random_state=1).fit(X)
-    # same seed, same noise: the release is the in-memory one to rounding
-    np.testing.assert_allclose(kme.embedding_, in_memory.embedding_, rtol=0, atol=1e-10)
+    in_memory = KernelMeanEmbedding(features=features, epsilon=0.5, delta=1e-6).fit(X)
     assert kme.privacy_report_.to_dict() == in_memory.privacy_report_.to_dict()
+    assert kme.privacy_report_.is_private
+    # with the same (debugging) noise, the release is the in-memory one to rounding
+    with same_noise():
+        on_dask = KernelMeanEmbedding(features=features, epsilon=0.5, delta=1e-6).fit(Xd)
+    with same_noise():
+        in_memory = KernelMeanEmbedding(features=features, epsilon=0.5, delta=1e-6).fit(X)
+    np.testing.assert_allclose(on_dask.embedding_, in_memory.embedding_, rtol=0, atol=1e-10)
 
 
 def test_errors_are_raised_from_workers(client):
@@ -127,7 +130,7 @@ def test_errors_are_raised_from_workers(client):
 def test_leaks_warn_as_in_memory(client):
     X, y = _data(n=2_000)
     with pytest.warns(PrivacyLeakWarning, match="class list"):
-        kme = KernelMeanEmbedding(epsilon=1.0, random_state=0).fit(
+        kme = KernelMeanEmbedding(epsilon=1.0).fit(
             da.from_array(X, chunks=500), da.from_array(y, chunks=500))
     np.testing.assert_array_equal(kme.classes_, [0, 1, 2])
 
@@ -146,17 +149,21 @@ def adult():
 
 
 @pytest.mark.parametrize("cls", [DPHPSynthesizer, DPMERFSynthesizer])
-def test_synthesizer_fits_from_dask_dataframe(client, adult, cls):
+def test_synthesizer_fits_from_dask_dataframe(client, adult, cls, same_noise):
     data, target, schema = adult
     ddf = dd.from_pandas(data.assign(income=target), npartitions=4)
-    params = dict(schema=schema, epochs=2, steps_per_epoch=5, batch_size=100,
-                  random_state=0, device="cpu")
+    params = dict(schema=schema, classes=list(target.cat.categories), epochs=2,
+                  steps_per_epoch=5, batch_size=100, random_state=0, device="cpu")
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # full public schema: no leak
+        private = cls(**params).fit(ddf.drop(columns="income"), ddf["income"], epsilon=1.0)
+    assert private.privacy_report_.is_private
+    with same_noise():
         synth, workers = _ran_on_workers(client, lambda: cls(**params).fit(
             ddf.drop(columns="income"), ddf["income"], epsilon=1.0))
     assert workers
-    ref = cls(**params).fit(data, target, epsilon=1.0)
+    with same_noise():
+        ref = cls(**params).fit(data, target, epsilon=1.0)
     # same releases (sums equal to rounding, same noise), same training
     np.testing.assert_allclose(synth.loss_history_, ref.loss_history_, rtol=1e-6)
     assert synth.privacy_report_.to_dict() == ref.privacy_report_.to_dict()
@@ -177,16 +184,20 @@ def test_synthesizer_leaks_from_dask_warn(client, adult):
             ddf.drop(columns="income"), ddf["income"])
     messages = " ".join(str(w.message) for w in record)
     assert "'age'" in messages and "class list" in messages
+    assert {(leak.what, leak.column) for leak in synth.privacy_report_.leaks} == {
+        ("bounds", "age"), ("classes", None)}
     assert synth.encoder_.specs_[0]["bounds"] == [float(data["age"].min()),
                                                   float(data["age"].max())]
 
 
 @pytest.mark.parametrize("method", ["subspace", "features"])
-def test_releaser_from_dask_array(client, method):
+def test_releaser_from_dask_array(client, method, same_noise):
     X = np.random.default_rng(0).normal(size=(4_000, 2))
     params = dict(method=method, bounds=(-3, 3), n_points=25, n_iter=30, epsilon=1.0,
                   random_state=0)
-    ref = DPKMEReleaser(**params).fit(X)
-    rel = DPKMEReleaser(**params).fit(da.from_array(X, chunks=900))
+    with same_noise():
+        ref = DPKMEReleaser(**params).fit(X)
+    with same_noise():
+        rel = DPKMEReleaser(**params).fit(da.from_array(X, chunks=900))
     np.testing.assert_allclose(rel.weights_, ref.weights_, rtol=0, atol=1e-10)
     assert rel.privacy_report_.to_dict() == ref.privacy_report_.to_dict()

@@ -8,6 +8,7 @@ import pytest
 from sklearn.preprocessing import StandardScaler
 
 from skdpgen import HermiteFeatures, KernelMeanEmbedding, PrivacyLeakWarning, RandomFourierFeatures
+from skdpgen.privacy import calibrate_gaussian, reproducible_noise
 
 
 @pytest.fixture
@@ -55,7 +56,7 @@ def test_streaming_does_not_change_the_result(data, chunk_size, n_jobs):
 def test_private_embedding_attributes_and_report(data):
     X, y = data
     kme = KernelMeanEmbedding(
-        features=HermiteFeatures(order=4), epsilon=1.0, delta=1e-5, classes=["a", "b"], random_state=0
+        features=HermiteFeatures(order=4), epsilon=1.0, delta=1e-5, classes=["a", "b"]
     ).fit(X, y)
     assert kme.sensitivity_ == pytest.approx(2 / 500)
     assert kme.noise_multiplier_ == pytest.approx(3.7306, abs=1e-4)
@@ -69,20 +70,33 @@ def test_private_embedding_attributes_and_report(data):
     assert kme.epsilon == 1.0  # parameters untouched
 
 
-def test_same_random_state_same_release_and_fresh_noise_otherwise(data):
+def test_noise_is_fresh_at_every_fit_and_reproducible_only_on_request(data):
     X, _ = data
-    make = lambda rs: KernelMeanEmbedding(epsilon=1.0, random_state=rs).fit(X).embedding_  # noqa: E731
-    np.testing.assert_array_equal(make(3), make(3))
-    assert not np.allclose(make(None), make(None))
-    # random_state=None does not follow NumPy's global seed (OS entropy instead)
+    features = RandomFourierFeatures(n_components=20, random_state=0)
+    make = lambda: KernelMeanEmbedding(features=features, epsilon=1.0).fit(X)  # noqa: E731
+    first, second = make(), make()
+    # same public random choice (the frequencies), different noise
+    np.testing.assert_array_equal(first.features_.frequencies_, second.features_.frequencies_)
+    assert not np.allclose(first.embedding_, second.embedding_)
+    assert first.privacy_report_.is_private
+    # NumPy's global seed does not make the noise predictable either
     state = np.random.get_state()
     try:
         np.random.seed(0)
-        first = make(None)
+        a = make().embedding_
         np.random.seed(0)
-        assert not np.allclose(first, make(None))
+        assert not np.allclose(a, make().embedding_)
     finally:
         np.random.set_state(state)
+    # only the explicit debugging switch reproduces the noise, and says so
+    runs = []
+    for _ in range(2):
+        with pytest.warns(PrivacyLeakWarning, match="reproducible_noise"):
+            with reproducible_noise(0):
+                runs.append(make())
+    np.testing.assert_array_equal(runs[0].embedding_, runs[1].embedding_)
+    assert not runs[0].privacy_report_.is_private
+    assert runs[0].privacy_report_.reproducible
 
 
 def test_observed_noise_std_equals_sigma_times_sensitivity(data):
@@ -91,11 +105,12 @@ def test_observed_noise_std_equals_sigma_times_sensitivity(data):
     features = HermiteFeatures(order=9)
     exact = KernelMeanEmbedding(features=features).fit(X).embedding_
     residuals = []
-    for seed in range(200):
-        kme = KernelMeanEmbedding(features=features, epsilon=2.0, random_state=seed).fit(X)
+    for _ in range(200):
+        kme = KernelMeanEmbedding(features=features, epsilon=2.0).fit(X)
         residuals.append(kme.embedding_ - exact)
     residuals = np.concatenate(residuals)  # 200 × 30 values
-    expected = kme.noise_multiplier_ * kme.sensitivity_
+    # derived here, not read from the estimator: σ(ε=2, δ=1e-5) · Δ with Δ = 2/n
+    expected = calibrate_gaussian(2.0, 1e-5) * 2 / 50
     # chi-square: relative error of the std estimate ~ 1/sqrt(2N) ≈ 0.9 %
     assert residuals.std() == pytest.approx(expected, rel=0.04)
     assert abs(residuals.mean()) < 4 * expected / math.sqrt(residuals.size)
@@ -130,7 +145,9 @@ def test_generic_transformer_rows_are_clipped_and_fitting_it_privately_warns(dat
     big = X * 1000
     # StandardScaler output has norm > 1; the embedding clips rows to norm ≤ 1
     with pytest.warns(PrivacyLeakWarning, match="fitted on the private"):
-        kme = KernelMeanEmbedding(features=StandardScaler(), epsilon=1.0, random_state=0).fit(big)
+        kme = KernelMeanEmbedding(features=StandardScaler(), epsilon=1.0).fit(big)
+    assert [leak.what for leak in kme.privacy_report_.leaks] == ["feature map"]
+    assert not kme.privacy_report_.is_private
     exact = KernelMeanEmbedding(features=StandardScaler().fit(big)).fit(big).embedding_
     H = StandardScaler().fit_transform(big)
     H = H / np.maximum(1, np.linalg.norm(H, axis=1))[:, None]
@@ -170,7 +187,7 @@ def test_bad_inputs(data, bad):
 def test_score_prefers_the_same_distribution():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2000, 2))
-    kme = KernelMeanEmbedding(features=HermiteFeatures(order=10), epsilon=1.0, random_state=0).fit(X)
+    kme = KernelMeanEmbedding(features=HermiteFeatures(order=10), epsilon=1.0).fit(X)
     same = kme.score(rng.normal(size=(2000, 2)))
     shifted = kme.score(rng.normal(loc=1.0, size=(2000, 2)))
     assert same > shifted
@@ -179,7 +196,7 @@ def test_score_prefers_the_same_distribution():
 def test_dataframe_input_and_pickle(data):
     X, _ = data
     df = pd.DataFrame(X, columns=["a", "b", "c"])
-    kme = KernelMeanEmbedding(epsilon=1.0, random_state=0).fit(df)
+    kme = KernelMeanEmbedding(epsilon=1.0).fit(df)
     np.testing.assert_array_equal(kme.feature_names_in_, ["a", "b", "c"])
     clone = pickle.loads(pickle.dumps(kme))
     np.testing.assert_array_equal(clone.embedding_, kme.embedding_)

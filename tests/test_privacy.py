@@ -31,7 +31,7 @@ def test_reference_eleven_equal_releases():
     assert sigma == pytest.approx(3.7306 * math.sqrt(11), abs=5e-4)
     assert sigma == pytest.approx(12.373, abs=5e-4)
     for _ in range(11):
-        acc.add_noise("release", np.zeros(2), sensitivity=1.0, random_state=0)
+        acc.add_noise("release", np.zeros(2), sensitivity=1.0)
     report = acc.report()
     assert report.n_releases == 11
     # exact composition: the 11 releases together spend exactly the budget
@@ -87,10 +87,10 @@ def test_split_budget_composes_to_total():
     precision += 20 / acc.noise_multipliers["product kernel"] ** 2
     precision += 1 / acc.noise_multipliers["labels"] ** 2
     assert precision == pytest.approx(1 / total**2, rel=1e-12)
-    acc.add_noise("sum kernel", 0.0, sensitivity=0.1, random_state=0)
+    acc.add_noise("sum kernel", 0.0, sensitivity=0.1)
     for _ in range(20):
-        acc.add_noise("product kernel", [0.0], sensitivity=0.1, random_state=0)
-    acc.add_noise("labels", [0.0, 0.0], sensitivity=0.05, random_state=0)
+        acc.add_noise("product kernel", [0.0], sensitivity=0.1)
+    acc.add_noise("labels", [0.0, 0.0], sensitivity=0.05)
     report = acc.report()
     assert report.epsilon == pytest.approx(2.0, abs=1e-6)
     frame = report.to_frame()
@@ -104,19 +104,19 @@ def test_split_budget_composes_to_total():
 
 def test_partial_releases_spend_less_and_overspending_is_refused():
     acc = GaussianAccountant(1.0, 1e-5, {"a": (1.0, 4)})
-    acc.add_noise("a", 0.0, sensitivity=1.0, random_state=0)
+    acc.add_noise("a", 0.0, sensitivity=1.0)
     assert acc.report().epsilon < 1.0
     for _ in range(3):
-        acc.add_noise("a", 0.0, sensitivity=1.0, random_state=0)
+        acc.add_noise("a", 0.0, sensitivity=1.0)
     with pytest.raises(RuntimeError, match="exceed"):
-        acc.add_noise("a", 0.0, sensitivity=1.0, random_state=0)
+        acc.add_noise("a", 0.0, sensitivity=1.0)
     with pytest.raises(KeyError):
         acc.add_noise("b", 0.0, sensitivity=1.0)
 
 
 def test_noise_std_is_sigma_times_sensitivity():
     acc = GaussianAccountant(1.0, 1e-5, {"a": 1.0})
-    out = acc.add_noise("a", np.zeros(200_000), sensitivity=0.01, random_state=0)
+    out = acc.add_noise("a", np.zeros(200_000), sensitivity=0.01)
     expected = acc.noise_multipliers["a"] * 0.01
     assert out.std() == pytest.approx(expected, rel=0.01)
     assert abs(out.mean()) < 5 * expected / math.sqrt(out.size)
@@ -124,7 +124,7 @@ def test_noise_std_is_sigma_times_sensitivity():
 
 def test_compose_reports_of_k_fits():
     acc = GaussianAccountant(1.0, 1e-5, {"a": 1.0})
-    acc.add_noise("a", 0.0, sensitivity=1.0, random_state=0)
+    acc.add_noise("a", 0.0, sensitivity=1.0)
     one = acc.report()
     k = 7
     total = compose_reports([one] * k)

@@ -11,7 +11,7 @@ from sklearn.kernel_approximation import RBFSampler
 
 from skdpgen import HermiteFeatures, PrivacyLeakWarning, RandomFourierFeatures
 from skdpgen.audit import epsilon_lower_bound
-from skdpgen.privacy import calibrate_gaussian
+from skdpgen.privacy import calibrate_gaussian, reproducible_noise
 from skdpgen.release import DPKMEReleaser, _project_l1, _torch_feature_map
 
 EPSILON, DELTA = 1.0, 1e-5
@@ -237,9 +237,14 @@ def test_torch_feature_maps_match_numpy(features):
 def test_l1_bound_holds(data, method):
     kwargs = dict(method=method, bounds=(-3, 3), n_points=40, n_iter=20, length_scale=0.7,
                   epsilon=0.5, random_state=0)
-    free = DPKMEReleaser(**kwargs).fit(data[:50])
+    def fit(**more):  # the same noise in every fit: only the post-processing differs
+        with warnings.catch_warnings(), reproducible_noise(0):
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            return DPKMEReleaser(**more, **kwargs).fit(data[:50])
+
+    free = fit()
     C = 0.5 * np.abs(free.weights_).sum()
-    rel = DPKMEReleaser(l1_bound=C, **kwargs).fit(data[:50])
+    rel = fit(l1_bound=C)
     assert np.abs(rel.weights_).sum() <= C
     np.testing.assert_array_equal(rel.points_, free.points_)
     if method == "subspace":
@@ -251,7 +256,7 @@ def test_l1_bound_holds(data, method):
             return (w - free.weights_) @ K @ (w - free.weights_)
 
         assert dist(rel.weights_) <= dist(_project_l1(free.weights_, C)) + 1e-15
-    loose = DPKMEReleaser(l1_bound=2 * C + 1, **kwargs).fit(data[:50])
+    loose = fit(l1_bound=2 * C + 1)
     np.testing.assert_array_equal(loose.weights_, free.weights_)
 
 
@@ -273,10 +278,11 @@ def test_expected_value_on_a_known_case():
         rel.expected_value(lambda Z: Z[:2, 0])
 
 
-def test_weights_can_be_negative_and_sampling_uses_positive_ones():
+def test_weights_can_be_negative_and_sampling_uses_positive_ones(same_noise):
     X = np.random.default_rng(0).normal(size=(100, 1))
-    rel = DPKMEReleaser(candidates=np.linspace(-2, 2, 15)[:, None], length_scale=0.7,
-                        epsilon=0.2, random_state=0).fit(X)
+    with same_noise():  # a fixed release: the test is about sampling from it
+        rel = DPKMEReleaser(candidates=np.linspace(-2, 2, 15)[:, None], length_scale=0.7,
+                            epsilon=0.2, random_state=0).fit(X)
     assert np.any(rel.weights_ < 0)
     rows = rel.sample(2000, random_state=0)
     allowed = rel.points_[rel.weights_ > 0]
@@ -288,15 +294,26 @@ def test_weights_can_be_negative_and_sampling_uses_positive_ones():
 
 # -- reproducibility ----------------------------------------------------------
 @pytest.mark.parametrize("method", ["subspace", "features"])
-def test_reproducible(data, method):
+def test_random_state_fixes_public_choices_never_the_noise(data, method):
     kwargs = dict(method=method, bounds=(-3, 3), n_points=10, n_iter=20)
     a = DPKMEReleaser(random_state=0, **kwargs).fit(data)
     b = DPKMEReleaser(random_state=0, **kwargs).fit(data)
     c = DPKMEReleaser(random_state=1, **kwargs).fit(data)
-    np.testing.assert_array_equal(a.points_, b.points_)
-    np.testing.assert_array_equal(a.weights_, b.weights_)
-    assert not np.array_equal(a.weights_, c.weights_)
-    np.testing.assert_array_equal(a.sample(20, random_state=3), b.sample(20, random_state=3))
+    if method == "subspace":  # the points are drawn from the bounds: public
+        np.testing.assert_array_equal(a.points_, b.points_)
+        assert not np.array_equal(a.points_, c.points_)
+    else:  # the random frequencies are public; the points are fitted to the noisy release
+        np.testing.assert_array_equal(a.features_.frequencies_, b.features_.frequencies_)
+    assert not np.allclose(a.weights_, b.weights_)  # fresh noise at every fit
+    assert a.privacy_report_.is_private and b.privacy_report_.is_private
+    same = []
+    for _ in range(2):
+        with pytest.warns(PrivacyLeakWarning, match="reproducible_noise"), reproducible_noise(0):
+            same.append(DPKMEReleaser(random_state=0, **kwargs).fit(data))
+    np.testing.assert_array_equal(same[0].weights_, same[1].weights_)
+    np.testing.assert_array_equal(same[0].points_, same[1].points_)
+    assert not same[0].privacy_report_.is_private
+    np.testing.assert_array_equal(a.sample(20, random_state=3), a.sample(20, random_state=3))
     assert not np.array_equal(a.sample(50, random_state=3), a.sample(50, random_state=4))
 
 

@@ -13,7 +13,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
 from skdpgen import DPHPSynthesizer, DPMERFSynthesizer, PrivacyLeakWarning
-from skdpgen.privacy import compose_reports, gaussian_epsilon
+from skdpgen.privacy import compose_reports, gaussian_epsilon, reproducible_noise
 from skdpgen.synthesizers._kernels import TabularHermiteKernel
 
 FAST = dict(epochs=2, steps_per_epoch=5, batch_size=64, random_state=0, device="cpu")
@@ -85,13 +85,32 @@ def test_numpy_in_numpy_out_and_unlabeled(make):
         synth.sample(3, y=[0, 0, 0])
 
 
+def _public_choices(synth):
+    """What random_state decides in a fit: column draws (DP-HP), frequencies (DP-MERF)."""
+    if hasattr(synth, "product_columns_"):
+        return np.concatenate(synth.product_columns_)
+    return synth.features_.frequencies_
+
+
 @pytest.mark.parametrize("make", SYNTHS, ids=IDS)
-def test_reproducible_and_fresh_samples(make, frame):
+def test_random_state_fixes_public_choices_never_the_noise(make, frame):
     X, y = frame
     a = make(schema=SCHEMA, classes=CLASSES).fit(X, y)
     b = make(schema=SCHEMA, classes=CLASSES).fit(X, y)
-    np.testing.assert_array_equal(a.loss_history_, b.loss_history_)
-    pd.testing.assert_frame_equal(a.sample(20, random_state=3)[0], b.sample(20, random_state=3)[0])
+    np.testing.assert_array_equal(_public_choices(a), _public_choices(b))
+    # fresh noise at every fit: the generator trains against other targets
+    assert not np.allclose(a.loss_history_, b.loss_history_)
+    assert not np.allclose(a.class_weights_, b.class_weights_)
+    assert a.privacy_report_.is_private and not a.privacy_report_.leaks
+    same = []
+    for _ in range(2):
+        with pytest.warns(PrivacyLeakWarning, match="reproducible_noise"), reproducible_noise(0):
+            same.append(make(schema=SCHEMA, classes=CLASSES).fit(X, y))
+    np.testing.assert_array_equal(same[0].loss_history_, same[1].loss_history_)
+    np.testing.assert_array_equal(_public_choices(same[0]), _public_choices(a))
+    assert not same[0].privacy_report_.is_private
+    pd.testing.assert_frame_equal(same[0].sample(20, random_state=3)[0],
+                                  same[1].sample(20, random_state=3)[0])
     s1, s2 = a.sample(20)[0], a.sample(20)[0]
     assert not s1.equals(s2)
 
@@ -119,14 +138,28 @@ def test_leak_warnings_exactly_when_taken_from_data(make, frame):
     X, y = frame
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
-        make(schema=SCHEMA, classes=CLASSES).fit(X, y)
-        # declared Categorical labels are public too
-        make(schema=SCHEMA).fit(X, pd.Series(pd.Categorical(y, categories=CLASSES)))
+        report = make(schema=SCHEMA, classes=CLASSES).fit(X, y).privacy_report_
+    assert report.leaks == () and report.is_private
+    # a Categorical's categories are collected from the values by pandas: not
+    # a declaration, for labels as for columns
+    with pytest.warns(PrivacyLeakWarning, match="class list"):
+        report = make(schema=SCHEMA).fit(X, pd.Series(pd.Categorical(y))).privacy_report_
+    assert [leak.what for leak in report.leaks] == ["classes"] and not report.is_private
+    no_city = {k: v for k, v in SCHEMA.items() if k != "city"}
+    with pytest.warns(PrivacyLeakWarning, match="Categorical dtype"):
+        report = make(schema=no_city, classes=CLASSES).fit(X, y).privacy_report_
+    assert [(leak.what, leak.column) for leak in report.leaks] == [("categories", "city")]
+    assert not report.is_private
+    # leaks are on the record even when every warning is filtered
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = make(schema=no_city).fit(X, pd.Series(pd.Categorical(y))).privacy_report_
+    assert {leak.what for leak in report.leaks} == {"categories", "classes"}
+    assert "NOT PRIVATE" in str(report) and report.to_dict()["is_private"] is False
     partial = {k: v for k, v in SCHEMA.items() if k != "income"}
     with pytest.warns(PrivacyLeakWarning, match="bounds of numeric column 'income'"):
         make(schema=partial, classes=CLASSES).fit(X, y)
     Xo = X.assign(city=X["city"].astype(object))
-    no_city = {k: v for k, v in SCHEMA.items() if k != "city"}
     with pytest.warns(PrivacyLeakWarning, match="categories of column 'city'"):
         make(schema=no_city, classes=CLASSES).fit(Xo, y)
     with pytest.warns(PrivacyLeakWarning, match="class list"):

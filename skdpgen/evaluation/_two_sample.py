@@ -163,8 +163,13 @@ def _parse_bounds(bounds, n_features):
             f"bounds must be (lo, hi) or have one (lo, hi) row per feature "
             f"({n_features}), got shape {b.shape}."
         )
-    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(lo < hi)):
-        raise ValueError(f"bounds must be finite with lo < hi, got {bounds!r}.")
+    with np.errstate(over="ignore"):
+        span = hi - lo
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(lo < hi)
+            and np.all(np.isfinite(span))):
+        raise ValueError(
+            f"bounds must be finite with lo < hi and a finite width hi - lo, got {bounds!r}."
+        )
     return lo, hi
 
 
@@ -283,9 +288,11 @@ class DPTwoSampleTest(BaseEstimator):
     n_null_samples : int, default=10000
         Monte-Carlo draws of the null distribution.
     random_state : int, RandomState instance or None, default=None
-        Draws the locations (from ``bounds``), the random pairing, the privacy
-        noise and the null samples. An int makes :meth:`test` repeatable;
-        note that repeating a test with fresh noise spends the budget again.
+        Draws the public random choices: the locations (from ``bounds``), the
+        random pairing and the null samples. The privacy noise never follows
+        it (it comes from fresh operating-system entropy, see
+        :mod:`skdpgen.privacy`), so repeating a test gives a new statistic
+        and spends the budget again.
 
     See Also
     --------
@@ -543,10 +550,10 @@ class DPTwoSampleTest(BaseEstimator):
                 epsilon, delta,
                 {"mean": self.mean_share, "second moment": 1.0 - self.mean_share},
             )
-            statistic, released, weights, noise_std = _tcmc(Z, gamma, accountant, rng)
+            statistic, released, weights, noise_std = _tcmc(Z, gamma, accountant)
         else:
             accountant = GaussianAccountant(epsilon, delta, {"statistic": 1.0})
-            statistic, released, weights, noise_std = _tcs(Z, gamma, accountant, rng)
+            statistic, released, weights, noise_std = _tcs(Z, gamma, accountant)
 
         null = (rng.standard_normal((self.n_null_samples, J)) ** 2) @ weights
         if noise_std > 0:
@@ -567,17 +574,15 @@ class DPTwoSampleTest(BaseEstimator):
         )
 
 
-def _tcmc(Z, gamma, accountant, rng):
+def _tcmc(Z, gamma, accountant):
     """Noisy mean and second moment; statistic and null weights from them."""
     n, J = Z.shape
     w = Z.mean(axis=0)
     M = (Z.T @ Z) / n
     iu = _upper(J)
-    w_noisy = accountant.add_noise(
-        "mean", w, sensitivity=mean_sensitivity(J, n), random_state=rng
-    )
+    w_noisy = accountant.add_noise("mean", w, sensitivity=mean_sensitivity(J, n))
     m_noisy = accountant.add_noise(
-        "second moment", M[iu], sensitivity=second_moment_sensitivity(J, n), random_state=rng
+        "second moment", M[iu], sensitivity=second_moment_sensitivity(J, n)
     )
     M_noisy = _symmetric_from_upper(m_noisy, J)
     tau_w = accountant.noise_multipliers["mean"] * mean_sensitivity(J, n)
@@ -594,14 +599,14 @@ def _tcmc(Z, gamma, accountant, rng):
     return statistic, released, weights, 0.0
 
 
-def _tcs(Z, gamma, accountant, rng):
+def _tcs(Z, gamma, accountant):
     """Exact statistic plus noise; conservative scaled χ² null."""
     n, J = Z.shape
     w = Z.mean(axis=0)
     S = np.atleast_2d(np.cov(Z, rowvar=False))
     exact = n * float(w @ np.linalg.solve(S + gamma * np.eye(J), w))
     sensitivity = statistic_sensitivity(J, gamma)
-    noisy = float(accountant.add_noise("statistic", exact, sensitivity=sensitivity, random_state=rng))
+    noisy = float(accountant.add_noise("statistic", exact, sensitivity=sensitivity))
     noise_std = accountant.noise_multipliers["statistic"] * sensitivity
     c = (J / 2.0) / (J / 2.0 + gamma)
     return noisy, {"statistic": noisy}, np.full(J, c), noise_std

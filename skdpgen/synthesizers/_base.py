@@ -3,7 +3,6 @@
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -20,8 +19,8 @@ from .._state import fit_transaction
 from .._random import check_generator, torch_generator
 from ..embedding import encode_labels, feature_sums, mmd2
 from ..features import RandomFourierFeatures
-from ..privacy import GaussianAccountant, PrivacyLeakWarning, check_epsilon_delta
-from ..schema import _UNKNOWN, TableEncoder
+from ..privacy import GaussianAccountant, check_epsilon_delta, leak_ledger, record_leak
+from ..schema import TableEncoder
 from ._generator import build_generator
 
 
@@ -90,10 +89,10 @@ class BaseKMESynthesizer(BaseEstimator):
         self : object
         """
         self._validate_params()
-        with fit_transaction(self):  # nothing half-fitted if the fit fails
-            return self._fit(X, y, epsilon, delta)
+        with fit_transaction(self), leak_ledger() as leaks:  # nothing half-fitted on failure
+            return self._fit(X, y, epsilon, delta, leaks)
 
-    def _fit(self, X, y, epsilon, delta):
+    def _fit(self, X, y, epsilon, delta, leaks):
         epsilon, delta = check_epsilon_delta(
             self.epsilon if epsilon is None else epsilon,
             self.delta if delta is None else delta,
@@ -124,7 +123,7 @@ class BaseKMESynthesizer(BaseEstimator):
         self.n_classes_ = 0 if classes is None else classes.size
         self.class_weights_ = None
         if classes is not None:
-            self.class_weights_ = self._release_proportions(codes, accountant, rng)
+            self.class_weights_ = self._release_proportions(codes, accountant)
         net = build_generator(
             self.generator, self.noise_dim, self.n_classes_, tuple(self.generator_widths),
             encoder.n_numeric_, encoder.category_sizes_, self.image_shape, tgen,
@@ -136,7 +135,7 @@ class BaseKMESynthesizer(BaseEstimator):
             )
         self.generator_ = net.cpu().eval()
         self.epsilon_, self.delta_ = epsilon, delta
-        self.privacy_report_ = accountant.report()
+        self.privacy_report_ = accountant.report(leaks)
         _check_n_features(self, meta(X), reset=True)
         _check_feature_names(self, meta(X), reset=True)
         return self
@@ -144,11 +143,7 @@ class BaseKMESynthesizer(BaseEstimator):
     def _labels(self, y, Z):
         if y is None:
             return None, None
-        declared = None
         dask_y = is_dask_collection(y)
-        dtype = getattr(meta(y) if dask_y else y, "dtype", None)
-        if isinstance(dtype, pd.CategoricalDtype) and _UNKNOWN not in dtype.categories:
-            declared = np.asarray(dtype.categories)
         if not dask_y:
             y = np.asarray(y)
             if not isinstance(Z, DaskRows) and (y.ndim != 1 or y.shape[0] != Z.shape[0]):
@@ -158,15 +153,15 @@ class BaseKMESynthesizer(BaseEstimator):
             check_classification_targets(y)
         if self.classes is not None:
             classes = np.asarray(self.classes)
-        elif declared is not None:
-            classes = declared
         else:
+            # a Categorical y's categories are no declaration: pandas collects
+            # them from the values, so they leak like the labels themselves
             classes = unique_labels(y) if dask_y else np.unique(y)
-            warnings.warn(
+            record_leak(
+                "classes",
                 "The class list was taken from the private labels y and is released "
-                "with the model without privacy. Pass classes=[...] (or y as a pandas "
-                "Categorical with declared categories) to avoid this.",
-                PrivacyLeakWarning,
+                "with the model without privacy. Pass classes=[...] (the public list "
+                "of possible labels) to avoid this.",
                 stacklevel=4,
             )
         if classes.ndim != 1 or np.unique(classes).size != classes.size:
@@ -182,7 +177,7 @@ class BaseKMESynthesizer(BaseEstimator):
             return classes, Z.codes(y, lambda block: encode_labels(block, classes))
         return classes, encode_labels(y, classes)
 
-    def _release_proportions(self, codes, accountant, rng):
+    def _release_proportions(self, codes, accountant):
         """Private class proportions.
 
         Notes
@@ -198,13 +193,11 @@ class BaseKMESynthesizer(BaseEstimator):
             counts = np.bincount(codes, minlength=self.n_classes_)
         n = int(counts.sum())
         props = counts / n
-        noisy = accountant.add_noise(
-            "label proportions", props, sensitivity=np.sqrt(2) / n, random_state=rng
-        )
+        noisy = accountant.add_noise("label proportions", props, sensitivity=np.sqrt(2) / n)
         noisy = np.maximum(noisy, 1e-3)
         return noisy / noisy.sum()
 
-    def _private_targets(self, name, features, Z, codes, accountant, rng):
+    def _private_targets(self, name, features, Z, codes, accountant):
         """Noisy class-conditional mean embedding, each class divided by its weight.
 
         The (features × classes) matrix of means ``(1/n) Σ_{i: y_i = c} h(z_i)``
@@ -216,7 +209,7 @@ class BaseKMESynthesizer(BaseEstimator):
         k = max(self.n_classes_, 1)
         sums = feature_sums(features, Z, codes, k)
         n = _check_n_rows(Z.shape[0])  # after the sum: Dask rows are counted in its pass
-        noisy = accountant.add_noise(name, sums / n, sensitivity=2.0 / n, random_state=rng)
+        noisy = accountant.add_noise(name, sums / n, sensitivity=2.0 / n)
         if self.class_weights_ is not None:
             noisy = noisy / self.class_weights_[None, :]
         return torch.as_tensor(noisy.T, dtype=torch.float32)
@@ -287,7 +280,9 @@ class BaseKMESynthesizer(BaseEstimator):
         Returns
         -------
         X : DataFrame or ndarray of shape (n_samples, n_features)
-            Same type, columns, dtypes and categories as the training data.
+            Same type and columns as the training data; the dtypes are the
+            schema's (:func:`skdpgen.schema.output_dtype`), never those of
+            the private columns.
         y : ndarray of shape (n_samples,)
             Only when fitted with labels: ``(X, y)`` is returned then;
             otherwise just ``X``.

@@ -75,6 +75,10 @@ class DPHPSynthesizer(BaseKMESynthesizer):
         flattened images in C order).
     noise_dim : int, default=16
     random_state : int, RandomState instance or None, default=None
+        Draws the public random choices: the product-kernel columns, the
+        network's initialization and its generated batches. Never the
+        privacy noise, which comes from fresh operating-system entropy at
+        every fit (see :ref:`threat_model`).
     device : {"auto", "cpu", "cuda"}, default="auto"
         Where the generator trains; the fitted model always samples on CPU.
     verbose : int, default=0
@@ -93,6 +97,9 @@ class DPHPSynthesizer(BaseKMESynthesizer):
         Private class proportions.
     generator_ : torch.nn.Module
         The trained generator, on CPU.
+    product_columns_ : list of ndarray of int
+        The encoded-table columns of each product-kernel release, in order
+        (drawn from ``random_state``, not from the data).
     loss_history_ : ndarray of shape (epochs * steps_per_epoch,)
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -215,8 +222,9 @@ class DPHPSynthesizer(BaseKMESynthesizer):
         where = self._release_device(Z, device)
         target_sum = self._private_targets(
             "sum kernel", TorchFeatures(kernel.sum_features, kernel.n_sum_features, where),
-            Z, codes, accountant, rng,
+            Z, codes, accountant,
         ).to(device)
+        self.product_columns_ = []
         state = {}
 
         def new_product_release(step):
@@ -228,10 +236,11 @@ class DPHPSynthesizer(BaseKMESynthesizer):
                 return kernel.product_features(T, cols)
 
             state["cols"] = cols
+            self.product_columns_.append(cols)
             state["target"] = self._private_targets(
                 "product kernel",
                 TorchFeatures(features, kernel.n_product_features(cols), where),
-                Z, codes, accountant, rng,
+                Z, codes, accountant,
             ).to(device)
 
         def loss_fn(Zg, labels):

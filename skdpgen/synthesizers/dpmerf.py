@@ -57,8 +57,10 @@ class DPMERFSynthesizer(BaseKMESynthesizer):
         flattened images in C order).
     noise_dim : int, default=16
     random_state : int, RandomState instance or None, default=None
-        Draws the frequencies, the noise, the network's initialization and
-        its training batches.
+        Draws the public random choices: the frequencies, the network's
+        initialization and its generated batches. Never the privacy noise,
+        which comes from fresh operating-system entropy at every fit (see
+        :ref:`threat_model`).
     device : {"auto", "cpu", "cuda"}, default="auto"
     verbose : int, default=0
 
@@ -165,8 +167,7 @@ class DPMERFSynthesizer(BaseKMESynthesizer):
         where = self._release_device(Z, device)
         freqs64 = torch.as_tensor(rff.frequencies_, dtype=torch.float64, device=where)
         release = TorchFeatures(lambda T: fourier_features(T, freqs64), rff.n_components, where)
-        target = self._private_targets("mean embedding", release, Z, codes, accountant,
-                                       rng).to(device)
+        target = self._private_targets("mean embedding", release, Z, codes, accountant).to(device)
         freqs = torch.as_tensor(rff.frequencies_, dtype=torch.float32, device=device)
         k = max(self.n_classes_, 1)
 
