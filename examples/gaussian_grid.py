@@ -29,6 +29,8 @@ def main(argv=None):
     n_per = 400 if args.quick else 4000
     X, y = make_gaussian_grid(n_per, random_state=0)
     steps = dict(epochs=2, steps_per_epoch=50) if args.quick else dict(epochs=5, steps_per_epoch=200)
+    # random_state fixes the public random choices (initialization, batches, DP-HP's
+    # column draws); the privacy noise is fresh at every run, so the NLLs vary
     common = dict(bounds=(-1, 5), classes=list(range(5)), random_state=0, **steps)
     synths = {
         # the product kernel over both coordinates carries the grid's joint structure

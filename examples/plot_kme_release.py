@@ -113,6 +113,8 @@ def run(n, m_grid, n_features, n_iter, seed=0):
             subset, rand = X[order[:M]], rand_all[:M]
             results[D, "uniform subset", None, M] = dist(subset, np.full(M, 1 / M))
             for eps in EPSILONS:
+                # candidates and features are fixed above; the privacy noise is
+                # fresh at every fit, whatever random_state is
                 common = dict(epsilon=eps, delta=DELTA, random_state=0, device="cpu")
                 rel = DPKMEReleaser(candidates=rand, length_scale=ls, **common).fit(X)
                 results[D, "Alg. 1, random", eps, M] = dist(rel.points_, rel.weights_)

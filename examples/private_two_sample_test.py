@@ -25,6 +25,8 @@ def rejection_rate(n, shift, reps, rng):
     for r in range(reps):
         X = rng.normal(0.0, 1.0, (n, 2))
         Y = rng.normal(shift, 1.0, (n, 2))
+        # random_state=r: new locations and pairing in each repetition (the privacy
+        # noise is fresh in every test, whatever random_state is)
         rejections += DPTwoSampleTest(bounds=(-3, 3), epsilon=1.0, random_state=r).test(X, Y).reject
     return rejections / reps
 
