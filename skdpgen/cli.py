@@ -73,8 +73,10 @@ def _all_or_nothing():
     """Stage output files; move them into place only if the whole command succeeds.
 
     Yields a function ``stage(path, write)`` that calls ``write(tmp_path)``
-    on a temporary file in the destination folder. If anything fails, the
-    temporary files are removed and no destination is touched.
+    on a temporary file in the destination folder. If anything fails —
+    writing, or moving the files into place — every temporary file is
+    removed and every destination is as it was before (a file that existed
+    is restored, a new one removed).
     """
     staged = []
 
@@ -82,19 +84,44 @@ def _all_or_nothing():
         path = Path(path)
         if not path.parent.is_dir():
             raise UsageError(f"no such directory: {path.parent}")
+        if path.is_dir():
+            raise UsageError(f"{path} is a directory")
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
         os.close(fd)
         staged.append((Path(tmp), path))
         write(Path(tmp))
 
+    def discard():
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+
     try:
         yield stage
     except BaseException:
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
+        discard()
         raise
-    for tmp, path in staged:
-        os.replace(tmp, path)
+    backups, moved = [], []
+    try:
+        for _, path in staged:  # keep what the destinations held, to restore it
+            if path.is_dir():
+                raise UsageError(f"{path} is a directory")
+            if path.exists():
+                fd, backup = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.bak.")
+                os.close(fd)
+                os.replace(path, backup)
+                backups.append((Path(backup), path))
+        for tmp, path in staged:
+            os.replace(tmp, path)
+            moved.append(path)
+    except BaseException:
+        for path in moved:
+            path.unlink(missing_ok=True)
+        for backup, path in backups:
+            os.replace(backup, path)
+        discard()
+        raise
+    for backup, _ in backups:
+        backup.unlink(missing_ok=True)
 
 
 def _read_schema(path):
