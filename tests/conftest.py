@@ -4,6 +4,7 @@ import contextlib
 import warnings
 
 import pytest
+import torch
 
 from skdpgen.privacy import PrivacyLeakWarning, reproducible_noise
 
@@ -24,3 +25,12 @@ def _same_noise(seed=0):
 def same_noise():
     """``with same_noise(): ...``: see :func:`_same_noise`."""
     return _same_noise
+
+
+@pytest.fixture
+def one_torch_thread():
+    """Run the test with one torch intra-op thread (tiny fits: no pool overhead)."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)

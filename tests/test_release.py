@@ -10,21 +10,14 @@ from sklearn.exceptions import NotFittedError
 from sklearn.kernel_approximation import RBFSampler
 
 from skdpgen import HermiteFeatures, PrivacyLeakWarning, RandomFourierFeatures
-from skdpgen.audit import epsilon_lower_bound
 from skdpgen.privacy import calibrate_gaussian, reproducible_noise
 from skdpgen.release import DPKMEReleaser, _project_l1, _torch_feature_map
 
 EPSILON, DELTA = 1.0, 1e-5
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    # The optimization problems here are tiny: one thread avoids the
-    # scheduling overhead of torch's intra-op pool on a shared machine.
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+# tiny fits: one torch thread avoids the intra-op pool's overhead (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture
@@ -120,57 +113,6 @@ def test_projection_is_exact_for_the_candidates():
     x = np.array([[1.3]])
     got = rel._row_coefficients(x) @ rel._row_coefficients(Z).T
     np.testing.assert_allclose(got[0], gaussian_gram(x, Z, 1.0)[0], atol=1e-12)
-
-
-# -- empirical privacy audit --------------------------------------------------
-# The worst-case change of α is about 0.7 of the sensitivity bound (the Gaussian
-# kernel is positive, so a(x') = −a(x) cannot happen); at ε = 2 the test has
-# power with a few thousand releases.
-N_RUNS = 6000
-AUDIT_EPSILON = 2.0
-AUDIT_Z = np.array([[0.0], [3.0]])
-
-
-@pytest.fixture(scope="module")
-def audit_releases():
-    """Many releases on neighbouring datasets through the real fit path."""
-    grid = np.linspace(-3, 6, 901)[:, None]
-    base = np.zeros((9, 1))
-    ref = DPKMEReleaser(candidates=AUDIT_Z, epsilon=np.inf).fit(base)
-    A = ref._row_coefficients(grid)
-    d = np.linalg.norm(A[:, None, :] - A[None, :, :], axis=-1)
-    i, j = np.unravel_index(np.argmax(d), d.shape)  # maximizes ‖α(D) − α(D')‖
-    D, Dp = np.vstack([base, grid[i]]), np.vstack([base, grid[j]])
-    alpha = DPKMEReleaser(candidates=AUDIT_Z, epsilon=np.inf).fit(D).coefficients_
-    alpha_p = DPKMEReleaser(candidates=AUDIT_Z, epsilon=np.inf).fit(Dp).coefficients_
-    est = DPKMEReleaser(candidates=AUDIT_Z, epsilon=AUDIT_EPSILON, delta=DELTA)
-    rel_d = np.array([est.set_params(random_state=s).fit(D).coefficients_ for s in range(N_RUNS)])
-    rel_dp = np.array([
-        est.set_params(random_state=10**6 + s).fit(Dp).coefficients_ for s in range(N_RUNS)
-    ])
-    return alpha, alpha_p, rel_d, rel_dp, est.sensitivity_
-
-
-def _audit(alpha, alpha_p, rel_d, rel_dp, shrink=1.0):
-    rel_d = alpha + (rel_d - alpha) * shrink  # shrink < 1: a broken mechanism
-    rel_dp = alpha_p + (rel_dp - alpha_p) * shrink
-    v = (alpha - alpha_p) / np.linalg.norm(alpha - alpha_p)
-    return epsilon_lower_bound(rel_d @ v, rel_dp @ v, DELTA)
-
-
-def test_audit_subspace_release(audit_releases):
-    alpha, alpha_p, rel_d, rel_dp, sensitivity = audit_releases
-    gap = np.linalg.norm(alpha - alpha_p)
-    assert 0.65 * sensitivity < gap <= sensitivity  # a near worst-case pair
-    eps_lb = _audit(alpha, alpha_p, rel_d, rel_dp)
-    assert eps_lb <= AUDIT_EPSILON
-    assert eps_lb > 0.2  # the test has power
-
-
-def test_audit_catches_too_little_noise(audit_releases):
-    """Negative control: a quarter of the calibrated noise must be flagged."""
-    alpha, alpha_p, rel_d, rel_dp, _ = audit_releases
-    assert _audit(alpha, alpha_p, rel_d, rel_dp, shrink=0.25) > AUDIT_EPSILON
 
 
 # -- utility ------------------------------------------------------------------
