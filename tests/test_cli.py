@@ -1,12 +1,21 @@
-"""End-to-end tests of the command line (subprocesses), including error paths."""
+"""Tests of the command line: end to end (subprocesses) and in-process (``main``).
 
+In-process runs use small synthesizers (see ``fast_fits``) so that the error
+paths, the privacy files and the all-or-nothing writes are cheap to check;
+every ``main`` call's exit status is asserted.
+"""
+
+import functools
 import json
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+
+from skdpgen.cli import main
 
 
 def run(*args, cwd=None):
@@ -14,6 +23,33 @@ def run(*args, cwd=None):
         [sys.executable, "-m", "skdpgen", *map(str, args)],
         capture_output=True, text=True, cwd=cwd, timeout=600,
     )
+
+
+def listing(folder):
+    """Every entry of a folder, hidden (staging) files included."""
+    return sorted(p.name for p in folder.iterdir())
+
+
+FAST_FITS = {
+    "DPHPSynthesizer": dict(order=5, epochs=1, steps_per_epoch=5, batch_size=64),
+    "DPMERFSynthesizer": dict(n_features=100, epochs=1, steps_per_epoch=5, batch_size=64),
+}
+
+
+@pytest.fixture
+def fast_fits(monkeypatch):
+    """In-process ``main`` with small synthesizers; warnings display restored.
+
+    The command looks the classes up in ``skdpgen.synthesizers`` when it runs,
+    so the patch reaches it; everything else of the command is the real one.
+    """
+    import skdpgen.synthesizers as synthesizers
+
+    for name, params in FAST_FITS.items():
+        monkeypatch.setattr(synthesizers, name,
+                            functools.partial(getattr(synthesizers, name), **params))
+    # main() routes warnings to one-line messages; undo that after the test
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
 
 
 @pytest.fixture(scope="module")
@@ -74,23 +110,25 @@ def test_synthesize_with_public_schema(table, method):
     assert "total: epsilon = 1" in res.stdout
 
 
-def test_synthesize_without_schema_warns_plainly(table):
+def test_synthesize_without_schema_warns_plainly(table, fast_fits, capsys):
     tmp, _ = table
-    res = run(
-        "synthesize", tmp / "data.csv", "--target", "label", "--out", tmp / "leaky.csv",
+    status = main([
+        "synthesize", str(tmp / "data.csv"), "--target", "label", "--out", str(tmp / "leaky.csv"),
         "--random-state", "0", "--quiet",
-    )
-    assert res.returncode == 0, res.stderr
-    assert "PRIVACY WARNING" in res.stderr
-    assert "bounds of numeric column 'age'" in res.stderr
-    assert "class list" in res.stderr
-    assert "Traceback" not in res.stderr
+    ])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert "PRIVACY WARNING" in err
+    assert "bounds of numeric column 'age'" in err
+    assert "class list" in err
+    assert "Traceback" not in err
 
 
 def test_evaluate_prints_tables(table):
     tmp, _ = table
-    run("synthesize", tmp / "data.csv", "--target", "label", "--schema", tmp / "schema.json",
-        "--out", tmp / "ev.csv", "--random-state", "0", "--quiet")
+    res = run("synthesize", tmp / "data.csv", "--target", "label", "--schema", tmp / "schema.json",
+              "--out", tmp / "ev.csv", "--random-state", "0", "--quiet")
+    assert res.returncode == 0, res.stderr
     res = run("evaluate", tmp / "data.csv", tmp / "ev.csv", "--target", "label",
               "--schema", tmp / "schema.json")
     assert res.returncode == 0, res.stderr
@@ -110,27 +148,50 @@ def test_evaluate_prints_tables(table):
         (["schema", "{data}", "--out", "{tmp}/no/such/dir/s.json"], "No such file"),
     ],
 )
-def test_error_paths_are_one_clear_line(table, args, message):
+def test_error_paths_are_one_clear_line(table, args, message, capsys, monkeypatch, fast_fits):
     tmp, frame = table
     (tmp / "bad.json").write_text("{not json")
     frame[["age"]].to_csv(tmp / "other.csv", index=False)
     args = [a.format(data=tmp / "data.csv", tmp=tmp) for a in args]
-    res = run(*args, cwd=tmp)
+    monkeypatch.chdir(tmp)
+    before = listing(tmp)
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.startswith("skdpgen: error")]
+    assert len(lines) == 1 and message in lines[0]
+    assert listing(tmp) == before  # a failed command writes no file
+
+
+def test_error_exit_status_of_the_process(table):
+    tmp, _ = table
+    before = listing(tmp)
+    res = run("synthesize", "missing.csv", "--out", "x.csv", cwd=tmp)
     assert res.returncode == 2
     assert "Traceback" not in res.stderr
     lines = [line for line in res.stderr.splitlines() if line.startswith("skdpgen: error")]
-    assert len(lines) == 1 and message in lines[0]
+    assert len(lines) == 1 and "no such file" in lines[0]
+    assert listing(tmp) == before
 
 
-def test_bad_usage_is_an_argparse_error():
-    res = run("synthesize")
-    assert res.returncode == 2 and "usage" in res.stderr
-    for n in ("0", "-3"):  # checked before any fit spends budget
-        res = run("synthesize", "x.csv", "--n-samples", n)
-        assert res.returncode == 2 and "must be an integer >= 1" in res.stderr
+def test_bad_usage_is_an_argparse_error(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["synthesize"])
+    assert exit_.value.code == 2 and "usage" in capsys.readouterr().err
+    pd.DataFrame({"x": [0.1, 0.2, 0.3]}).to_csv("x.csv", index=False)
+    for n in ("0", "-3", "1.5", "many"):  # checked before any fit spends budget
+        with pytest.raises(SystemExit) as exit_:
+            main(["synthesize", "x.csv", "--n-samples", n, "--out", "syn.csv"])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert "--n-samples" in err
+        if n in ("0", "-3"):
+            assert "must be an integer >= 1" in err
+    assert listing(tmp_path) == ["x.csv"]
 
 
-def test_output_types_come_from_the_schema_not_the_values(tmp_path):
+def test_output_types_come_from_the_schema_not_the_values(tmp_path, fast_fits, capsys):
     """Whole-number values in a column declared non-integer must not make the
     synthetic column integer (that would reveal that every value is whole)."""
     rng = np.random.default_rng(1)
@@ -139,10 +200,156 @@ def test_output_types_come_from_the_schema_not_the_values(tmp_path):
     schema = {"hours": {"type": "numeric", "bounds": [0, 60]},
               "age": {"type": "numeric", "bounds": [18, 80], "integer": True}}
     (tmp_path / "schema.json").write_text(json.dumps(schema))
-    res = run("synthesize", tmp_path / "data.csv", "--schema", tmp_path / "schema.json",
-              "--method", "dpmerf", "--out", tmp_path / "syn.csv", "--random-state", "0",
-              "--n-samples", "50", "--quiet")
-    assert res.returncode == 0, res.stderr
+    status = main(["synthesize", str(tmp_path / "data.csv"), "--schema", str(tmp_path / "schema.json"),
+                   "--method", "dpmerf", "--out", str(tmp_path / "syn.csv"), "--random-state", "0",
+                   "--n-samples", "50", "--quiet"])
+    assert status == 0, capsys.readouterr().err
     syn = pd.read_csv(tmp_path / "syn.csv")
     assert (syn["hours"] % 1 != 0).any()
     assert (syn["age"] % 1 == 0).all()
+
+
+# ---------------------------------------------------------------------------
+# in-process: privacy files, --strict, all-or-nothing writes
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def folders(tmp_path, table):
+    """(input folder with data.csv and schema.json, empty output folder)."""
+    tmp, frame = table
+    inp, out = tmp_path / "in", tmp_path / "out"
+    inp.mkdir()
+    out.mkdir()
+    frame.to_csv(inp / "data.csv", index=False)
+    (inp / "schema.json").write_text((tmp / "schema.json").read_text())
+    return inp, out
+
+
+def synthesize(inp, out, *extra, name="syn.csv"):
+    return main(["synthesize", str(inp / "data.csv"), "--out", str(out / name),
+                 "--random-state", "0", "--quiet", *map(str, extra)])
+
+
+@pytest.mark.parametrize("method", ["dphp", "dpmerf"])
+def test_public_schema_run_is_private_and_writes_three_files(folders, fast_fits, method, capsys):
+    inp, out = folders
+    assert synthesize(inp, out, "--target", "label", "--schema", inp / "schema.json",
+                      "--method", method, "--n-samples", 30) == 0
+    captured = capsys.readouterr()
+    assert "PRIVACY WARNING" not in captured.err
+    assert listing(out) == ["syn.csv", "syn.privacy.json", "syn.privacy.txt"]
+    report = json.loads((out / "syn.privacy.json").read_text())
+    assert report["is_private"] is True and report["leaks"] == []
+    assert report["reproducible_noise"] is False
+    assert report["epsilon"] == pytest.approx(1.0, abs=1e-6)
+    assert "private: yes" in (out / "syn.privacy.txt").read_text()
+    syn = pd.read_csv(out / "syn.csv")
+    assert len(syn) == 30 and list(syn.columns) == ["age", "hours", "city", "label"]
+    # the same with --strict: nothing leaks, so nothing changes
+    assert synthesize(inp, out, "--target", "label", "--schema", inp / "schema.json",
+                      "--method", method, "--strict", name="strict.csv") == 0
+    assert json.loads((out / "strict.privacy.json").read_text())["is_private"] is True
+
+
+def test_run_without_schema_says_it_is_not_private(folders, fast_fits, capsys):
+    inp, out = folders
+    assert synthesize(inp, out, "--target", "label") == 0
+    err = capsys.readouterr().err
+    assert "this run is NOT differentially private" in err
+    assert listing(out) == ["syn.csv", "syn.privacy.json", "syn.privacy.txt"]
+    report = json.loads((out / "syn.privacy.json").read_text())
+    assert report["is_private"] is False
+    leaks = {(leak["what"], leak["column"]) for leak in report["leaks"]}
+    assert leaks == {("bounds", "age"), ("bounds", "hours"), ("categories", "city"),
+                     ("classes", None)}
+    assert all(leak["why"] for leak in report["leaks"])
+    text = (out / "syn.privacy.txt").read_text()
+    assert "NOT PRIVATE" in text and "private: NO" in text
+    # a partial schema: only what it leaves out is on the record
+    schema = json.loads((inp / "schema.json").read_text())
+    del schema["hours"]
+    (inp / "partial.json").write_text(json.dumps(schema))
+    assert synthesize(inp, out, "--target", "label", "--schema", inp / "partial.json",
+                      name="partial.csv") == 0
+    report = json.loads((out / "partial.privacy.json").read_text())
+    assert report["is_private"] is False
+    assert [(leak["what"], leak["column"]) for leak in report["leaks"]] == [("bounds", "hours")]
+    # a full schema but no noise: nothing leaked, and still not private
+    assert synthesize(inp, out, "--target", "label", "--schema", inp / "schema.json",
+                      "--epsilon", "inf", name="exact.csv") == 0
+    assert "this run is NOT differentially private" in capsys.readouterr().err
+    report = json.loads((out / "exact.privacy.json").read_text())
+    assert report["is_private"] is False and report["leaks"] == []
+    assert report["epsilon"] == "inf"
+    assert "NO NOISE" in (out / "exact.privacy.txt").read_text()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--target", "nope"], "target column 'nope'"),
+        (["--schema", "{inp}/bad.json"], "not valid JSON"),
+        (["--schema", "{inp}/list.json"], "JSON object"),
+        (["--schema", "{inp}/nothing.json"], "no such schema file"),
+        (["--strict"], "--strict"),  # no schema: the bounds leak
+        (["--strict", "--target", "label", "--schema", "{inp}/no_label.json"], "--strict"),
+        (["--strict", "--target", "label", "--schema", "{inp}/schema.json", "--epsilon", "inf"],
+         "--strict: epsilon=inf"),  # exact releases: not private either
+        (["--epsilon", "0"], "epsilon"),
+        (["--delta", "1"], "delta"),
+        (["--method", "kme", "--target", "label", "--schema", "{inp}/schema.json"], "drop --target"),
+        (["--method", "kme"], "public bounds"),
+        (["--out", "{out}/missing/syn.csv"], "no such directory"),
+        (["--out", "{out}/folder"], "folder"),  # the output is an existing directory
+        (["--out", "{out}/taken.csv"], "taken.privacy.json"),  # a privacy file cannot be written
+    ],
+    ids=["target", "bad-json", "not-object", "no-schema-file", "strict-bounds",
+         "strict-classes", "strict-no-noise", "epsilon", "delta", "kme-target", "kme-bounds", "missing-dir",
+         "out-is-dir", "privacy-file-blocked"],
+)
+def test_failed_synthesize_writes_nothing(folders, fast_fits, capsys, args, message):
+    inp, out = folders
+    (inp / "bad.json").write_text("{not json")
+    (inp / "list.json").write_text("[1, 2]")
+    schema = json.loads((inp / "schema.json").read_text())
+    (inp / "no_label.json").write_text(json.dumps({k: v for k, v in schema.items() if k != "label"}))
+    (out / "folder").mkdir()
+    (out / "folder" / "keep.txt").write_text("x")
+    (out / "taken.privacy.json").mkdir()
+    before_in, before_out = listing(inp), listing(out)
+    args = [a.format(inp=inp, out=out) for a in args]
+    if not any(a == "--out" for a in args):
+        args += ["--out", str(out / "syn.csv")]
+    status = main(["synthesize", str(inp / "data.csv"), "--random-state", "0", "--quiet", *args])
+    assert status == 2
+    lines = [line for line in capsys.readouterr().err.splitlines()
+             if line.startswith("skdpgen: error")]
+    assert len(lines) == 1 and message in lines[0], lines
+    # no output, no privacy files, no staging leftovers, anywhere
+    assert listing(out) == before_out
+    assert listing(out / "folder") == ["keep.txt"]
+    assert listing(out / "taken.privacy.json") == []
+    assert listing(inp) == before_in
+
+
+def test_kme_honours_the_integer_flag(tmp_path, fast_fits):
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"age": rng.integers(18, 80, 200),
+                          "hours": rng.integers(0, 60, 200).astype(float)})
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    schema = {"age": {"type": "numeric", "bounds": [18, 80], "integer": True},
+              "hours": {"type": "numeric", "bounds": [0, 60]}}
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["synthesize", str(tmp_path / "data.csv"), "--method", "kme",
+                 "--schema", str(tmp_path / "schema.json"), "--out", str(out / "syn.csv"),
+                 "--n-samples", "300", "--random-state", "0", "--quiet"]) == 0
+    syn = pd.read_csv(out / "syn.csv")
+    assert list(syn.columns) == ["age", "hours"] and len(syn) == 300
+    assert (syn["age"] % 1 == 0).all() and syn["age"].between(18, 80).all()
+    # hours holds whole numbers in the data, but is not declared integer
+    assert (syn["hours"] % 1 != 0).mean() > 0.5 and syn["hours"].between(0, 60).all()
+    report = json.loads((out / "syn.privacy.json").read_text())
+    assert report["is_private"] is True and report["leaks"] == []

@@ -62,8 +62,11 @@ def test_private_embedding_attributes_and_report(data):
     assert kme.noise_multiplier_ == pytest.approx(3.7306, abs=1e-4)
     report = kme.privacy_report_
     assert report.n_releases == 1
-    assert report.releases[0].sensitivity == kme.sensitivity_
-    assert report.releases[0].noise_std == pytest.approx(kme.noise_multiplier_ * 2 / 500)
+    # the report's numbers derived here, not read back from the estimator:
+    # Δ = 2/n and σ(ε=1, δ=1e-5) of the analytic Gaussian mechanism
+    assert report.releases[0].sensitivity == pytest.approx(2 / 500)
+    assert report.releases[0].noise_multiplier == pytest.approx(calibrate_gaussian(1.0, 1e-5))
+    assert report.releases[0].noise_std == pytest.approx(calibrate_gaussian(1.0, 1e-5) * 2 / 500)
     assert report.epsilon <= 1.0 and report.epsilon == pytest.approx(1.0, abs=1e-6)
     assert kme.embedding_.shape == (15, 2)
     np.testing.assert_array_equal(kme.classes_, ["a", "b"])
@@ -114,6 +117,26 @@ def test_observed_noise_std_equals_sigma_times_sensitivity(data):
     # chi-square: relative error of the std estimate ~ 1/sqrt(2N) ≈ 0.9 %
     assert residuals.std() == pytest.approx(expected, rel=0.04)
     assert abs(residuals.mean()) < 4 * expected / math.sqrt(residuals.size)
+
+
+def test_observed_noise_of_the_class_conditional_matrix(data):
+    """With labels the whole (features × classes) matrix gets noise of std σΔ,
+    every entry (absent classes included), still with Δ = 2/n."""
+    X, y = data
+    X, y = X[:40], y[:40]
+    features = HermiteFeatures(order=4)
+    classes = ["a", "b", "c"]  # "c" is absent: its column is pure noise
+    exact = KernelMeanEmbedding(features=features, classes=classes).fit(X, y).embedding_
+    residuals = np.stack([
+        KernelMeanEmbedding(features=features, epsilon=3.0, classes=classes).fit(X, y).embedding_
+        - exact
+        for _ in range(100)
+    ])  # 100 × 15 × 3 values
+    expected = calibrate_gaussian(3.0, 1e-5) * 2 / 40
+    for c in range(3):  # per class: 1,500 values, std error of the std ~ 1.8 %
+        assert residuals[:, :, c].std() == pytest.approx(expected, rel=0.1)
+    # independent draws: the fits do not share their noise
+    assert abs(np.corrcoef(residuals[:50].ravel(), residuals[50:].ravel())[0, 1]) < 0.1
 
 
 def test_class_list_leak_warning_only_when_taken_from_data(data):

@@ -7,8 +7,10 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.special import eval_hermite, factorial
 from sklearn.kernel_approximation import RBFSampler
+from sklearn.preprocessing import FunctionTransformer
 
 from skdpgen import HermiteFeatures, RandomFourierFeatures
+from skdpgen.embedding import feature_sums
 from skdpgen.features import hermite_rho
 
 
@@ -207,10 +209,65 @@ def test_norm_at_most_one_extreme_inputs(features, dtype):
 def test_rows_close_to_norm_one_are_clamped_below_one():
     # ρ ≈ 0 makes φ(x) = e_0 up to rounding: norms sit exactly at one
     X = np.zeros((4, 3))
-    H = HermiteFeatures(order=5, length_scale=1e8).fit_transform(X)
-    norms = np.linalg.norm(H, axis=1)
-    assert np.all(norms <= 1.0)
+    hf = HermiteFeatures(order=5, length_scale=1e8).fit(X)
+    eps = np.finfo(np.float64).eps
+    # before the clamp the rows really are at one (so the clamp has work to do)
+    raw = np.linalg.norm(hf._raw_features(X), axis=1)
+    assert np.all(raw >= 1 - eps)
+    norms = np.linalg.norm(hf.transform(X), axis=1)
+    # strictly below one: rescaled to 1 - 8 eps (up to the rounding of the norm)
+    assert np.all(norms <= 1 - 4 * eps)
     assert np.all(norms > 1 - 1e-14)
+    # float32: the margin is eps of float32
+    eps32 = np.finfo(np.float32).eps
+    norms32 = np.linalg.norm(hf.transform(X.astype(np.float32)).astype(np.float64), axis=1)
+    assert np.all(norms32 <= 1 - 4 * eps32)
+    assert np.all(norms32 > 1 - 1e-6)
+
+
+def _doubled(cls, name):
+    """``cls.name`` returning twice its value: features of norm up to 2 (or 2^|S|)."""
+    original = getattr(cls, name)
+    return lambda self, *args: 2.0 * original(self, *args)
+
+
+@pytest.mark.parametrize(
+    "features, patch",
+    [
+        (HermiteFeatures(order=6, length_scale=[0.3, 1.0, 5.0]), "_terms"),  # fused path
+        (HermiteFeatures(order=3, kernel="product"), "_terms"),  # the generic path
+        (RandomFourierFeatures(n_components=20, random_state=0), "_raw_features"),
+        (FunctionTransformer(lambda X: 4.0 + X), None),  # any transformer
+    ],
+    ids=["hermite-sum-fused", "hermite-product", "fourier", "foreign"],
+)
+def test_feature_sums_clip_every_row_to_norm_one(features, patch, monkeypatch):
+    """Whatever the map returns, each row's contribution to the released sum has
+    norm <= 1: rows above one are rescaled (not truncated) onto norm 1 - 8 eps."""
+    X = np.random.default_rng(0).uniform(-1, 1, (40, 3))
+    features = features.fit(X)
+    if patch is not None:
+        # patching _terms reaches the fused sum-kernel path, which never calls
+        # _raw_features (the product kernel's _raw_features calls _terms)
+        monkeypatch.setattr(type(features), patch, _doubled(type(features), patch))
+        raw = features._raw_features(X)
+    else:
+        raw = features.transform(X)
+    raw_norms = np.linalg.norm(raw, axis=1)
+    assert raw_norms.min() > 1.2  # the rows really exceed norm one
+    limit = 1 - 8 * np.finfo(np.float64).eps
+    unit = raw / raw_norms[:, None] * limit
+    for i in range(len(X)):
+        one = feature_sums(features, X[i : i + 1])[:, 0]
+        assert np.linalg.norm(one) <= 1.0
+        np.testing.assert_allclose(one, unit[i], rtol=1e-12, atol=1e-14)
+    codes = np.arange(len(X)) % 3
+    sums = feature_sums(features, X, codes, 3, chunk_size=7)
+    expected = np.stack([unit[codes == k].sum(0) for k in range(3)], axis=1)
+    np.testing.assert_allclose(sums, expected, rtol=1e-12, atol=1e-13)
+    # the sensitivity bound itself: one row replaced moves the sum by at most 2
+    other = feature_sums(features, np.vstack([X[:-1], -X[-1:] * 0.5]))
+    assert np.linalg.norm(other - sums.sum(1, keepdims=True)) <= 2.0
 
 
 @pytest.mark.parametrize(

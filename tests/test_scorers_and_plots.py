@@ -11,7 +11,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.model_selection import GridSearchCV  # noqa: E402
+from sklearn.model_selection import GridSearchCV, KFold  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 
@@ -137,14 +137,28 @@ def test_neg_mmd2_scorer_encodes_dataframes():
 
 
 @pytest.mark.parametrize("metric", ["accuracy", "roc_auc"])
-def test_synthetic_to_real_scorer_in_grid_search(metric):
+def test_synthetic_to_real_scorer_in_grid_search(metric, same_noise):
     X, y = numeric_data()
-    search = GridSearchCV(
-        DPMERFSynthesizer(bounds=(0, 1), classes=[0, 1], **FAST),
-        {"length_scale": [0.5, 2.0]}, cv=2, scoring=synthetic_to_real_scorer(metric),
-    ).fit(X, y)
+    scorer = synthetic_to_real_scorer(metric)
+    # same_noise: the fits are reproducible, so every score of the search can
+    # be recomputed here (this checks the scoring, not the privacy)
+    with same_noise():
+        search = GridSearchCV(
+            DPMERFSynthesizer(bounds=(0, 1), classes=[0, 1], **FAST),
+            {"length_scale": [0.5, 2.0]}, cv=2, scoring=scorer,
+        ).fit(X, y)
+        expected = [
+            [scorer(DPMERFSynthesizer(bounds=(0, 1), classes=[0, 1], length_scale=ls, **FAST)
+                    .fit(X[train], y[train]), X[test], y[test])
+             for train, test in KFold(2).split(X)]
+            for ls in (0.5, 2.0)
+        ]
+    # each candidate's own fit, scored on the held-out real fold
+    for fold in range(2):
+        np.testing.assert_allclose(search.cv_results_[f"split{fold}_test_score"],
+                                   [e[fold] for e in expected], rtol=1e-12)
     scores = search.cv_results_["mean_test_score"]
-    assert np.all((scores >= 0) & (scores <= 1))
+    np.testing.assert_allclose(scores, np.mean(expected, axis=1), rtol=1e-12)
 
 
 def test_synthetic_to_real_scorer_values():
@@ -182,7 +196,13 @@ def test_synthetic_to_real_scorer_errors():
     y3 = np.arange(len(X)) % 3
     with pytest.raises(ValueError, match="binary"):
         synthetic_to_real_scorer("roc_auc")(Replay(X, y3), X, y3)
-    assert 0 <= synthetic_to_real_scorer("accuracy")(Replay(X, y3), X, y3) <= 1
+    # three classes: the accuracy of the same model trained on the "synthetic" rows
+    three = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)).fit(X, y3)
+    acc3 = synthetic_to_real_scorer("accuracy")(Replay(X, y3), X, y3)
+    assert acc3 == pytest.approx(three.score(X, y3))
+    # held-out labels permuted: the score is computed against them
+    assert synthetic_to_real_scorer("accuracy")(Replay(X, y3), X, (y3 + 1) % 3) == (
+        pytest.approx(np.mean(three.predict(X) == (y3 + 1) % 3)))
 
 
 # ---------------------------------------------------------------------------

@@ -7,13 +7,20 @@ import joblib
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 from sklearn.datasets import load_digits
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
 from skdpgen import DPHPSynthesizer, DPMERFSynthesizer, PrivacyLeakWarning
-from skdpgen.privacy import compose_reports, gaussian_epsilon, reproducible_noise
+from skdpgen.privacy import (
+    GaussianAccountant,
+    calibrate_gaussian,
+    compose_reports,
+    gaussian_epsilon,
+    reproducible_noise,
+)
 from skdpgen.synthesizers._kernels import TabularHermiteKernel
 
 FAST = dict(epochs=2, steps_per_epoch=5, batch_size=64, random_state=0, device="cpu")
@@ -255,6 +262,157 @@ def test_class_conditional_sampling(frame):
     assert synth.class_weights_.sum() == pytest.approx(1.0)
 
 
+# Added to every embedding the generator is trained against (class proportions
+# excepted): far more than noise or data could move a target whose features
+# have norm <= 1, so the loss shows which targets the generator saw.
+OFFSET = 100.0
+
+
+def _spy_on_releases(monkeypatch):
+    """Make each embedding release return its noisy value + OFFSET; record it."""
+    released = []
+    original = GaussianAccountant.add_noise
+
+    def add_noise(self, name, value, *, sensitivity):
+        noisy = original(self, name, value, sensitivity=sensitivity)
+        if name == "label proportions":
+            return noisy
+        noisy = noisy + OFFSET
+        released.append((name, noisy))
+        return noisy
+
+    monkeypatch.setattr(GaussianAccountant, "add_noise", add_noise)
+    return released
+
+
+@pytest.mark.parametrize("labeled", [True, False], ids=["labeled", "unlabeled"])
+@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monkeypatch):
+    """The targets of the loss are the values the noise site returned (divided
+    by the private class weights), never the exact embedding."""
+    X, y = frame
+    released = _spy_on_releases(monkeypatch)
+    synth = make(schema=SCHEMA, classes=CLASSES if labeled else None)
+    targets = []
+    original = synth._private_targets
+
+    def record(*args, **kwargs):
+        out = original(*args, **kwargs)
+        targets.append(out)
+        return out
+
+    synth._private_targets = record
+    synth.fit(X, y if labeled else None)
+    del synth._private_targets
+
+    epochs, steps_per_epoch = FAST["epochs"], FAST["steps_per_epoch"]
+    names = [name for name, _ in released]
+    if isinstance(synth, DPHPSynthesizer):
+        assert names == ["sum kernel"] + ["product kernel"] * epochs
+    else:
+        assert names == ["mean embedding"]
+    weights = synth.class_weights_ if labeled else np.ones(1)
+    # what the noise site returned, as the generator must see it: (classes × features)
+    expected = [torch.as_tensor((noisy / weights[None, :]).T, dtype=torch.float32)
+                for _, noisy in released]
+    assert len(targets) == len(expected)
+    for got, want in zip(targets, expected):
+        assert got.dtype == torch.float32 and torch.equal(got.cpu(), want)
+
+    # The loss is Σ_c ‖t_c − g_c‖² (DP-HP: plus γ times the same for the
+    # product kernel of the epoch), where the generator's class means g_c have
+    # norm <= 1. So every step's loss lies in [Σ (‖t_c‖ − 1)², Σ (‖t_c‖ + 1)²]
+    # for the released targets t, a window far from any exact embedding's loss.
+    def window(t):
+        norms = np.linalg.norm(t.double().numpy(), axis=1)
+        return np.sum(np.maximum(norms - 1, 0) ** 2), np.sum((norms + 1) ** 2)
+
+    steps = np.arange(synth.loss_history_.size)
+    assert steps.size == epochs * steps_per_epoch
+    # the sum kernel (DP-HP) or the one embedding (DP-MERF), at every step
+    low, high = (np.full(steps.size, bound) for bound in window(expected[0]))
+    if isinstance(synth, DPHPSynthesizer):  # plus the product kernel of each epoch
+        product = np.array([window(t) for t in expected[1:]])[steps // steps_per_epoch]
+        low += synth.gamma * product[:, 0]
+        high += synth.gamma * product[:, 1]
+    assert low.min() > 1e4  # the offset dominates: an exact target would give ~1
+    loss = synth.loss_history_
+    assert np.all(loss >= low * (1 - 1e-4)), (loss, low)
+    assert np.all(loss <= high * (1 + 1e-4)), (loss, high)
+
+
+@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+def test_class_proportions_follow_the_data_per_class(make):
+    rng = np.random.default_rng(3)
+    n = 1000
+    y = np.repeat(np.array(["a", "b", "c"]), [500, 300, 200])
+    rng.shuffle(y)
+    X = rng.uniform(0, 1, (n, 2))
+    classes = ["c", "a", "b"]  # not sorted: the weights follow this order
+    epsilon, delta = 1e4, 1e-5  # finite, small noise
+    synth = make(bounds=(0, 1), classes=classes, epsilon=epsilon, delta=delta,
+                 **{**FAST, "epochs": 1, "steps_per_epoch": 2}).fit(X, y)
+    assert list(synth.classes_) == classes
+    data = np.array([np.mean(y == c) for c in classes])  # [0.2, 0.5, 0.3]
+    # noise of the release, derived here: σ of its budget share, Δ = sqrt(2)/n
+    std = calibrate_gaussian(epsilon, delta) / math.sqrt(synth.label_share) * math.sqrt(2) / n
+    assert 8 * std < 0.01  # the check below can tell classes apart
+    np.testing.assert_allclose(synth.class_weights_, data, rtol=0, atol=8 * std)
+    assert synth.class_weights_.sum() == pytest.approx(1.0)
+    # labels drawn by sample() follow those weights, class by class
+    m = 20_000
+    _, ys = synth.sample(m, random_state=0)
+    freq = np.array([np.mean(ys == c) for c in classes])
+    np.testing.assert_allclose(freq, synth.class_weights_, rtol=0,
+                               atol=5 * np.sqrt(0.25 / m))
+
+
+def _separated_table(n=400, seed=0):
+    """Class "lo": a near 1, b near 9, city A; class "hi": a near 9, b near 1, city B."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(n) < 0.5, "lo", "hi")
+    lo = y == "lo"
+    X = pd.DataFrame({
+        "a": np.where(lo, rng.uniform(0, 2, n), rng.uniform(8, 10, n)),
+        "b": np.where(lo, rng.uniform(8, 10, n), rng.uniform(0, 2, n)),
+        "city": pd.Categorical(np.where(lo, "A", "B"), categories=["A", "B"]),
+    })
+    schema = {"a": {"type": "numeric", "bounds": [0, 10]},
+              "b": {"type": "numeric", "bounds": [0, 10]},
+              "city": {"type": "categorical", "categories": ["A", "B"]}}
+    return X, y, schema
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: DPHPSynthesizer(order=10, epochs=3, steps_per_epoch=50, **kw),
+        lambda **kw: DPMERFSynthesizer(n_features=200, epochs=1, steps_per_epoch=150, **kw),
+    ],
+    ids=IDS,
+)
+def test_sample_given_y_draws_rows_of_that_class(make):
+    """Per-class content of sample(y=c) on a well-separated table: rows asked
+    for class c look like the training rows of class c."""
+    X, y, schema = _separated_table()
+    synth = make(schema=schema, classes=["lo", "hi"], epsilon=100.0, batch_size=128,
+                 device="cpu").fit(X, y)
+    for label, (a, b, city) in {"lo": (1, 9, "A"), "hi": (9, 1, "B")}.items():
+        Xs, ys = synth.sample(400, y=label, random_state=0)
+        assert (ys == label).all()
+        # the true class means are 1 and 9; the other class's are 9 and 1
+        assert abs(Xs["a"].mean() - a) < 2.5 and abs(Xs["b"].mean() - b) < 2.5, Xs[["a", "b"]].mean()
+        assert (Xs["city"] == city).mean() > 0.8
+    # a mixed request: each row follows its own label
+    labels = np.tile(["lo", "hi"], 200)
+    Xs, ys = synth.sample(400, y=labels, random_state=1)
+    np.testing.assert_array_equal(ys, labels)
+    lo = ys == "lo"
+    assert Xs["a"][lo].mean() < 3.5 < 6.5 < Xs["a"][~lo].mean()
+    assert Xs["b"][~lo].mean() < 3.5 < 6.5 < Xs["b"][lo].mean()
+    assert (Xs["city"][lo] == "A").mean() > 0.8 and (Xs["city"][~lo] == "B").mean() > 0.8
+
+
 def test_kernel_features_have_norm_at_most_one():
     rng = np.random.default_rng(0)
     kernel = TabularHermiteKernel(3, [2, 4], order=30, product_order=8, length_scale=[1e-3, 0.5, 1e3])
@@ -326,7 +484,7 @@ def test_digits_images():
     assert set(ys) <= set(range(10))
 
 
-def test_pipeline_and_grid_search():
+def test_pipeline_and_grid_search(same_noise):
     rng = np.random.default_rng(0)
     X = rng.uniform(0, 1, (240, 2))
     pipe = Pipeline(
@@ -336,20 +494,33 @@ def test_pipeline_and_grid_search():
     pipe.fit(X)
     assert pipe.named_steps["synth"].sample(3).shape == (3, 2)
 
-    search = GridSearchCV(
-        DPHPSynthesizer(bounds=(0, 1), **FAST),
-        {"order": [3, 6], "length_scale": [0.3, 1.0]},
-        cv=2,
-    )
-    search.fit(X)
+    grid = {"order": [3, 6], "length_scale": [0.3, 1.0]}
+    # same_noise: every fit draws the same noise, so the search's scores can be
+    # recomputed here, fit by fit (this checks the scoring, not the privacy)
+    with same_noise():
+        search = GridSearchCV(DPHPSynthesizer(bounds=(0, 1), **FAST), grid, cv=2).fit(X)
+        expected = []
+        for params in search.cv_results_["params"]:
+            folds = [
+                DPHPSynthesizer(bounds=(0, 1), **FAST, **params).fit(X[train]).score(X[test])
+                for train, test in KFold(2).split(X)
+            ]
+            expected.append(np.mean(folds))
     assert set(search.best_params_) == {"order", "length_scale"}
-    assert np.all(search.cv_results_["mean_test_score"] <= 0)
+    # each candidate, with its own parameters, scored on the held-out fold
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"], expected, rtol=1e-9)
+    assert len(set(np.round(expected, 12))) == 4  # the parameters change the score
+    assert search.best_params_ == search.cv_results_["params"][int(np.argmax(expected))]
     # the search spent the composition of every fit it made (4 candidates × 2 folds + refit)
-    reports = [search.best_estimator_.privacy_report_] * 9
+    report = search.best_estimator_.privacy_report_
+    reports = [report] * 9
     assert compose_reports(reports).epsilon > 1.0
+    # exactly: 9 copies of a Gaussian mechanism of multiplier σ compose to σ/3
+    assert compose_reports(reports).epsilon == pytest.approx(
+        gaussian_epsilon(report.noise_multiplier / 3, report.delta), rel=1e-9)
 
 
-def test_grid_search_with_synthetic_to_real_scorer():
+def test_grid_search_with_synthetic_to_real_scorer(same_noise):
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import accuracy_score
 
@@ -364,13 +535,30 @@ def test_grid_search_with_synthetic_to_real_scorer():
         clf = LogisticRegression().fit(Xs, ys)
         return accuracy_score(y_val, clf.predict(X_val))
 
-    search = GridSearchCV(
-        DPMERFSynthesizer(bounds=(0, 1), classes=[0, 1], n_features=50, **FAST),
-        {"length_scale": [0.5, 2.0]},
-        scoring=synthetic_to_real_accuracy,
-        cv=2,
-    ).fit(X, y)
-    assert 0 <= search.best_score_ <= 1
+    params = dict(bounds=(0, 1), classes=[0, 1], n_features=50, **FAST)
+    # same_noise: the fits are reproducible, so the search's scores can be
+    # recomputed here (this checks the scoring, not the privacy)
+    with same_noise():
+        search = GridSearchCV(
+            DPMERFSynthesizer(**params),
+            {"length_scale": [0.5, 2.0]},
+            scoring=synthetic_to_real_accuracy,
+            cv=2,
+        ).fit(X, y)
+        expected = [
+            np.mean([
+                synthetic_to_real_accuracy(
+                    DPMERFSynthesizer(**params, length_scale=ls).fit(X[train], y[train]),
+                    X[test], y[test],
+                )
+                for train, test in KFold(2).split(X)
+            ])
+            for ls in (0.5, 2.0)
+        ]
+    # the scorer ran on each candidate's own fit and on the held-out real fold
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"], expected, rtol=1e-12)
+    assert search.best_score_ == max(expected)
+    assert search.best_params_ == {"length_scale": (0.5, 2.0)[int(np.argmax(expected))]}
 
 
 def test_score_is_higher_for_the_training_distribution(frame):

@@ -1,0 +1,395 @@
+"""TableEncoder: the public, data-independent encoding of mixed-type tables."""
+
+import contextlib
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdpgen.privacy import PrivacyLeakWarning
+from skdpgen.schema import TableEncoder, numeric_schema, output_dtype
+
+SCHEMA = {
+    "age": {"type": "numeric", "bounds": [17, 90], "integer": True},
+    "income": {"type": "numeric", "bounds": [0.0, 1e5]},
+    "size": {"type": "categorical", "categories": ["S", "M", "L"], "ordered": True},
+    "city": {"type": "categorical", "categories": ["A", "B", "C"]},
+    "member": {"type": "categorical", "categories": [False, True]},
+}
+
+
+def make_frame(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "age": rng.integers(17, 91, n),
+            "income": rng.uniform(0, 1e5, n),
+            "size": rng.choice(["S", "M", "L"], n),
+            "city": rng.choice(["A", "B", "C"], n),
+            "member": rng.random(n) < 0.3,
+        }
+    )
+
+
+@contextlib.contextmanager
+def no_leaks():
+    """Fail on any PrivacyLeakWarning inside the block."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        yield
+
+
+def fit_quietly(encoder, X):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        return encoder.fit(X)
+
+
+def decode_encoding(encoder, Z):
+    """Decode an encoding back (one-hot blocks to codes by argmax)."""
+    p = encoder.n_numeric_
+    offsets = np.concatenate([[p], p + np.cumsum(encoder.category_sizes_)]).astype(int)
+    codes = [Z[:, a:b].argmax(1) for a, b in zip(offsets[:-1], offsets[1:])]
+    return encoder.decode(Z[:, :p], codes)
+
+
+# ---------------------------------------------------------------------------
+# encoding
+# ---------------------------------------------------------------------------
+
+
+def test_numeric_values_are_clipped_to_the_bounds():
+    values = np.array([-5.0, 0.0, 2.5, 10.0, 15.0, 1e300, -1e300, np.finfo(np.float64).max])
+    X = pd.DataFrame({"x": values})
+    schema = {"x": {"type": "numeric", "bounds": [0, 10]}}
+    with no_leaks():
+        enc = TableEncoder(schema).fit(X)
+    Z = enc.transform(X)
+    # below the bounds -> exactly -1, above -> exactly +1, inside: linear
+    np.testing.assert_array_equal(Z[:, 0], [-1.0, -1.0, -0.5, 1.0, 1.0, 1.0, -1.0, 1.0])
+    # the same through the bounds= parameter, for arrays
+    arr = TableEncoder(bounds=(0, 10)).fit(values[:, None])
+    np.testing.assert_array_equal(arr.transform(values[:, None]), Z)
+
+
+def test_encoding_layout_is_numeric_block_then_one_hot_blocks():
+    X = make_frame(5)
+    with no_leaks():
+        enc = TableEncoder(SCHEMA).fit(X)
+    assert enc.n_numeric_ == 2 and enc.category_sizes_ == [3, 3, 2]
+    Z = enc.transform(X)
+    assert Z.shape == (5, 2 + 3 + 3 + 2) and enc.n_encoded_ == Z.shape[1]
+    np.testing.assert_allclose(Z[:, 0], 2 * (X["age"] - 17) / 73 - 1, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(Z[:, 1], 2 * X["income"] / 1e5 - 1, rtol=0, atol=1e-15)
+    for block, col, cats in ((Z[:, 2:5], "size", ["S", "M", "L"]),
+                             (Z[:, 5:8], "city", ["A", "B", "C"]),
+                             (Z[:, 8:10], "member", [False, True])):
+        assert set(np.unique(block)) <= {0.0, 1.0}
+        np.testing.assert_array_equal(block.sum(1), 1.0)
+        # the one-hot position is the category's position in the schema
+        np.testing.assert_array_equal(np.asarray(cats, dtype=object)[block.argmax(1)],
+                                      X[col].to_numpy(dtype=object))
+
+
+def test_exact_encode_decode_round_trip():
+    X = make_frame()
+    with no_leaks():
+        enc = TableEncoder(SCHEMA).fit(X)
+    back = decode_encoding(enc, enc.transform(X))
+    assert list(back.columns) == list(X.columns)
+    # whole numbers, categories and booleans come back exactly
+    np.testing.assert_array_equal(back["age"].to_numpy(), X["age"].to_numpy())
+    for col in ("size", "city", "member"):
+        np.testing.assert_array_equal(back[col].to_numpy(dtype=object),
+                                      X[col].to_numpy(dtype=object))
+    # floats up to the rounding of the affine map (a few ulps of the width)
+    np.testing.assert_allclose(back["income"], X["income"], rtol=0,
+                               atol=8 * np.finfo(float).eps * 1e5)
+    # the bounds themselves map to ±1 and back to themselves
+    edges = pd.DataFrame({"age": [17, 90], "income": [0.0, 1e5], "size": ["S", "L"],
+                          "city": ["A", "C"], "member": [False, True]})
+    Z = enc.transform(edges)
+    np.testing.assert_array_equal(Z[:, :2], [[-1.0, -1.0], [1.0, 1.0]])
+    back = decode_encoding(enc, Z)
+    np.testing.assert_array_equal(back["income"], [0.0, 1e5])
+    np.testing.assert_array_equal(back["age"], [17, 90])
+
+
+def test_decode_clips_to_the_bounds_and_rounds_integer_columns():
+    X = make_frame(10)
+    with no_leaks():
+        enc = TableEncoder(SCHEMA).fit(X)
+    # age: -1 -> 17, +1 -> 90; 17 + 73 (u + 1)/2 for u = -0.9 is 20.65 -> 21,
+    # for u = -0.91 it is 20.285 -> 20; beyond [-1, 1] clipped to the bounds
+    numeric = np.array([[-1.0, -1.0], [1.0, 1.0], [-0.9, 0.0], [-0.91, 0.5],
+                        [-7.0, -3.0], [5.0, 2.0]])
+    codes = [np.array([0, 1, 2, 0, 1, 2]), np.array([2, 1, 0, 0, 1, 2]),
+             np.array([0, 1, 1, 0, 0, 1])]
+    out = enc.decode(numeric, codes)
+    assert out["age"].dtype == np.int64
+    assert out["age"].tolist() == [17, 90, 21, 20, 17, 90]
+    assert out["income"].dtype == np.float64
+    np.testing.assert_allclose(out["income"], [0.0, 1e5, 5e4, 7.5e4, 0.0, 1e5], rtol=1e-15)
+    assert out["size"].tolist() == ["S", "M", "L", "S", "M", "L"]
+    assert out["city"].tolist() == ["C", "B", "A", "A", "B", "C"]
+    assert out["member"].tolist() == [False, True, True, False, False, True]
+    assert isinstance(out.index, pd.RangeIndex) and len(out) == 6
+
+
+def test_integer_rounding_for_arrays():
+    X = np.array([[1.0, 0.5], [3.0, 0.25]])
+    schema = {0: {"type": "numeric", "bounds": [0, 10], "integer": True},
+              1: {"type": "numeric", "bounds": [0, 1]}}
+    with no_leaks():
+        enc = TableEncoder(schema).fit(X)
+    out = enc.decode(np.array([[-0.33, -0.33], [0.13, 0.13]]), [])
+    assert isinstance(out, np.ndarray) and out.dtype == np.float64
+    # 10 (u + 1)/2: 3.35 -> 3 and 5.65 -> 6; the second column is not rounded
+    np.testing.assert_array_equal(out[:, 0], [3.0, 6.0])
+    np.testing.assert_allclose(out[:, 1], [0.335, 0.565], rtol=1e-14)
+
+
+def test_booleans():
+    X = pd.DataFrame({"flag": [True, False, True, True], "x": [0.1, 0.2, 0.3, 0.4]})
+    # a bool dtype fixes the categories: no leak, with or without a schema
+    with no_leaks():
+        enc = TableEncoder(bounds=(0, 1)).fit(X)
+    assert enc.leaks_ == []
+    assert enc.specs_[0] == {"type": "categorical", "categories": [False, True]}
+    assert enc.dtypes_[0] == np.dtype(bool)
+    Z = enc.transform(X)
+    np.testing.assert_array_equal(Z[:, 1:], [[0, 1], [1, 0], [0, 1], [0, 1]])
+    back = decode_encoding(enc, Z)
+    assert back["flag"].dtype == bool
+    assert back["flag"].tolist() == [True, False, True, True]
+    # declared in the schema: the same public dtype
+    with no_leaks():
+        declared = TableEncoder({"flag": {"type": "categorical", "categories": [False, True]},
+                                 "x": {"type": "numeric", "bounds": [0, 1]}}).fit(X)
+    assert declared.dtypes_ == enc.dtypes_
+    with pytest.raises(ValueError, match="not in the schema"):
+        enc.transform(X.assign(flag=["yes", False, True, True]))
+
+
+def test_ordered_categoricals():
+    X = pd.DataFrame({"size": ["M", "S", "L", "M"], "x": [0.1, 0.2, 0.3, 0.4]})
+    schema = {"size": {"type": "categorical", "categories": ["S", "M", "L"], "ordered": True},
+              "x": {"type": "numeric", "bounds": [0, 1]}}
+    with no_leaks():
+        enc = TableEncoder(schema).fit(X)
+    dtype = enc.dtypes_[0]
+    assert isinstance(dtype, pd.CategoricalDtype) and dtype.ordered
+    assert list(dtype.categories) == ["S", "M", "L"]
+    out = enc.decode(np.zeros((3, 1)), [np.array([2, 0, 1])])
+    assert out["size"].dtype == dtype
+    assert out["size"].tolist() == ["L", "S", "M"]
+    # the schema's order, not the alphabet's: L > M > S
+    assert (out["size"] > "S").tolist() == [True, False, True]
+    assert out["size"].max() == "L"
+    # an ordered Categorical input keeps its order when the schema is silent on it
+    ordered_input = X.assign(size=pd.Categorical(X["size"], categories=["S", "M", "L"],
+                                                 ordered=True))
+    silent = {**schema, "size": {"type": "categorical", "categories": ["S", "M", "L"]}}
+    with no_leaks():
+        assert TableEncoder(silent).fit(ordered_input).dtypes_[0].ordered
+        # an explicit "ordered": false wins over the input's dtype
+        unordered = {**schema, "size": {**silent["size"], "ordered": False}}
+        assert not TableEncoder(unordered).fit(ordered_input).dtypes_[0].ordered
+        # unordered by default
+        assert not TableEncoder(silent).fit(X).dtypes_[0].ordered
+
+
+def test_output_dtype_is_a_function_of_the_spec():
+    assert output_dtype({"type": "numeric", "bounds": [0, 1], "integer": False}) == np.float64
+    assert output_dtype({"type": "numeric", "bounds": [0, 1], "integer": True}) == np.int64
+    assert output_dtype({"type": "categorical", "categories": [False, True]}) == np.dtype(bool)
+    cat = output_dtype({"type": "categorical", "categories": ["b", "a"]})
+    assert isinstance(cat, pd.CategoricalDtype)
+    assert list(cat.categories) == ["b", "a"] and not cat.ordered
+    ordered = output_dtype({"type": "categorical", "categories": ["b", "a"], "ordered": True})
+    assert ordered.ordered and list(ordered.categories) == ["b", "a"]
+    # numbers as categories stay categorical (not bool, not numeric)
+    assert isinstance(output_dtype({"type": "categorical", "categories": [0, 1]}),
+                      pd.CategoricalDtype)
+
+
+def test_numpy_in_numpy_out_and_dataframe_in_dataframe_out():
+    X = np.array([[1.0, 5.0], [2.0, 6.0], [3.0, 7.5]])
+    with no_leaks():
+        enc = TableEncoder(bounds=(0, 10)).fit(X)
+    assert not enc.is_frame_ and enc.columns_ == [0, 1]
+    Z = enc.transform(X)
+    back = decode_encoding(enc, Z)
+    assert isinstance(back, np.ndarray) and back.dtype == np.float64
+    np.testing.assert_allclose(back, X, rtol=0, atol=1e-14)
+    # a DataFrame of the right width is accepted as rows of an array fit
+    np.testing.assert_array_equal(enc.transform(pd.DataFrame(X)), Z)
+    # fitted on a DataFrame: a DataFrame comes back, and arrays are refused
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    with no_leaks():
+        fenc = TableEncoder(bounds=(0, 10)).fit(frame)
+    assert fenc.is_frame_
+    fback = decode_encoding(fenc, fenc.transform(frame))
+    assert isinstance(fback, pd.DataFrame) and list(fback.columns) == ["a", "b"]
+    assert (fback.dtypes == np.float64).all()
+    np.testing.assert_allclose(fback.to_numpy(), X, rtol=0, atol=1e-14)
+    with pytest.raises(ValueError, match="DataFrame"):
+        fenc.transform(X)
+    # a table without categorical columns decodes from the numeric block alone
+    empty = TableEncoder({0: {"type": "categorical", "categories": [1.0, 2.0, 3.0]}}, bounds=(0, 10))
+    with no_leaks():
+        empty.fit(X)
+    out = empty.decode(np.zeros((2, 1)), [np.array([2, 0])])
+    np.testing.assert_array_equal(out, [[3.0, 5.0], [1.0, 5.0]])
+
+
+# ---------------------------------------------------------------------------
+# public dtypes and leaks
+# ---------------------------------------------------------------------------
+
+
+def test_neighbouring_tables_give_identical_output_dtypes():
+    """3 vs 3.5 in one row: pandas infers int64 for one table and float64 for
+    the other; the synthetic dtypes must not tell them apart."""
+    a = pd.DataFrame({"x": [3, 4, 5, 6], "z": [1, 2, 3, 4]})
+    b = a.assign(x=[3.5, 4, 5, 6])
+    assert a["x"].dtype == np.int64 and b["x"].dtype == np.float64
+    schemas = [
+        {"x": {"type": "numeric", "bounds": [0, 10]}, "z": {"type": "numeric", "bounds": [0, 10]}},
+        {"x": {"type": "numeric", "bounds": [0, 10], "integer": True},
+         "z": {"type": "numeric", "bounds": [0, 10]}},
+    ]
+    for schema in schemas:
+        with no_leaks():
+            ea, eb = TableEncoder(schema).fit(a), TableEncoder(schema).fit(b)
+        assert ea.dtypes_ == eb.dtypes_
+        numeric, codes = np.array([[0.1, -0.3], [0.5, 0.2]]), []
+        da, db = ea.decode(numeric, codes), eb.decode(numeric, codes)
+        pd.testing.assert_frame_equal(da, db)
+        expected = np.int64 if schema["x"].get("integer") else np.float64
+        assert da["x"].dtype == expected and da["z"].dtype == np.float64
+    # with bounds= only (no schema) both tables give float64
+    with no_leaks():
+        ea, eb = TableEncoder(bounds=(0, 10)).fit(a), TableEncoder(bounds=(0, 10)).fit(b)
+    assert ea.dtypes_ == eb.dtypes_ == [np.dtype(np.float64)] * 2
+
+
+def test_categorical_input_with_undeclared_categories_is_a_leak():
+    X = pd.DataFrame({"c": pd.Categorical(["a", "b", "a"], categories=["a", "b", "z"]),
+                      "x": [0.1, 0.2, 0.3]})
+    with pytest.warns(PrivacyLeakWarning, match="Categorical dtype"):
+        enc = TableEncoder(bounds=(0, 1)).fit(X)
+    assert [(leak.what, leak.column) for leak in enc.leaks_] == [("categories", "c")]
+    assert list(enc.dtypes_[0].categories) == ["a", "b", "z"]
+    # on the record even when every warning is filtered
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        quiet = TableEncoder(bounds=(0, 1)).fit(X)
+    assert [(leak.what, leak.column) for leak in quiet.leaks_] == [("categories", "c")]
+    # declared: no leak, and the schema's list, not the dtype's
+    with no_leaks():
+        declared = TableEncoder({"c": {"type": "categorical", "categories": ["z", "b", "a", "q"]}},
+                                bounds=(0, 1)).fit(X)
+    assert declared.leaks_ == []
+    assert list(declared.dtypes_[0].categories) == ["z", "b", "a", "q"]
+    np.testing.assert_array_equal(declared.transform(X)[:, 1:].argmax(1), [2, 1, 2])
+
+
+def test_what_is_read_from_the_data_is_recorded():
+    X = pd.DataFrame({"name": ["x", "y", "x"], "v": [2.0, 5.0, 3.0], "flag": [True, False, True]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        enc = TableEncoder().fit(X)
+    assert [(leak.what, leak.column) for leak in enc.leaks_] == [
+        ("categories", "name"), ("bounds", "v")]
+    assert enc.specs_[0]["categories"] == ["x", "y"]
+    assert enc.specs_[1]["bounds"] == [2.0, 5.0]  # the exact min and max: a leak
+    with no_leaks():
+        public = TableEncoder({"name": {"type": "categorical", "categories": ["x", "y"]}},
+                              bounds=(0, 10)).fit(X)
+    assert public.leaks_ == []
+    assert public.specs_[1]["bounds"] == [0.0, 10.0]
+
+
+# ---------------------------------------------------------------------------
+# validation
+# ---------------------------------------------------------------------------
+
+
+def test_extreme_bounds():
+    top = np.finfo(np.float64).max
+    X = pd.DataFrame({"x": [0.0, 1.0]})
+    # a width that overflows is refused, from the schema or from bounds=
+    for bounds in ([-1e308, 1e308], [-top, top], [0, np.inf], [-np.inf, 0], [np.nan, 1],
+                   [1, 1], [2, 1]):
+        with pytest.raises(ValueError, match="bounds"):
+            TableEncoder({"x": {"type": "numeric", "bounds": bounds}}).fit(X)
+        with pytest.raises(ValueError, match="bounds"):
+            TableEncoder(bounds=tuple(bounds)).fit(X)
+    # a finite width, however large: every finite value encodes into [-1, 1]
+    values = np.array([-top, -1e308, -1.0, 0.0, 1.0, 7.5e307, 1e308, 1.5e308, top])
+    for bounds in ([0, 1.5e308], [-1.5e308, 0], [-8e307, 8e307]):
+        with no_leaks():
+            enc = TableEncoder({"x": {"type": "numeric", "bounds": bounds}}).fit(X)
+        with np.errstate(over="raise", invalid="raise", divide="raise"):
+            Z = enc.transform(pd.DataFrame({"x": values}))[:, 0]
+        assert np.all(np.isfinite(Z)) and np.all((Z >= -1) & (Z <= 1))
+        assert Z[0] == -1.0 and Z[-1] == 1.0
+        assert np.all(np.diff(Z) >= 0)  # monotone
+        back = enc.decode(Z[:, None], [])["x"].to_numpy()
+        assert np.all(np.isfinite(back))
+        assert back.min() == bounds[0] and back.max() == bounds[1]
+    enc = TableEncoder({"x": {"type": "numeric", "bounds": [0, 1.5e308]}}).fit(X)
+    np.testing.assert_allclose(enc.transform(pd.DataFrame({"x": [7.5e307]})), [[0.0]], atol=1e-15)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_values_are_errors(bad):
+    X = make_frame(5)
+    with no_leaks():
+        enc = TableEncoder(SCHEMA).fit(X)
+    Xb = X.copy()
+    Xb.loc[2, "income"] = bad
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        enc.transform(Xb)
+    with pytest.raises(ValueError):
+        TableEncoder(bounds=(0, 1)).fit(np.array([[0.5], [bad]]))
+    Xc = X.astype({"city": object})
+    Xc.loc[1, "city"] = None
+    with pytest.raises(ValueError, match="missing values"):
+        enc.transform(Xc)
+
+
+def test_unknown_categories_and_wrong_columns_are_errors():
+    X = make_frame(5)
+    with no_leaks():
+        enc = TableEncoder(SCHEMA).fit(X)
+    with pytest.raises(ValueError, match=r"not in the schema: \['Z'\]"):
+        enc.transform(X.assign(city=["A", "Z", "B", "A", "C"]))
+    with pytest.raises(ValueError, match="not in the schema"):
+        enc.transform(X.assign(size=["S", "XL", "M", "L", "S"]))
+    with pytest.raises(ValueError, match=r"missing columns \['city'\]"):
+        enc.transform(X.drop(columns="city"))
+    with pytest.raises(ValueError, match=r"unexpected columns \['zip'\]"):
+        enc.transform(X.assign(zip=1))
+    # column order of the input does not matter
+    np.testing.assert_array_equal(enc.transform(X[X.columns[::-1]]), enc.transform(X))
+    with pytest.raises(ValueError, match="must be numeric"):
+        enc.transform(X.assign(income=["a"] * 5))
+    # the schema may not name absent columns, nor declare a text column numeric
+    with pytest.raises(ValueError, match="lacks"):
+        TableEncoder({**SCHEMA, "zip": {"type": "numeric", "bounds": [0, 1]}}).fit(X)
+    with pytest.raises(ValueError, match="declared numeric"):
+        TableEncoder({**SCHEMA, "city": {"type": "numeric", "bounds": [0, 1]}}).fit(X)
+    with pytest.raises(ValueError, match="unknown type"):
+        TableEncoder({**SCHEMA, "city": {"type": "text"}}).fit(X)
+    for cats in ([], ["A", "A", "B"]):
+        with pytest.raises(ValueError, match="categories"):
+            TableEncoder({**SCHEMA, "city": {"type": "categorical", "categories": cats}}).fit(X)
+    # arrays: the width must match
+    arr = TableEncoder(numeric_schema(2, (0, 1))).fit(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="features"):
+        arr.transform(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="at least 2|minimum of 2"):
+        TableEncoder(SCHEMA).fit(X.head(1))
