@@ -106,11 +106,11 @@ class Table:
 def timed_releases():
     """Record the time a synthesizer spends on its real-data releases.
 
-    Patches ``BaseKMESynthesizer._private_targets`` and
-    ``_release_proportions`` (in this process only) and returns a dict whose
-    ``"seconds"`` grows by the time spent in them.
+    Patches ``ReleaseContext.release_embedding`` (every embedding release)
+    and the class-proportion release (in this process only) and returns a
+    dict whose ``"seconds"`` grows by the time spent in them.
     """
-    from skdpgen.synthesizers._base import BaseKMESynthesizer
+    from skdpgen.synthesizers import ReleaseContext, _kme
 
     spent = {"seconds": 0.0}
 
@@ -124,6 +124,6 @@ def timed_releases():
 
         return wrapper
 
-    BaseKMESynthesizer._private_targets = timed(BaseKMESynthesizer._private_targets)
-    BaseKMESynthesizer._release_proportions = timed(BaseKMESynthesizer._release_proportions)
+    ReleaseContext.release_embedding = timed(ReleaseContext.release_embedding)
+    _kme._release_proportions = timed(_kme._release_proportions)
     return spent

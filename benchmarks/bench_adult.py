@@ -22,8 +22,8 @@ and each seed, a fresh child process (``spawn``)
      the first ``torch.optim.Adam``, about 3 s);
    * *cpu s*: process CPU time of the fit, all threads;
    * *release s*: the part of the fit spent computing and privatizing the
-     embeddings of the real data (``_private_targets`` and
-     ``_release_proportions``); the rest is generator training;
+     embeddings of the real data (``ReleaseContext.release_embedding`` and
+     the class proportions); the rest is generator training;
    * *traced MiB*: ``tracemalloc`` peak during ``fit`` minus the traced size
      before it. NumPy reports its buffers to tracemalloc, torch's CPU
      allocator does not: this is the Python + NumPy heap of the fit;

@@ -1,6 +1,12 @@
 """Sphinx configuration for skdpgen."""
 
+import sys
+from pathlib import Path
+
 import skdpgen
+
+# doc/ on the path: the gallery's hooks live in doc/_gallery.py
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 project = "skdpgen"
 author = "the skdpgen developers"
@@ -11,8 +17,23 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
     "numpydoc",
+    "sphinx_gallery.gen_gallery",
 ]
 autosummary_generate = True
 numpydoc_show_class_members = False
 exclude_patterns = ["_build"]
 html_theme = "pydata_sphinx_theme"
+
+# The gallery: every script of examples/ is run (in its --quick mode) at each
+# build, and its printed output and matplotlib figures are shown with its
+# code. Callables are given by name (sphinx-gallery >= 0.16 with Sphinx >= 7.3
+# must pickle the configuration; a function object would warn, failing -W).
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"\.py$",  # run every example, not only plot_*.py
+    "reset_argv": "_gallery.reset_argv",  # --quick --out-dir <temporary folder>
+    "within_subsection_order": "_gallery.ExampleOrder",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+}

@@ -5,18 +5,20 @@ synthetic-data generators with exact (ε, δ) accounting.
 """
 
 from .embedding import KernelMeanEmbedding
-from .features import HermiteFeatures, RandomFourierFeatures
-from .synthesizers import DPHPSynthesizer, DPMERFSynthesizer
+from .kernels import BoundedFeatureMap, HermiteFeatures, RandomFourierFeatures
 from .privacy import PrivacyLeakWarning, PrivacyReport
 from .release import DPKMEReleaser
+from .synthesizers import DPHPSynthesizer, DPMERFSynthesizer, KMESynthesizer
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "BoundedFeatureMap",
     "DPHPSynthesizer",
     "DPKMEReleaser",
     "DPMERFSynthesizer",
     "HermiteFeatures",
+    "KMESynthesizer",
     "KernelMeanEmbedding",
     "PrivacyLeakWarning",
     "PrivacyReport",

@@ -207,7 +207,7 @@ def _round_integer_columns(frame, schema):
 
 def _cmd_synthesize(args):
     from .privacy import PrivacyLeakWarning
-    from .synthesizers import DPHPSynthesizer, DPMERFSynthesizer
+    from .registry import methods
 
     frame = _read_table(args.data)
     schema = _read_schema(args.schema)
@@ -220,26 +220,11 @@ def _cmd_synthesize(args):
             classes = target_spec["categories"]
             y = y.astype(str) if all(isinstance(c, str) for c in classes) else y
     feature_schema = {c: s for c, s in schema.items() if c != args.target}
-    methods = {"dphp": DPHPSynthesizer, "dpmerf": DPMERFSynthesizer}
-    if args.method == "kme":
-        from .release import DPKMEReleaser
-
-        if args.target is not None:
-            raise UsageError("--method kme releases unlabeled numeric data; drop --target")
-        bounds = [feature_schema.get(c, {}).get("bounds") for c in X.columns]
-        if any(b is None for b in bounds):
-            raise UsageError("--method kme needs public bounds for every column in --schema")
-        import numpy as np
-
-        model = DPKMEReleaser(
-            method="subspace", bounds=(np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])),
-            random_state=args.random_state, device=args.device,
-        )
-    else:
-        model = methods[args.method](
-            schema=feature_schema, classes=classes, random_state=args.random_state,
-            device=args.device, verbose=0 if args.quiet else 1,
-        )
+    model = methods()[args.method].from_cli(
+        columns=list(X.columns), schema=feature_schema, classes=classes,
+        labeled=args.target is not None, random_state=args.random_state,
+        device=args.device, verbose=0 if args.quiet else 1,
+    )
     start = time.perf_counter()
     with warnings.catch_warnings():
         if args.strict:  # the first leak stops the fit, before any training
@@ -255,15 +240,15 @@ def _cmd_synthesize(args):
         raise UsageError(f"--strict: {reasons}")
     n = len(frame) if args.n_samples is None else args.n_samples
     out = model.sample(n, random_state=args.random_state)
+    Xs, ys = out if isinstance(out, tuple) else (out, None)  # a releaser samples rows only
     if args.target is not None:
-        Xs, ys = out
-        Xs = Xs.copy()
-        Xs[args.target] = ys
-        out = Xs[list(frame.columns)]
-    elif not hasattr(out, "columns"):
+        out = Xs.assign(**{args.target: ys})[list(frame.columns)]
+    elif not hasattr(Xs, "columns"):
         import pandas as pd
 
-        out = _round_integer_columns(pd.DataFrame(out, columns=list(X.columns)), feature_schema)
+        out = _round_integer_columns(pd.DataFrame(Xs, columns=list(X.columns)), feature_schema)
+    else:
+        out = Xs
     stem = Path(args.out).with_suffix("")
     json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
     with _all_or_nothing() as stage:
@@ -347,13 +332,15 @@ def _cmd_demo(args):
 
     from .datasets import load_adult
     from .evaluation import downstream_utility
-    from .synthesizers import DPHPSynthesizer, DPMERFSynthesizer
+    from .registry import methods
 
     train, test = load_adult(split="train"), load_adult(split="test")
-    cls = DPMERFSynthesizer if args.method == "dpmerf" else DPHPSynthesizer
-    synth = cls(
+    cls = methods()[args.method]
+    synth = cls.from_cli(
+        columns=list(train.data.columns),
         schema=train.schema,  # public bounds and categories (adult.names)
         classes=train.target_schema["categories"],
+        labeled=True,
         random_state=args.random_state,
         device=args.device,
         verbose=int(args.progress),
@@ -382,6 +369,9 @@ def _cmd_demo(args):
 
 def build_parser():
     """The argument parser of the ``skdpgen`` command."""
+    from . import synthesizers, release  # noqa: F401  (they register their methods)
+    from .registry import methods
+
     parser = argparse.ArgumentParser(
         prog="skdpgen",
         description="Differentially private synthetic data from kernel mean embeddings.",
@@ -391,7 +381,8 @@ def build_parser():
     syn = sub.add_parser("synthesize", help="fit a private synthesizer on a CSV/Parquet table")
     syn.add_argument("data", help="the private table (.csv or .parquet)")
     syn.add_argument("--target", help="label column (class-conditional synthesis)")
-    syn.add_argument("--method", choices=["dphp", "dpmerf", "kme"], default="dphp")
+    syn.add_argument("--method", choices=list(methods()), default="dphp",
+                     help="the estimator (registered in skdpgen.registry)")
     syn.add_argument("--epsilon", type=float, default=1.0)
     syn.add_argument("--delta", type=float, default=1e-5)
     syn.add_argument("--schema", help="JSON file with public bounds and categories")
@@ -420,7 +411,8 @@ def build_parser():
     ev.set_defaults(func=_cmd_evaluate)
 
     demo = sub.add_parser("demo", help="synthesize the bundled UCI Adult data privately")
-    demo.add_argument("--method", choices=["dphp", "dpmerf"], default="dphp")
+    demo.add_argument("--method", choices=[name for name, cls in methods().items()
+                                           if cls.supports_labels], default="dphp")
     demo.add_argument("--epsilon", type=float, default=1.0)
     demo.add_argument("--delta", type=float, default=1e-5)
     demo.add_argument("--random-state", type=int, default=0)

@@ -24,122 +24,30 @@ from numbers import Integral, Real
 import numpy as np
 import torch
 from scipy.optimize import nnls
-from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_array
 from sklearn.utils._param_validation import HasMethods, Interval, Options, StrOptions
-from sklearn.utils.validation import (
-    _check_feature_names,
-    _check_n_features,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._device import cpu_threads, resolve_device
-from ._random import check_generator, torch_generator
-from ._dask import DaskRows, is_dask_collection, meta
-from ._state import fit_transaction
-from .embedding import KernelMeanEmbedding, feature_sums, fit_feature_map
-from .features import (
-    HermiteFeatures,
+from .utils import check_generator, torch_generator
+from .base import PrivateEstimator
+from .kernels import (
     RandomFourierFeatures,
-    _unit_norm_scale,
-    check_length_scale,
-    hermite_terms,
+    clip_rows,
+    gaussian_gram,
+    gaussian_kernel_sum,
+    scale_rows,
 )
-from .privacy import GaussianAccountant, check_epsilon_delta, leak_ledger
-from .synthesizers._kernels import fourier_features
+from .kernels._subspace import GaussianSubspaceFeatures
+from .registry import register
+from .rows import make_rows
 
 __all__ = ["DPKMEReleaser"]
 
-# Eigenvalues of K_zz below _RANK_TOL · λ_max are dropped from the basis.
-_RANK_TOL = 1e-10
-# Scaled inputs are clipped to ±_X_CLIP so that squared distances stay finite;
-# a point that far from every candidate has kernel value exactly 0 anyway.
-_X_CLIP = 1e150
-# Target number of kernel values held per block (about 16 MB of float64).
-_BLOCK_VALUES = 2_000_000
 # Number of random Fourier features of the default feature map.
 _DEFAULT_N_COMPONENTS = 1000
 # Iterations of the accelerated projected gradient of the L1 reduction.
 _L1_MAX_ITER = 5000
-
-
-# -- Gaussian kernel helpers ------------------------------------------------
-def _scale(X, center, length_scale):
-    """``(X − center)/ℓ`` clipped to ±1e150 (finite squared norms, no NaN)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        Xs = (np.asarray(X, dtype=np.float64) - center) / length_scale
-    return np.clip(Xs, -_X_CLIP, _X_CLIP)
-
-
-def _gaussian_gram(A, B, sq_a=None, sq_b=None):
-    """``exp(−‖a − b‖²/2)`` for scaled rows of A and B, values in [0, 1]."""
-    if sq_a is None:
-        sq_a = np.einsum("ij,ij->i", A, A)
-    if sq_b is None:
-        sq_b = np.einsum("ij,ij->i", B, B)
-    G = A @ B.T
-    G *= 2.0
-    G -= sq_a[:, None]
-    G -= sq_b[None, :]
-    np.minimum(G, 0.0, out=G)
-    G *= 0.5
-    np.exp(G, out=G)
-    return G
-
-
-def _block_rows(n_cols):
-    return max(1, _BLOCK_VALUES // max(1, n_cols))
-
-
-def _mean_gram(A, B, *, symmetric=False):
-    """``Σ_i Σ_j k(a_i, b_j)`` (exact, blocked; memory O(block²))."""
-    sq_a = np.einsum("ij,ij->i", A, A)
-    sq_b = sq_a if symmetric else np.einsum("ij,ij->i", B, B)
-    rows = max(1, int(math.sqrt(_BLOCK_VALUES)))
-    total = 0.0
-    for i in range(0, A.shape[0], rows):
-        j0 = i if symmetric else 0
-        for j in range(j0, B.shape[0], rows):
-            s = _gaussian_gram(A[i : i + rows], B[j : j + rows], sq_a[i : i + rows],
-                               sq_b[j : j + rows]).sum()
-            total += 2.0 * s if symmetric and j != i else s
-    return total
-
-
-def _column_sums(A, B):
-    """``Σ_i k(a_i, b_j)`` for every row ``b_j`` of B, streamed over A."""
-    sq_b = np.einsum("ij,ij->i", B, B)
-    rows = _block_rows(B.shape[0])
-    out = np.zeros(B.shape[0])
-    for i in range(0, A.shape[0], rows):
-        out += _gaussian_gram(A[i : i + rows], B, sq_b=sq_b).sum(axis=0)
-    return out
-
-
-class _SubspaceCoordinates:
-    """``a(x) = Bᵀ k_Z(x)``: coordinates of ``k(x, ·)`` projected on span{k(z_m, ·)}.
-
-    ``B = U Λ^{-1/2}`` (the ``basis``) makes the basis orthonormal, so
-    ``‖a(x)‖ ≤ ‖k(x, ·)‖ = 1``; :func:`~skdpgen.embedding.feature_sums` clips
-    each row to norm ≤ 1 all the same (rounding). Picklable, so Dask workers
-    can compute it.
-    """
-
-    def __init__(self, points, length_scale, basis=None):
-        self.center = points.mean(axis=0)
-        self.length_scale = length_scale
-        self.Zs = _scale(points, self.center, length_scale)
-        self.sq_z = np.einsum("ij,ij->i", self.Zs, self.Zs)
-        self.basis = basis
-
-    def gram(self):
-        """``K_zz``, the Gaussian Gram matrix of the points."""
-        return _gaussian_gram(self.Zs, self.Zs, self.sq_z, self.sq_z)
-
-    def transform(self, X):
-        gram = _gaussian_gram(_scale(X, self.center, self.length_scale), self.Zs, sq_b=self.sq_z)
-        return gram @ self.basis
 
 
 # -- bounds and candidates --------------------------------------------------
@@ -204,40 +112,9 @@ def _l1_reduce(G, w0, radius, lipschitz):
     return x
 
 
-# -- torch feature maps (Algorithm 2) ---------------------------------------
-def _torch_feature_map(features, dtype, device):
-    """The feature map as a differentiable torch function, or None."""
-    if isinstance(features, RandomFourierFeatures):
-        freqs = torch.as_tensor(features.frequencies_, dtype=dtype, device=device)
-        return lambda Z: fourier_features(Z, freqs)
-    if isinstance(features, HermiteFeatures):
-        rho = torch.as_tensor(features.rho_, dtype=dtype, device=device)
-        order, D = features.order, features.n_features_in_
-        dims = torch.as_tensor(features.product_dims_, device=device)
-
-        def stack(Z, r):
-            terms = hermite_terms(Z, r, order, exp=torch.exp, sqrt=torch.sqrt)
-            return torch.stack(list(terms), dim=-1)  # (n, dims, order + 1)
-
-        if features.kernel == "sum":
-            return lambda Z: stack(Z, rho).reshape(Z.shape[0], -1) / math.sqrt(D)
-
-        def product(Z):
-            T = stack(Z[:, dims], rho[dims])
-            H = T[:, 0, :]
-            for j in range(1, T.shape[1]):
-                H = (H[:, :, None] * T[:, j, None, :]).reshape(Z.shape[0], -1)
-            return H
-
-        return product
-    return None
-
-
 def _feature_rows(features, Z):
     """``features.transform(Z)`` in float64 with rows clipped to norm ≤ 1."""
-    H = np.array(features.transform(Z), dtype=np.float64)
-    H *= _unit_norm_scale(np.einsum("ij,ij->i", H, H), np.float64)[:, None]
-    return H
+    return clip_rows(np.array(features.transform(Z), dtype=np.float64))
 
 
 def _nnls_weights(H, target):
@@ -255,7 +132,8 @@ def _nnls_weights(H, target):
     return w
 
 
-class DPKMEReleaser(BaseEstimator):
+@register("release")
+class DPKMEReleaser(PrivateEstimator):
     """Differentially private release of a weighted point set via kernel mean embeddings.
 
     Releases synthetic points ``z_1 … z_M`` with weights ``w_1 … w_M`` whose
@@ -292,13 +170,15 @@ class DPKMEReleaser(BaseEstimator):
     features : transformer, default=None
         Feature map of ``"features"``: by default
         ``RandomFourierFeatures(n_components=1000, length_scale=length_scale)``
-        with frequencies drawn from ``random_state``. A fitted
-        :class:`~skdpgen.RandomFourierFeatures` or
-        :class:`~skdpgen.HermiteFeatures` is used as is (an unfitted one is
-        cloned and fitted on the shape of ``X`` only). Other transformers are
-        accepted (rows clipped to norm ≤ 1), but their points are not
-        optimized (there is no torch version of them): only the weights are.
-        Must be None with ``"subspace"``.
+        with frequencies drawn from ``random_state``. Any
+        :class:`~skdpgen.kernels.BoundedFeatureMap` (e.g.
+        :class:`~skdpgen.RandomFourierFeatures`, :class:`~skdpgen.HermiteFeatures`
+        or your own) is used as is when fitted, or cloned and fitted on the
+        shape of ``X`` only, and its points are optimized through its torch
+        version. Other transformers are accepted (rows clipped to norm ≤ 1,
+        recorded as a leak: see
+        :func:`~skdpgen.kernels.prepare_feature_map`), but only the weights
+        are fitted. Must be None with ``"subspace"``.
     bounds : tuple of (float or array-like, float or array-like), default=None
         Public box ``(lo, hi)`` (scalars or one value per column) from which
         the M points are drawn uniformly when ``candidates`` is None; with
@@ -354,8 +234,10 @@ class DPKMEReleaser(BaseEstimator):
     rank_ : int
         ``"subspace"`` only: dimension of the span (eigenvalues of ``K_zz``
         above ``1e-10 λ_max``).
-    features_ : transformer
-        ``"features"`` only: the fitted feature map.
+    features_ : BoundedFeatureMap
+        The fitted feature map whose noisy mean was released: the subspace
+        coordinates of Algorithm 1 (``"subspace"``), or the map of
+        ``"features"`` (a transformer of yours is wrapped, rows clipped).
     embedding_ : ndarray of shape (n_features_out,)
         ``"features"`` only: the released (noisy) mean embedding ``μ̃``.
     loss_history_ : ndarray of shape (n_iter,)
@@ -488,8 +370,20 @@ class DPKMEReleaser(BaseEstimator):
         self.random_state = random_state
         self.device = device
 
+    supports_labels = False
+
+    @classmethod
+    def from_cli(cls, *, columns, schema, classes, labeled, random_state, device, verbose):
+        """Algorithm 1 on the schema's public bounds (see :mod:`skdpgen.registry`)."""
+        if labeled:
+            raise ValueError("--method release releases unlabeled numeric data; drop --target")
+        bounds = [schema.get(c, {}).get("bounds") for c in columns]
+        if any(b is None for b in bounds):
+            raise ValueError("--method release needs public bounds for every column in --schema")
+        lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
+        return cls(method="subspace", bounds=(lo, hi), random_state=random_state, device=device)
+
     # -- fit ---------------------------------------------------------------
-    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, epsilon=None, delta=None):
         """Release a private weighted point set for ``X``.
 
@@ -510,27 +404,16 @@ class DPKMEReleaser(BaseEstimator):
         -------
         self : object
         """
-        with fit_transaction(self), leak_ledger() as leaks:  # nothing half-fitted on failure
-            return self._fit(X, epsilon, delta, leaks)
+        return super().fit(X, None, epsilon=epsilon, delta=delta)
 
     # fitted attributes of one method only: a re-fit with the other drops them
-    _METHOD_ATTRIBUTES = ("coefficients_", "basis_", "rank_", "features_", "embedding_",
-                          "loss_history_")
+    _METHOD_ATTRIBUTES = ("coefficients_", "basis_", "rank_", "embedding_", "loss_history_")
 
-    def _fit(self, X, epsilon, delta, leaks):
+    def _fit_private(self, X, y, budget):
         for name in self._METHOD_ATTRIBUTES:
             vars(self).pop(name, None)
-        epsilon, delta = check_epsilon_delta(
-            self.epsilon if epsilon is None else epsilon,
-            self.delta if delta is None else delta,
-        )
-        if is_dask_collection(X):  # summed per partition where it lives
-            _check_n_features(self, meta(X), reset=True)
-            _check_feature_names(self, meta(X), reset=True)
-            X = DaskRows.from_collection(X)
-        else:
-            X = validate_data(self, X, dtype=np.float64)
-        n_features = X.shape[1]
+        rows = make_rows(self, X, reset=True)
+        n_features = rows.n_columns
         rng = check_generator(self.random_state)
         bounds = None if self.bounds is None else _check_bounds(self.bounds, n_features)
         candidates = None
@@ -552,49 +435,34 @@ class DPKMEReleaser(BaseEstimator):
                 raise ValueError("features= is only used by method='features'.")
             if candidates is None:
                 candidates = rng.uniform(bounds[0], bounds[1], size=(self.n_points, n_features))
-            self._fit_subspace(X, candidates, epsilon, delta, leaks)
+            self._fit_subspace(rows, candidates, budget)
         else:
-            self._fit_features(X, candidates, bounds, epsilon, delta, rng, leaks)
-        self.epsilon_, self.delta_ = epsilon, delta
-        return self
+            self._fit_features(rows, candidates, bounds, budget, rng)
 
-    def _fit_subspace(self, X, Z, epsilon, delta, leaks):
-        ls = check_length_scale(self.length_scale, X.shape[1])
-        coords = _SubspaceCoordinates(Z, ls)
-        gram = coords.gram()
-        lam, U = np.linalg.eigh(gram)
-        keep = lam > _RANK_TOL * lam.max()
-        basis = coords.basis = U[:, keep] / np.sqrt(lam[keep])
+    def _fit_subspace(self, rows, Z, budget):
+        coords = GaussianSubspaceFeatures(points=Z, length_scale=self.length_scale).fit(
+            np.zeros((1, rows.n_columns)))
         # rows a(x) clipped to norm ≤ 1 (see Notes), streamed (or per Dask partition)
-        sums = feature_sums(coords, X)[:, 0]
-        n = X.shape[0]  # after the sum: Dask rows are counted in the same pass
-        alpha = sums / n
-        sensitivity = 2.0 / n
-        accountant = GaussianAccountant(epsilon, delta, {"subspace coefficients": 1.0})
-        noisy = accountant.add_noise("subspace coefficients", alpha, sensitivity=sensitivity)
-        weights = basis @ noisy
+        sums = rows.feature_sums(coords)[:, 0]
+        n = rows.n_rows  # after the sum: Dask rows are counted in the same pass
+        accountant = budget.plan({"subspace coefficients": 1.0})
+        noisy = accountant.add_noise("subspace coefficients", sums / n, sensitivity=2.0 / n)
+        weights = coords.basis_ @ noisy
         if self.l1_bound is not None:
-            weights = _l1_reduce(gram, weights, float(self.l1_bound), lam.max())
+            weights = _l1_reduce(coords.gram_, weights, float(self.l1_bound),
+                                 np.linalg.eigvalsh(coords.gram_).max())
         self.points_ = Z.copy()
         self.weights_ = weights
+        self.features_ = coords
         self.coefficients_ = noisy
-        self.basis_ = basis
-        self.rank_ = int(keep.sum())
-        self.length_scale_ = ls
-        self.sensitivity_ = sensitivity
+        self.basis_ = coords.basis_
+        self.rank_ = coords.rank_
+        self.length_scale_ = coords.length_scale_
+        self.sensitivity_ = 2.0 / n
         self.noise_multiplier_ = accountant.noise_multipliers["subspace coefficients"]
-        self.privacy_report_ = accountant.report(leaks)
 
-    def _row_coefficients(self, X):
-        """``a(x)`` for each row of ``X`` under the fitted basis (for audits)."""
-        check_is_fitted(self, "basis_")
-        X = check_array(X, dtype=np.float64)
-        coords = _SubspaceCoordinates(self.points_, self.length_scale_, self.basis_)
-        A = coords.transform(X)
-        return A * _unit_norm_scale(np.einsum("ij,ij->i", A, A), np.float64)[:, None]
-
-    def _fit_features(self, X, candidates, bounds, epsilon, delta, rng, leaks):
-        n_features = X.shape[1]
+    def _fit_features(self, rows, candidates, bounds, budget, rng):
+        n_features = rows.n_columns
         features = self.features
         if features is None:
             features = RandomFourierFeatures(
@@ -602,17 +470,13 @@ class DPKMEReleaser(BaseEstimator):
                 length_scale=self.length_scale,
                 random_state=int(rng.integers(2**31)),
             )
-        # checked (and, unless ours, recorded as a leak) before the rows are read
-        features = fit_feature_map(
-            features, np.zeros((1, n_features)) if isinstance(X, DaskRows) else X,
-            private=True, dask=isinstance(X, DaskRows),
-        )
+        # checked (and, unless bounded, recorded as a leak) before the rows are read
+        features = rows.prepare_feature_map(features, private=budget.private)
         # The exact mean (streamed, rows clipped to norm ≤ 1), then the noise.
-        kme = KernelMeanEmbedding(features=features).fit(X)
-        features = kme.features_
-        sensitivity = kme.sensitivity_  # 2/n
-        accountant = GaussianAccountant(epsilon, delta, {"mean embedding": 1.0})
-        target = accountant.add_noise("mean embedding", kme.embedding_, sensitivity=sensitivity)
+        sums = rows.feature_sums(features)[:, 0]
+        n = rows.n_rows
+        accountant = budget.plan({"mean embedding": 1.0})
+        target = accountant.add_noise("mean embedding", sums / n, sensitivity=2.0 / n)
         device = resolve_device(self.device)
         tgen = torch_generator(rng, "cpu")
         if candidates is None:
@@ -638,22 +502,20 @@ class DPKMEReleaser(BaseEstimator):
         self.length_scale_ = (
             np.array(ls, dtype=np.float64) if isinstance(features, RandomFourierFeatures) else None
         )
-        self.sensitivity_ = sensitivity
+        self.sensitivity_ = 2.0 / n
         self.noise_multiplier_ = accountant.noise_multipliers["mean embedding"]
-        self.privacy_report_ = accountant.report(leaks)
 
     def _reduced_set(self, features, target, Z0, bounds, device):
         """Adam on ``‖Σ_m w_m φ(z_m) − μ̃‖²`` over points and weights ``w ≥ 0``."""
         dtype = torch.float32
-        phi = _torch_feature_map(features, dtype, device)
         M = Z0.shape[0]
-        if phi is None or self.n_iter == 0:
-            if phi is None and self.n_iter > 0:
+        if not features.supports_torch or self.n_iter == 0:
+            if not features.supports_torch and self.n_iter > 0:
                 warnings.warn(
-                    f"No torch version of {type(features).__name__}: the points stay "
-                    "at their initialization and only the weights are fitted.",
+                    f"No torch version of {type(features.transformer).__name__}: the points "
+                    "stay at their initialization and only the weights are fitted.",
                     UserWarning,
-                    stacklevel=4,
+                    stacklevel=5,
                 )
             return Z0, np.zeros(0)
         ls = getattr(features, "length_scale_", None)
@@ -668,7 +530,7 @@ class DPKMEReleaser(BaseEstimator):
         opt = torch.optim.Adam([u, v], lr=self.learning_rate)
         history = np.empty(self.n_iter)
         for it in range(self.n_iter):
-            residual = (v / M) @ phi(u * unit_t) - mu
+            residual = (v / M) @ features.torch_transform(u * unit_t) - mu
             loss = residual @ residual
             opt.zero_grad()
             loss.backward()
@@ -778,16 +640,15 @@ class DPKMEReleaser(BaseEstimator):
         w = self.weights_
         n = X.shape[0]
         if self.length_scale_ is None:
-            diff = feature_sums(self.features_, X)[:, 0] / n - w @ _feature_rows(
-                self.features_, self.points_
-            )
+            diff = (self.features_.feature_sum(X, np.ones((n, 1)))[:, 0] / n
+                    - w @ _feature_rows(self.features_, self.points_))
             return -float(np.linalg.norm(diff))
         center = self.points_.mean(axis=0)
-        Xs = _scale(X, center, self.length_scale_)
-        Zs = _scale(self.points_, center, self.length_scale_)
-        xx = _mean_gram(Xs, Xs, symmetric=True) / n**2
-        xz = _column_sums(Xs, Zs) @ w / n
-        zz = w @ _gaussian_gram(Zs, Zs) @ w
+        Xs = scale_rows(X, self.length_scale_, center)
+        Zs = scale_rows(self.points_, self.length_scale_, center)
+        xx = gaussian_kernel_sum(Xs, Xs) / n**2
+        xz = gaussian_kernel_sum(Xs, Zs, axis=0) @ w / n
+        zz = w @ gaussian_gram(Zs, Zs) @ w
         return -math.sqrt(max(0.0, xx - 2.0 * xz + zz))
 
     def __sklearn_tags__(self):

@@ -406,21 +406,6 @@ class TableEncoder:
         """Width of the encoding: numeric block plus one-hot blocks."""
         return self.n_numeric_ + int(sum(self.category_sizes_))
 
-    def transform_rows(self, X):
-        """Encode in memory, or lazily per partition for a Dask collection.
-
-        Returns an ndarray (as :meth:`transform`) or, for a Dask array or
-        DataFrame, a :class:`skdpgen._dask.DaskRows` whose blocks are encoded
-        where they live when a sum over them is computed.
-        """
-        if is_dask_collection(X):
-            from ._dask import DaskRows
-
-            if self.is_frame_ != hasattr(X, "columns"):
-                raise ValueError("Fit and encode the same kind of input (DataFrame or array).")
-            return DaskRows.from_collection(X, convert=self.transform, n_columns=self.n_encoded_)
-        return self.transform(X)
-
     def decode(self, numeric, categories):
         """Build a table from a numeric block on [-1, 1] and category codes.
 

@@ -16,7 +16,7 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 
 from skdpgen import DPMERFSynthesizer, RandomFourierFeatures  # noqa: E402
-from skdpgen._random import check_generator  # noqa: E402
+from skdpgen.utils import check_generator  # noqa: E402
 from skdpgen.datasets import gaussian_grid_centers, make_gaussian_grid  # noqa: E402
 from skdpgen.evaluation import (  # noqa: E402
     gaussian_grid_nll,

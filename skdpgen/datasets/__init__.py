@@ -10,6 +10,12 @@ can use it without spending privacy budget.
 # License: BSD 3-Clause
 
 from ._adult import adult_schema, load_adult
-from ._gaussian_grid import gaussian_grid_centers, make_gaussian_grid
+from ._gaussian_grid import gaussian_grid_centers, gaussian_grid_nll, make_gaussian_grid
 
-__all__ = ["adult_schema", "gaussian_grid_centers", "load_adult", "make_gaussian_grid"]
+__all__ = [
+    "adult_schema",
+    "gaussian_grid_centers",
+    "gaussian_grid_nll",
+    "load_adult",
+    "make_gaussian_grid",
+]

@@ -10,7 +10,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils import check_array
 
-from .._random import check_generator
+from ..utils import check_generator
 
 __all__ = ["gaussian_grid_centers", "gaussian_grid_nll", "make_gaussian_grid"]
 

@@ -27,7 +27,7 @@ from ._two_sample import (
 )
 from ._scorers import neg_mmd2_scorer, synthetic_to_real_scorer
 from ._plots import plot_gaussian_grid, plot_kernel_approximation_error, plot_marginals
-from ..datasets._gaussian_grid import gaussian_grid_nll
+from ..datasets import gaussian_grid_nll
 
 __all__ = [
     "DPTwoSampleTest",

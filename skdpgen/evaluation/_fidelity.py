@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_array
 
-from .._random import check_generator
-from ..embedding import mmd2 as _feature_mmd2
+from ..utils import check_generator
+from ..embedding import mmd2 as feature_mmd2
+from ..kernels import gaussian_kernel_sum, scale_rows
 from ..privacy import PrivacyLeakWarning
 from ..schema import is_categorical_dtype, paired_frames
 
@@ -23,7 +24,7 @@ __all__ = ["marginal_tv_distance", "mmd2", "mmd2_exact"]
 # -- α-way marginals ---------------------------------------------------------
 
 
-def _column_spec(key, real, syn, bounds, categories):
+def column_spec(key, real, syn, bounds, categories):
     """("numeric", (lo, hi), leaked) or ("categorical", list, False) for one column."""
     entry = bounds.get(key)
     if categories.get(key) is not None:
@@ -218,7 +219,7 @@ def marginal_tv_distance(
     codes_r, codes_s, sizes, leaked = [], [], [], []
     for j, key in enumerate(real.columns):
         col_r, col_s = real.iloc[:, j], syn.iloc[:, j]
-        kind, spec, leak = _column_spec(key, col_r, col_s, bounds, categories)
+        kind, spec, leak = column_spec(key, col_r, col_s, bounds, categories)
         if leak:
             leaked.append(key)
         codes_r.append(_codes(col_r, kind, spec, bins, key))
@@ -244,22 +245,7 @@ def marginal_tv_distance(
 # -- maximum mean discrepancy ------------------------------------------------
 
 
-def _kernel_sum(A, B, block_size):
-    """Σ_ij exp(−‖a_i − b_j‖²/2) over row blocks (rows already divided by ℓ)."""
-    sq_a = np.einsum("ij,ij->i", A, A)
-    sq_b = np.einsum("ij,ij->i", B, B)
-    total = 0.0
-    for i in range(0, len(A), block_size):
-        a, na = A[i : i + block_size], sq_a[i : i + block_size]
-        for j in range(0, len(B), block_size):
-            b, nb = B[j : j + block_size], sq_b[j : j + block_size]
-            d2 = na[:, None] + nb[None, :] - 2.0 * (a @ b.T)
-            np.maximum(d2, 0.0, out=d2)
-            total += float(np.exp(-0.5 * d2).sum())
-    return total
-
-
-def mmd2_exact(X, Y, *, length_scale=1.0, block_size=1024):
+def mmd2_exact(X, Y, *, length_scale=1.0):
     """Squared MMD between two samples under the Gaussian kernel, computed exactly.
 
     The biased (V-statistic) estimate
@@ -267,7 +253,8 @@ def mmd2_exact(X, Y, *, length_scale=1.0, block_size=1024):
     ``MMD² = mean_ij k(x_i, x_j) + mean_ij k(y_i, y_j) − 2 mean_ij k(x_i, y_j)``
 
     with ``k(x, y) = exp(−Σ_d (x_d − y_d)²/(2ℓ_d²))``, summed over blocks of
-    rows so that memory stays O(block_size²) while time is O((n + m)²).
+    rows (:func:`skdpgen.kernels.gaussian_kernel_sum`) so that memory stays
+    bounded while time is O((n + m)²).
 
     Parameters
     ----------
@@ -278,8 +265,6 @@ def mmd2_exact(X, Y, *, length_scale=1.0, block_size=1024):
     length_scale : float or array-like of shape (n_features,), default=1.0
         Length scale ℓ of the Gaussian kernel, shared or per dimension (as in
         :class:`~skdpgen.RandomFourierFeatures`).
-    block_size : int, default=1024
-        Rows per block.
 
     Returns
     -------
@@ -305,17 +290,10 @@ def mmd2_exact(X, Y, *, length_scale=1.0, block_size=1024):
     Y = check_array(Y, dtype=np.float64)
     if X.shape[1] != Y.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features but Y has {Y.shape[1]}.")
-    ls = np.asarray(length_scale, dtype=np.float64)
-    if ls.ndim > 1 or (ls.ndim == 1 and ls.shape[0] != X.shape[1]):
-        raise ValueError("length_scale must be a float or have one entry per feature.")
-    if not (np.isfinite(ls).all() and (ls > 0).all()):
-        raise ValueError(f"length_scale must be positive and finite, got {length_scale!r}.")
-    if not isinstance(block_size, Integral) or block_size < 1:
-        raise ValueError(f"block_size must be a positive integer, got {block_size!r}.")
-    X, Y = X / ls, Y / ls
-    kxx = _kernel_sum(X, X, block_size) / len(X) ** 2
-    kyy = _kernel_sum(Y, Y, block_size) / len(Y) ** 2
-    kxy = _kernel_sum(X, Y, block_size) / (len(X) * len(Y))
+    X, Y = scale_rows(X, length_scale), scale_rows(Y, length_scale)
+    kxx = gaussian_kernel_sum(X, X) / len(X) ** 2
+    kyy = gaussian_kernel_sum(Y, Y) / len(Y) ** 2
+    kxy = gaussian_kernel_sum(X, Y) / (len(X) * len(Y))
     return max(kxx + kyy - 2.0 * kxy, 0.0)
 
 
@@ -366,4 +344,4 @@ def mmd2(X, Y, *, length_scale=1.0, features=None):
             "length_scale applies to the exact computation only; set the length scale "
             "of the feature map instead."
         )
-    return _feature_mmd2(X, Y, features=features)
+    return feature_mmd2(X, Y, features=features)

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_array
 
-from .._random import check_generator
+from ..utils import check_generator
 from ..schema import paired_frames
-from ._fidelity import _column_spec
+from ._fidelity import column_spec
 
 __all__ = ["plot_gaussian_grid", "plot_kernel_approximation_error", "plot_marginals"]
 
@@ -122,7 +122,7 @@ def plot_marginals(
     fig, axes = _axes_list(ax, len(columns), plt)
     for a, key in zip(axes, columns):
         col_r, col_s = real[key], syn[key]
-        kind, spec, _ = _column_spec(key, col_r, col_s, bounds, categories)
+        kind, spec, _ = column_spec(key, col_r, col_s, bounds, categories)
         if kind == "numeric":
             lo, hi = spec
             if hi <= lo:
@@ -245,7 +245,7 @@ def plot_kernel_approximation_error(
     orders : sequence of int, default=range(0, 11)
         Hermite orders C (C + 1 features each).
     n_features : sequence of int, default=(10, …, 5000)
-        Numbers of random Fourier features (even).
+        Numbers of random Fourier features.
     n_samples : int, default=100
         Points per sample.
     length_scale : float, default=None
@@ -272,7 +272,7 @@ def plot_kernel_approximation_error(
     >>> bool(fig.hermite_errors_[1] < fig.fourier_errors_[1])
     True
     """
-    from ..features import HermiteFeatures, RandomFourierFeatures
+    from ..kernels import HermiteFeatures, RandomFourierFeatures
 
     plt = _pyplot()
     orders = [int(c) for c in orders]

@@ -11,20 +11,17 @@ from sklearn.metrics import accuracy_score, roc_auc_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import LabelEncoder
 
-from .._random import check_generator
+from ..utils import check_generator
 from ._fidelity import mmd2
 from ..schema import paired_frames
-from ._utility import _positive_scores, _preprocessor
+from ._utility import positive_scores, preprocessor
 
 __all__ = ["neg_mmd2_scorer", "synthetic_to_real_scorer"]
 
 
 def _draw(estimator, n, random_state):
-    """``estimator.sample(n)`` as ``(X, y)``; ``y`` is None without labels."""
-    out = estimator.sample(n, random_state=check_generator(random_state))
-    if isinstance(out, tuple):
-        return out
-    return out, None
+    """``estimator.sample(n)``: ``(X, y)``, ``y`` None without labels."""
+    return estimator.sample(n, random_state=check_generator(random_state))
 
 
 class _NegMMD2Scorer:
@@ -170,7 +167,7 @@ class _SyntheticToRealScorer:
                 return float(np.mean(y_test == only))
             return 0.5
         model = LogisticRegression(max_iter=1000) if self.model is None else self.model
-        pipe = Pipeline([("preprocess", _preprocessor(X_syn)), ("model", clone(model))])
+        pipe = Pipeline([("preprocess", preprocessor(X_syn)), ("model", clone(model))])
         pipe.fit(X_syn, encoder.transform(y_syn))
         if self.metric == "accuracy":
             pred = encoder.inverse_transform(np.asarray(pipe.predict(X_test)).astype(int))
@@ -178,7 +175,7 @@ class _SyntheticToRealScorer:
         if pos_label not in encoder.classes_:  # never predicted: uninformative
             return 0.5
         pos_code = int(encoder.transform([pos_label])[0])
-        return float(roc_auc_score(truth, _positive_scores(pipe, X_test, pos_code)))
+        return float(roc_auc_score(truth, positive_scores(pipe, X_test, pos_code)))
 
     def __repr__(self):
         return (

@@ -12,9 +12,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._random import check_generator
+from ..utils import check_generator
 from ..privacy import GaussianAccountant, PrivacyReport, check_epsilon_delta
-from ..release import _gaussian_gram, _scale
+from ..kernels import check_length_scale, gaussian_gram, scale_rows
 
 __all__ = [
     "DPTwoSampleTest",
@@ -133,12 +133,11 @@ def statistic_sensitivity(n_locations, reg):
 def _gaussian_kernel(X, T, length_scale):
     """``exp(−‖(x − t)/ℓ‖²/2)`` for every row of X and T, in [0, 1] for every finite input.
 
-    Scaled inputs are clipped to ±1e150 first (:func:`skdpgen.release._scale`),
+    Scaled inputs are clipped to ±1e150 first (:func:`skdpgen.kernels.scale_rows`),
     so an extreme record cannot overflow to NaN: its kernel values go to 0,
     and every ``z`` stays in the cube the sensitivities assume.
     """
-    zero = np.zeros(X.shape[1])
-    return _gaussian_gram(_scale(X, zero, length_scale), _scale(T, zero, length_scale))
+    return gaussian_gram(scale_rows(X, length_scale), scale_rows(T, length_scale))
 
 
 def _upper(J):
@@ -477,19 +476,6 @@ class DPTwoSampleTest(BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features but Y has {Y.shape[1]}.")
         return X, Y
 
-    def _length_scale(self, d):
-        ls = np.asarray(self.length_scale, dtype=np.float64)
-        if ls.ndim == 0:
-            ls = np.full(d, float(ls))
-        if ls.shape != (d,):
-            raise ValueError(
-                f"length_scale must be a float or have one entry per feature ({d}), "
-                f"got shape {np.shape(self.length_scale)}."
-            )
-        if not (np.all(np.isfinite(ls)) and np.all(ls > 0)):
-            raise ValueError("length_scale must be positive and finite.")
-        return ls
-
     def _locations(self, d, rng):
         if self.locations is not None:
             T = check_array(self.locations, dtype=np.float64, input_name="locations")
@@ -533,7 +519,7 @@ class DPTwoSampleTest(BaseEstimator):
         epsilon, delta = check_epsilon_delta(self.epsilon, self.delta)
         X, Y = self._check_inputs(X, Y)
         d = X.shape[1]
-        ls = self._length_scale(d)
+        ls = check_length_scale(self.length_scale, d)
         rng = check_generator(self.random_state)
         T = self._locations(d, rng)
         J = T.shape[0]

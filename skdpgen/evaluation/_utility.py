@@ -96,7 +96,7 @@ def paper_models(random_state=0):
     return models
 
 
-def _preprocessor(frame):
+def preprocessor(frame):
     """One-hot for categorical columns, standardization for numeric ones.
 
     Columns are addressed by position, so the same transformer applies to the
@@ -118,7 +118,7 @@ def _preprocessor(frame):
     return ColumnTransformer(steps, sparse_threshold=0.0)
 
 
-def _positive_scores(pipe, X, pos_code):
+def positive_scores(pipe, X, pos_code):
     """Continuous score of the positive class (code ``pos_code`` in 0/1)."""
     if hasattr(pipe, "predict_proba"):
         proba = pipe.predict_proba(X)
@@ -136,7 +136,7 @@ def _positive_scores(pipe, X, pos_code):
 
 
 def _fit_and_score(model, X_syn, y_syn_codes, X_test, y_test, encoder, binary, pos_label, score):
-    pipe = Pipeline([("preprocess", _preprocessor(X_syn)), ("model", clone(model))])
+    pipe = Pipeline([("preprocess", preprocessor(X_syn)), ("model", clone(model))])
     pipe.fit(X_syn, y_syn_codes)
     pred = encoder.inverse_transform(np.asarray(pipe.predict(X_test)).astype(int))
     if not binary:
@@ -149,7 +149,7 @@ def _fit_and_score(model, X_syn, y_syn_codes, X_test, y_test, encoder, binary, p
         s = (pred == pos_label).astype(float)
     else:
         pos_code = int(encoder.transform([pos_label])[0])
-        s = _positive_scores(pipe, X_test, pos_code)
+        s = positive_scores(pipe, X_test, pos_code)
     return {"roc_auc": roc_auc_score(truth, s), "pr_auc": average_precision_score(truth, s)}
 
 

@@ -1,6 +1,27 @@
-"""Private synthetic-data generators built on kernel mean embeddings."""
+"""Synthesizers: a mechanism (what is released) plus a trainer (the generator).
 
-from .dphp import DPHPSynthesizer
+:class:`KMESynthesizer` trains a generator against the private mean embedding
+of any :class:`~skdpgen.kernels.BoundedFeatureMap`; :class:`DPHPSynthesizer`
+and :class:`DPMERFSynthesizer` are presets with DP-HP's and DP-MERF's
+mechanisms. A new synthesizer is a :class:`Mechanism` subclass and a thin
+preset of :class:`KMESynthesizer`, registered for the command line with
+:func:`skdpgen.registry.register`.
+"""
+
+from ._kme import KMESynthesizer
+from ._mechanism import EmbeddingMechanism, Mechanism, ReleaseContext, embedding_loss
+from ._trainer import GeneratorTrainer
+from .dphp import DPHPSynthesizer, HermiteMechanism
 from .dpmerf import DPMERFSynthesizer
 
-__all__ = ["DPHPSynthesizer", "DPMERFSynthesizer"]
+__all__ = [
+    "DPHPSynthesizer",
+    "DPMERFSynthesizer",
+    "EmbeddingMechanism",
+    "GeneratorTrainer",
+    "HermiteMechanism",
+    "KMESynthesizer",
+    "Mechanism",
+    "ReleaseContext",
+    "embedding_loss",
+]

@@ -1,5 +1,8 @@
 """Generator networks: noise (and a class label) in, an encoded table row out."""
 
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
 import torch
 from torch import nn
 
@@ -57,9 +60,9 @@ class TabularGenerator(nn.Module):
         return torch.cat(parts, dim=1)
 
 
-def build_generator(kind, noise_dim, n_classes, widths, n_numeric, category_sizes,
-                    image_shape, generator):
-    """Construct and seed a generator without touching global RNG state.
+def build_network(kind, noise_dim, n_classes, widths, n_numeric, category_sizes,
+                  image_shape, generator):
+    """Construct and seed a generator network without touching global RNG state.
 
     ``kind="mlp"`` gives a :class:`TabularGenerator`; ``kind="conv"`` a
     :class:`ConvImageGenerator` for tables of ``h × w`` numeric pixel columns.
@@ -68,7 +71,7 @@ def build_generator(kind, noise_dim, n_classes, widths, n_numeric, category_size
         if kind == "conv":
             if category_sizes or image_shape is None or n_numeric != image_shape[0] * image_shape[1]:
                 raise ValueError(
-                    "generator='conv' needs image_shape=(h, w) with h * w numeric "
+                    "network='conv' needs image_shape=(h, w) with h * w numeric "
                     f"columns and no categorical ones; got {n_numeric} numeric and "
                     f"{len(category_sizes)} categorical columns, image_shape={image_shape}."
                 )

@@ -11,8 +11,13 @@ takes fresh entropy from the operating system (not from NumPy's global
 secure; see the user guide's section on the threat model.
 """
 
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
 import numpy as np
 from sklearn.utils import check_random_state
+
+__all__ = ["check_generator", "torch_generator"]
 
 
 def _seed_words(random_state, n_words=4):
@@ -36,6 +41,12 @@ def check_generator(random_state):
     Returns
     -------
     rng : numpy.random.Generator
+
+    Examples
+    --------
+    >>> from skdpgen.utils import check_generator
+    >>> bool(check_generator(0).random() == check_generator(0).random())
+    True
     """
     if isinstance(random_state, np.random.Generator):
         return random_state
@@ -53,6 +64,14 @@ def torch_generator(random_state, device="cpu"):
     Returns
     -------
     generator : torch.Generator
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skdpgen.utils import torch_generator
+    >>> a = torch.rand(2, generator=torch_generator(0))
+    >>> bool(torch.equal(a, torch.rand(2, generator=torch_generator(0))))
+    True
     """
     import torch
 

@@ -1,0 +1,434 @@
+"""KMESynthesizer: a generator trained against any bounded feature map's private embedding."""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+from numbers import Integral, Real
+
+import numpy as np
+import torch
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._device import resolve_device
+from ..utils import check_generator, torch_generator
+from ..base import PrivateEstimator, estimator_init
+from ..embedding import mmd2
+from ..kernels import HermiteFeatures, RandomFourierFeatures
+from ..rows import encode_labels, make_rows
+from ..schema import TableEncoder
+from ._mechanism import EmbeddingMechanism, ReleaseContext
+from ._network import build_network
+from ._trainer import GeneratorTrainer
+
+__all__ = ["KMESynthesizer"]
+
+# The fixed kernel of ``score``: a Gaussian kernel of length scale 1 on the
+# publicly scaled encoding (numeric columns on [-1, 1], one-hot blocks, and a
+# one-hot label block), through 2,000 random features with a fixed seed. It
+# does not depend on the estimator's hyperparameters, so scores are
+# comparable across a grid.
+_SCORE_FEATURES = dict(n_components=2000, length_scale=1.0, random_state=0)
+
+# The hyperparameters every synthesizer has, with their defaults, and their
+# documentation (inserted in each synthesizer's docstring).
+SHARED_DEFAULTS = dict(
+    epsilon=1.0,
+    delta=1e-5,
+    schema=None,
+    bounds=None,
+    classes=None,
+    label_share=0.05,
+    epochs=10,
+    steps_per_epoch=100,
+    batch_size=500,
+    learning_rate=1e-2,
+    network="mlp",
+    network_widths=(128, 128),
+    image_shape=None,
+    noise_dim=16,
+    random_state=None,
+    device="auto",
+    verbose=0,
+)
+
+SHARED_CONSTRAINTS = {
+    "epsilon": [Interval(Real, 0, None, closed="neither")],
+    "delta": [Interval(Real, 0, 1, closed="neither")],
+    "schema": [dict, None],
+    "bounds": [tuple, list, None],
+    "classes": ["array-like", None],
+    "label_share": [Interval(Real, 0, 1, closed="neither")],
+    "epochs": [Interval(Integral, 1, None, closed="left")],
+    "steps_per_epoch": [Interval(Integral, 1, None, closed="left")],
+    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "learning_rate": [Interval(Real, 0, None, closed="neither")],
+    "network": [StrOptions({"mlp", "conv"})],
+    "network_widths": ["array-like"],
+    "image_shape": [tuple, None],
+    "noise_dim": [Interval(Integral, 1, None, closed="left")],
+    "random_state": ["random_state"],
+    "device": [StrOptions({"auto", "cpu", "cuda"})],
+    "verbose": ["verbose"],
+}
+
+SHARED_PARAMETERS_DOC = """\
+    epsilon : float, default=1.0
+        Total privacy budget ε of a fit.
+    delta : float, default=1e-5
+        Total δ of a fit.
+    schema : dict, default=None
+        Public bounds and categories per column (see :mod:`skdpgen.schema`).
+        Columns it leaves out are read from the data, recorded as leaks in
+        ``privacy_report_`` with a :class:`~skdpgen.privacy.PrivacyLeakWarning`.
+    bounds : tuple of (float, float), default=None
+        Public bounds for every numeric column the schema leaves out.
+    classes : array-like, default=None
+        Public list of labels; otherwise read from ``y`` (a recorded leak).
+    label_share : float, default=0.05
+        Share of the budget spent on the class proportions (with labels).
+    epochs : int, default=10
+        Training epochs; a mechanism may make a release at each.
+    steps_per_epoch : int, default=100
+        Generator updates per epoch.
+    batch_size : int, default=500
+        Generated rows per update (class-balanced).
+    learning_rate : float, default={learning_rate}
+        Adam learning rate of the generator.
+    network : {{"mlp", "conv"}}, default="mlp"
+        The generator network: an MLP with one head per column, or a small
+        convolutional network for single-channel images (all columns numeric
+        pixels; needs ``image_shape``).
+    network_widths : sequence of int, default=(128, 128)
+        Hidden layer widths of the MLP.
+    image_shape : tuple of (int, int), default=None
+        Height and width of the images for ``network="conv"`` (rows are
+        flattened images in C order).
+    noise_dim : int, default=16
+        Width of the generator's latent input.
+    random_state : int, RandomState instance or None, default=None
+        Draws the public random choices ({random_choices}the network's
+        initialization, its latent inputs). Never the privacy noise, which
+        comes from fresh operating-system entropy at every fit (see
+        :ref:`threat_model`).
+    device : {{"auto", "cpu", "cuda"}}, default="auto"
+        Where the generator trains (and the in-memory rows' features are
+        computed); the fitted model always samples on CPU.
+    verbose : int, default=0
+        Show a progress bar when > 0."""
+
+SHARED_ATTRIBUTES_DOC = """\
+    epsilon_, delta_ : float
+        The budget this fit used.
+    privacy_report_ : PrivacyReport
+        Every release (the mechanism's, and the label proportions) and every
+        leak.
+    encoder_ : TableEncoder
+        The public encoding.
+    classes_ : ndarray or None
+    n_classes_ : int
+    class_weights_ : ndarray or None
+        Private (noisy) class proportions.
+    mechanism_ : Mechanism
+        The fitted mechanism: its feature maps, public choices and released
+        targets (``targets_``).
+    network_ : torch.nn.Module
+        The trained generator network, on CPU.
+    loss_history_ : ndarray of shape (epochs * steps_per_epoch,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str"""
+
+
+def synthesizer_doc(doc, *, learning_rate, random_choices=""):
+    """Fill a synthesizer's docstring with the shared parameters and attributes."""
+    params = SHARED_PARAMETERS_DOC.format(learning_rate=learning_rate,
+                                          random_choices=random_choices)
+    return doc.replace("    {shared_parameters}", params).replace(
+        "    {shared_attributes}", SHARED_ATTRIBUTES_DOC)
+
+
+class KMESynthesizer(PrivateEstimator):
+    """Private synthetic data from any bounded feature map's mean embedding.
+
+    Encodes the table with its public schema, releases the class-conditional
+    mean embedding of the encoded rows under ``features`` once (a Gaussian
+    mechanism), then trains a torch generator whose generated rows match it.
+    :class:`DPHPSynthesizer` and :class:`DPMERFSynthesizer` are presets of
+    the same pipeline with other mechanisms.
+
+    Read more in the :ref:`User Guide <synthesizers>`.
+
+    Parameters
+    ----------
+    features : BoundedFeatureMap, default=None
+        The feature map of the encoded table (numeric columns on [-1, 1],
+        then one-hot blocks), with a torch path: any
+        :class:`~skdpgen.kernels.BoundedFeatureMap`, fitted on the encoded
+        width or unfitted (then cloned and fitted on it). None: DP-HP's sum
+        kernel, ``HermiteFeatures(order=20, length_scale=0.5)`` over the
+        numeric columns with the one-hot blocks kept as they are.
+    {shared_parameters}
+
+    Attributes
+    ----------
+    features_ : BoundedFeatureMap
+        The fitted feature map.
+    {shared_attributes}
+
+    See Also
+    --------
+    DPHPSynthesizer : Hermite sum and product kernels (DP-HP).
+    DPMERFSynthesizer : Random Fourier features (DP-MERF).
+    skdpgen.kernels.BoundedFeatureMap : The protocol of a feature map.
+
+    Notes
+    -----
+    **Releases and sensitivities.** The released embedding is the
+    (features × classes) matrix of ``(1/n) Σ_{i: y_i = c} h(z_i)``; every
+    row ``h(z_i)`` is clipped to norm ≤ 1, so replacing one record changes
+    it by at most ``2/n`` in Frobenius norm (see
+    :class:`~skdpgen.KernelMeanEmbedding`). Class proportions ``counts/n``
+    change in two entries by ``1/n``: sensitivity ``sqrt(2)/n``. The budget
+    is split with :class:`~skdpgen.privacy.GaussianAccountant` and the
+    releases compose exactly; the generator sees only the noisy releases
+    (post-processing), so training longer costs nothing.
+
+    The number of rows ``n``, the schema and the hyperparameters are public.
+    Every call of ``fit`` spends its budget again
+    (:func:`skdpgen.privacy.compose_reports`).
+
+    **sample's return type.** :meth:`sample` always returns ``(X, y)``, like
+    :meth:`sklearn.mixture.GaussianMixture.sample`, so code that calls it
+    does not depend on how the model was fitted; ``y`` is None for a model
+    fitted without labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen import KMESynthesizer, RandomFourierFeatures
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(500, 3))
+    >>> synth = KMESynthesizer(features=RandomFourierFeatures(n_components=50),
+    ...                        bounds=(0, 1), epochs=2, steps_per_epoch=20,
+    ...                        random_state=0).fit(X, epsilon=1.0)
+    >>> X_syn, y_syn = synth.sample(4, random_state=0)
+    >>> X_syn.shape, y_syn
+    ((4, 3), None)
+    >>> round(synth.privacy_report_.epsilon, 3)
+    1.0
+    """
+
+    _parameter_constraints: dict = {
+        **SHARED_CONSTRAINTS,
+        "features": [None, HasMethods(["fit", "transform", "raw_transform"])],
+    }
+    __init__ = estimator_init(features=None, **SHARED_DEFAULTS)
+
+    # -- what presets change -------------------------------------------------
+    def _mechanism(self, encoder, rng):
+        """The (unfitted) mechanism of this synthesizer; ``rng`` for public seeds."""
+        features = self.features
+        if features is None:
+            features = HermiteFeatures(order=20, length_scale=0.5,
+                                       category_sizes=encoder.category_sizes_)
+        return EmbeddingMechanism(features)
+
+    supports_labels = True
+
+    @classmethod
+    def from_cli(cls, *, columns, schema, classes, labeled, random_state, device, verbose):
+        """The estimator the command line builds (see :mod:`skdpgen.registry`)."""
+        return cls(schema=schema, classes=classes, random_state=random_state, device=device,
+                   verbose=verbose)
+
+    def _set_mechanism_attributes(self, mechanism):
+        """Copy the fitted mechanism's public choices to the estimator."""
+        self.features_ = mechanism.features_
+
+    # -- fit ---------------------------------------------------------------
+    def fit(self, X, y=None, *, epsilon=None, delta=None):
+        """Privatize the data's kernel mean embeddings and train the generator.
+
+        Parameters
+        ----------
+        X : DataFrame, array-like, Dask DataFrame or Dask array of shape (n_samples, n_features)
+            The private table. Numeric columns are clipped to their public
+            bounds; categorical columns must take values in their categories.
+            A Dask collection is encoded and summed partition by partition on
+            the active Dask scheduler, once per release (see :ref:`dask`).
+        y : array-like, Dask array or Dask Series of shape (n_samples,), default=None
+            Class labels for class-conditional synthesis; with Dask ``X``,
+            partitioned like ``X`` (e.g. a column of the same Dask DataFrame).
+        epsilon, delta : float, default=None
+            Budget of this fit; override the constructor's values (which are
+            left unchanged). The values used are stored as ``epsilon_`` and
+            ``delta_``.
+
+        Returns
+        -------
+        self : object
+        """
+        return super().fit(X, y, epsilon=epsilon, delta=delta)
+
+    def _fit_private(self, X, y, budget):
+        encoder = TableEncoder(self.schema, self.bounds).fit(X)
+        rows = make_rows(self, X, y, reset=True, encoder=encoder, classes=self.classes,
+                         private=budget.private, min_rows=2)
+        k = rows.n_classes
+        if y is not None and k < 2:
+            raise ValueError(
+                f"classes must list at least two labels, got {k}; fit without y to "
+                "synthesize unlabeled data."
+            )
+        if self.batch_size < max(2, k):
+            raise ValueError(
+                f"batch_size={self.batch_size} is too small: every generated batch needs "
+                "at least 2 rows and one row per class."
+            )
+        device = resolve_device(self.device)
+        rng = check_generator(self.random_state)
+        network = build_network(
+            self.network, self.noise_dim, k, tuple(self.network_widths),
+            encoder.n_numeric_, encoder.category_sizes_, self.image_shape,
+            torch_generator(rng, "cpu"),
+        ).to(device)
+        mechanism = self._mechanism(encoder, rng).setup(encoder, k, self.epochs, rng)
+        shares = dict(mechanism.budget_shares())
+        if k:
+            scale = 1.0 - self.label_share
+            shares = {name: (v[0] * scale, v[1]) if isinstance(v, tuple) else v * scale
+                      for name, v in shares.items()}
+            shares["label proportions"] = self.label_share
+        accountant = budget.plan(shares)
+        class_weights = _release_proportions(rows, accountant) if k else None
+        context = ReleaseContext(rows, accountant, class_weights, rng, device,
+                                 rows.release_device(device))
+        trainer = GeneratorTrainer(
+            epochs=self.epochs, steps_per_epoch=self.steps_per_epoch,
+            batch_size=self.batch_size, learning_rate=self.learning_rate,
+            noise_dim=self.noise_dim, device=device, verbose=self.verbose,
+            desc=type(self).__name__,
+        )
+        # the latent noise is drawn on the training device: no host round trips
+        self.loss_history_ = trainer.train(network, mechanism, context,
+                                           torch_generator(rng, device))
+        self.encoder_ = encoder
+        self.classes_ = rows.classes
+        self.n_classes_ = k
+        self.class_weights_ = class_weights
+        self.mechanism_ = mechanism
+        self.network_ = network.cpu().eval()
+        self._set_mechanism_attributes(mechanism)
+
+    # -- sampling ----------------------------------------------------------
+    def sample(self, n_samples, *, y=None, random_state=None):
+        """Draw synthetic rows (and their labels).
+
+        Parameters
+        ----------
+        n_samples : int
+            Number of rows, at least 1.
+        y : label or array-like of shape (n_samples,), default=None
+            Ask for rows of these classes (only when fitted with labels).
+            By default labels are drawn from the private class proportions.
+        random_state : int, RandomState instance or None, default=None
+            None gives fresh samples on each call.
+
+        Returns
+        -------
+        X : DataFrame or ndarray of shape (n_samples, n_features)
+            Same type and columns as the training data; the dtypes are the
+            schema's (:func:`skdpgen.schema.output_dtype`), never those of
+            the private columns.
+        y : ndarray of shape (n_samples,) or None
+            The labels of the rows; None when fitted without labels.
+        """
+        check_is_fitted(self)
+        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
+            raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}.")
+        rng = check_generator(random_state)
+        labels = None
+        if self.n_classes_:
+            if y is None:
+                labels = rng.choice(self.n_classes_, size=n_samples, p=self.class_weights_)
+            else:
+                y_arr = np.asarray(y)
+                y_arr = np.full(n_samples, y_arr.item()) if y_arr.ndim == 0 else y_arr
+                if y_arr.shape != (n_samples,):
+                    raise ValueError(f"y must be a label or have {n_samples} entries.")
+                labels = encode_labels(y_arr, self.classes_)
+        elif y is not None:
+            raise ValueError("y can only be given to a synthesizer fitted with labels.")
+        tgen = torch_generator(rng)
+        with torch.no_grad():
+            z = torch.randn(n_samples, self.noise_dim, generator=tgen)
+            lab = None if labels is None else torch.as_tensor(labels)
+            Zg = self.network_(z, lab).double().numpy()
+        enc = self.encoder_
+        offsets = enc.n_numeric_ + np.concatenate([[0], np.cumsum(enc.category_sizes_)])
+        codes = []
+        for start, stop in zip(offsets[:-1], offsets[1:]):
+            u = rng.random((n_samples, 1))
+            codes.append(np.minimum((np.cumsum(Zg[:, start:stop], axis=1) < u).sum(1),
+                                    stop - start - 1))
+        X = enc.decode(Zg[:, :enc.n_numeric_], codes)
+        return X, (self.classes_[labels] if self.n_classes_ else None)
+
+    # -- scoring -----------------------------------------------------------
+    def _score_encoding(self, X, y):
+        Z = self.encoder_.transform(X)
+        if self.n_classes_:
+            if y is None:
+                raise ValueError("This synthesizer was fitted with labels; score needs y.")
+            onehot = np.eye(self.n_classes_)[encode_labels(np.asarray(y), self.classes_)]
+            Z = np.hstack([Z, onehot])
+        return Z
+
+    def score(self, X, y=None):
+        """Negative squared MMD between ``X`` and a fresh synthetic sample.
+
+        The kernel is fixed (Gaussian, length scale 1, on the publicly scaled
+        encoding with the label one-hot appended) and independent of the
+        estimator's hyperparameters, so scores compare across a grid. Higher
+        is better. Scoring private data is itself a use of that data.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+            Required when fitted with labels.
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        Z = self._score_encoding(X, y)
+        Zs = self._score_encoding(*self.sample(Z.shape[0], random_state=self.random_state))
+        return -mmd2(Z, Zs, features=RandomFourierFeatures(**_SCORE_FEATURES))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+KMESynthesizer.__doc__ = synthesizer_doc(KMESynthesizer.__doc__, learning_rate="1e-2")
+
+
+def _release_proportions(rows, accountant):
+    """Private class proportions.
+
+    Notes
+    -----
+    ``counts / n`` changes in two entries by ``1/n`` when one record's label
+    changes (replace-one), so its L2 sensitivity is ``sqrt(2)/n``. Negative
+    noisy entries are set to a small floor and the vector is renormalized
+    (post-processing).
+    """
+    counts = rows.class_counts()
+    n = int(counts.sum())
+    noisy = accountant.add_noise("label proportions", counts / n, sensitivity=np.sqrt(2) / n)
+    noisy = np.maximum(noisy, 1e-3)
+    return noisy / noisy.sum()

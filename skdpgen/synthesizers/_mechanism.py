@@ -1,0 +1,229 @@
+"""Mechanisms: what a synthesizer releases about the private rows, and its loss.
+
+A synthesizer is a mechanism plus a trainer. The mechanism decides what is
+released (its budget shares and, epoch by epoch, which noisy mean embeddings)
+and the loss the generator minimizes against those releases; the trainer
+(:class:`GeneratorTrainer`) owns the network, the optimizer, the device, the
+progress bar and the loss history. Every release goes through
+:meth:`ReleaseContext.release_embedding`, the one place where a synthesizer
+touches private rows.
+"""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import numpy as np
+import torch
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
+
+from ..kernels import BoundedFeatureMap
+
+__all__ = ["EmbeddingMechanism", "Mechanism", "ReleaseContext", "embedding_loss"]
+
+
+def embedding_loss(target, features, labels, n_classes):
+    """``Σ_c ‖target_c − mean of the generated rows of class c‖²``.
+
+    Parameters
+    ----------
+    target : torch.Tensor of shape (max(1, n_classes), F)
+        A released (noisy) class-conditional embedding, each class divided
+        by its weight (:meth:`ReleaseContext.release_embedding`).
+    features : torch.Tensor of shape (batch, F)
+        Features of the generated rows.
+    labels : torch.Tensor of int of shape (batch,) or None
+        Their classes (every class present), or None without labels.
+    n_classes : int
+
+    Returns
+    -------
+    loss : torch.Tensor (scalar)
+    """
+    if labels is None:
+        means = features.mean(0, keepdim=True)
+    else:
+        onehot = torch.nn.functional.one_hot(labels, n_classes).to(features)
+        means = (onehot.T @ features) / onehot.sum(0)[:, None]
+    return torch.sum((target - means) ** 2)
+
+
+class ReleaseContext:
+    """What a mechanism may use to make its releases during one fit.
+
+    Parameters
+    ----------
+    rows : ArrayRows or DaskRows
+        The private rows (see :mod:`skdpgen.rows`).
+    accountant : GaussianAccountant
+        The fit's accountant, planned with the mechanism's budget shares.
+    class_weights : ndarray of shape (n_classes,) or None
+        The released class proportions.
+    rng : numpy.random.Generator
+        For public random choices (never for noise).
+    device : str
+        Where the generator trains (and targets live).
+    release_device : str
+        Where the private rows' features are computed.
+    """
+
+    def __init__(self, rows, accountant, class_weights, rng, device, release_device):
+        self.rows = rows
+        self.accountant = accountant
+        self.class_weights = class_weights
+        self.rng = rng
+        self.device = device
+        self.release_device = release_device
+
+    @property
+    def n_classes(self):
+        return self.rows.n_classes
+
+    def release_embedding(self, name, feature_map):
+        """Release the noisy class-conditional mean embedding under ``feature_map``.
+
+        Notes
+        -----
+        The (features × classes) matrix of ``(1/n) Σ_{i: y_i = c} h(z_i)``
+        (one column without labels) has replace-one sensitivity ``2/n`` when
+        ``‖h‖ ≤ 1`` (see :class:`~skdpgen.KernelMeanEmbedding`), which
+        :meth:`~skdpgen.kernels.BoundedFeatureMap.feature_sum` guarantees by
+        clipping every row. The division by the released class weights
+        afterwards is post-processing.
+
+        Parameters
+        ----------
+        name : str
+            A release planned in the accountant.
+        feature_map : BoundedFeatureMap
+            Fitted on the encoded width.
+
+        Returns
+        -------
+        target : torch.Tensor of shape (max(1, n_classes), n_features_out)
+            float32, on the training device: the noisy release, each class
+            divided by its weight.
+        """
+        sums = self.rows.feature_sums(feature_map, device=self.release_device)
+        n = self.rows.n_rows  # after the sum: Dask rows are counted in its pass
+        if n < 2:
+            raise ValueError(f"Need at least 2 rows to fit, got {n}.")
+        noisy = self.accountant.add_noise(name, sums / n, sensitivity=2.0 / n)
+        if self.class_weights is not None:
+            noisy = noisy / self.class_weights[None, :]
+        return torch.as_tensor(noisy.T, dtype=torch.float32, device=self.device)
+
+
+class Mechanism:
+    """Base class (and protocol) of what a synthesizer releases and learns from.
+
+    A mechanism is set up once per fit (:meth:`setup`: its public choices,
+    e.g. feature maps fitted on the encoded width), declares its releases
+    (:meth:`budget_shares`), makes them epoch by epoch through a
+    :class:`ReleaseContext` (:meth:`release`), and scores a batch of
+    generated rows against them (:meth:`loss`). The synthesizer adds the
+    label proportions, plans the budget and trains; see
+    :class:`~skdpgen.KMESynthesizer`.
+
+    Released targets are kept in ``targets_`` (name → list of arrays, one per
+    release, on CPU); they are post-processing of the noisy releases and
+    safe to publish with the model.
+    """
+
+    def setup(self, encoder, n_classes, epochs, rng):
+        """Make the public choices of a fit; return ``self``.
+
+        Parameters
+        ----------
+        encoder : TableEncoder
+            The fitted public encoding (its ``n_encoded_``,
+            ``n_numeric_`` and ``category_sizes_`` describe the rows).
+        n_classes : int
+            Number of classes (0 without labels).
+        epochs : int
+        rng : numpy.random.Generator
+            Public randomness only.
+        """
+        self.n_classes_ = n_classes
+        self.targets_ = {}
+        self._on_device = {}
+        return self
+
+    def budget_shares(self):  # pragma: no cover - protocol
+        """``name -> share`` or ``name -> (share, count)`` of every planned release."""
+        raise NotImplementedError
+
+    def release(self, epoch, context):  # pragma: no cover - protocol
+        """Make the releases due at the start of ``epoch`` (0-based)."""
+        raise NotImplementedError
+
+    def loss(self, generated, labels):  # pragma: no cover - protocol
+        """The loss of a batch of generated (encoded) rows, a scalar tensor."""
+        raise NotImplementedError
+
+    def _release(self, context, name, feature_map, key=None):
+        """Release ``name`` under ``feature_map``; keep it on device under ``key``."""
+        target = context.release_embedding(name, feature_map)
+        self.targets_.setdefault(name, []).append(target.detach().cpu().numpy())
+        self._on_device[name if key is None else key] = target
+        return target
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_on_device", None)  # device tensors: the CPU copies are in targets_
+        return state
+
+
+def fitted_feature_map(features, width):
+    """A :class:`BoundedFeatureMap` with a torch path, fitted on ``width`` columns."""
+    if not isinstance(features, BoundedFeatureMap) or not features.supports_torch:
+        raise ValueError(
+            f"A synthesizer needs a skdpgen.kernels.BoundedFeatureMap with a torch "
+            f"path (its generator learns through it); got {type(features).__name__}."
+        )
+    try:
+        check_is_fitted(features)
+    except NotFittedError:
+        return clone(features).fit(np.zeros((1, width)))
+    if features.n_features_in_ != width:
+        raise ValueError(
+            f"The fitted feature map expects {features.n_features_in_} columns; the "
+            f"encoded table has {width}."
+        )
+    return features
+
+
+class EmbeddingMechanism(Mechanism):
+    """One release: the class-conditional mean embedding under a bounded feature map.
+
+    DP-MERF's mechanism (with random Fourier features), and
+    :class:`~skdpgen.KMESynthesizer`'s for any
+    :class:`~skdpgen.kernels.BoundedFeatureMap`.
+
+    Parameters
+    ----------
+    features : BoundedFeatureMap
+        Fitted on the encoded width, or unfitted (then cloned and fitted on
+        it).
+    """
+
+    def __init__(self, features):
+        self.features = features
+
+    def setup(self, encoder, n_classes, epochs, rng):
+        super().setup(encoder, n_classes, epochs, rng)
+        self.features_ = fitted_feature_map(self.features, encoder.n_encoded_)
+        return self
+
+    def budget_shares(self):
+        return {"mean embedding": 1.0}
+
+    def release(self, epoch, context):
+        if epoch == 0:
+            self._release(context, "mean embedding", self.features_)
+
+    def loss(self, generated, labels):
+        return embedding_loss(self._on_device["mean embedding"],
+                              self.features_.torch_transform(generated), labels,
+                              self.n_classes_)

@@ -1,0 +1,94 @@
+"""The trainer: a generator network fitted to a mechanism's releases."""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import torch
+
+from .._device import cpu_threads
+
+__all__ = ["GeneratorTrainer"]
+
+
+class GeneratorTrainer:
+    """Owns the training loop: network, optimizer, device, progress bar, loss history.
+
+    Each epoch starts with the mechanism's releases for that epoch
+    (:meth:`~skdpgen.synthesizers.Mechanism.release`), then takes
+    ``steps_per_epoch`` Adam steps on the mechanism's loss of a generated
+    batch. Batches are class-balanced (``arange(batch) % n_classes``), so every
+    class is present in every batch. The generator never sees private data:
+    only the mechanism's noisy releases enter the loss.
+
+    Parameters
+    ----------
+    epochs, steps_per_epoch, batch_size : int
+    learning_rate : float
+    noise_dim : int
+        Width of the latent input.
+    device : str
+        ``"cpu"`` or ``"cuda"`` (resolved).
+    verbose : int, default=0
+        Show a progress bar when > 0.
+    desc : str, default="training"
+        Label of the progress bar.
+    """
+
+    def __init__(self, *, epochs, steps_per_epoch, batch_size, learning_rate, noise_dim,
+                 device, verbose=0, desc="training"):
+        self.epochs = epochs
+        self.steps_per_epoch = steps_per_epoch
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.noise_dim = noise_dim
+        self.device = device
+        self.verbose = verbose
+        self.desc = desc
+
+    def _steps(self, total):
+        steps = range(total)
+        if self.verbose:
+            from tqdm.auto import tqdm
+
+            steps = tqdm(steps, desc=self.desc, unit="step")
+        return steps
+
+    def train(self, network, mechanism, context, generator):
+        """Train ``network`` (in place) against ``mechanism``; return the loss history.
+
+        Parameters
+        ----------
+        network : torch.nn.Module
+            On ``device``; called as ``network(z, labels)``.
+        mechanism : Mechanism
+            Set up; makes its releases through ``context``.
+        context : ReleaseContext
+        generator : torch.Generator
+            On ``device``: the latent noise (public randomness).
+
+        Returns
+        -------
+        history : ndarray of shape (epochs * steps_per_epoch,)
+        """
+        n_classes = context.n_classes
+        total = self.epochs * self.steps_per_epoch
+        labels = (torch.arange(self.batch_size, device=self.device) % n_classes
+                  if n_classes else None)
+        threads = torch.get_num_threads()  # for the releases: passes over the rows
+        # small networks: one CPU thread is as fast idle and far faster under load
+        with cpu_threads(1 if self.device == "cpu" else None):
+            optimizer = torch.optim.Adam(network.parameters(), lr=self.learning_rate)
+            history = torch.empty(total, device=self.device)
+            network.train()
+            for step in self._steps(total):
+                if step % self.steps_per_epoch == 0:
+                    with cpu_threads(threads):
+                        mechanism.release(step // self.steps_per_epoch, context)
+                z = torch.randn(self.batch_size, self.noise_dim, generator=generator,
+                                device=self.device)
+                loss = mechanism.loss(network(z, labels), labels)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                history[step] = loss.detach()
+        return history.cpu().double().numpy()

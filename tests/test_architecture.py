@@ -1,0 +1,203 @@
+"""The structure the library promises contributors: layers, one clip, one protocol."""
+
+import ast
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import skdpgen
+from skdpgen import DPKMEReleaser, KernelMeanEmbedding, KMESynthesizer, PrivacyLeakWarning
+from skdpgen.kernels import BoundedFeatureMap, HermiteFeatures, RandomFourierFeatures
+from skdpgen.rows import chunk_feature_sums
+
+PACKAGE = Path(skdpgen.__file__).parent
+
+# Lower layers never import higher ones (same layer is allowed).
+LAYERS = [
+    {"skdpgen.privacy", "skdpgen.utils", "skdpgen._dask", "skdpgen._device", "skdpgen.registry"},
+    {"skdpgen.base"},
+    {"skdpgen.kernels"},
+    {"skdpgen.schema", "skdpgen.datasets"},
+    {"skdpgen.rows"},
+    {"skdpgen.embedding"},
+    {"skdpgen.release", "skdpgen.synthesizers"},
+    {"skdpgen.evaluation", "skdpgen.audit"},
+    {"skdpgen.cli", "skdpgen", "skdpgen.__main__"},
+]
+
+
+def _module_name(path):
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imports(path):
+    """``(module imported, names imported)`` for every import in a file, nested ones too."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.startswith("skdpgen"):
+                names = [a.name for a in node.names]
+                yield target, names
+                for n in names:  # "from . import synthesizers" imports a module
+                    if f"{target}.{n}".replace("..", ".") in MODULES:
+                        yield f"{target}.{n}", []
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("skdpgen"):
+                    yield alias.name, []
+
+
+FILES = sorted(PACKAGE.rglob("*.py"))
+MODULES = {_module_name(p) for p in FILES}
+
+
+def _layer(module):
+    best = None
+    for i, layer in enumerate(LAYERS):
+        for prefix in layer:
+            if module == prefix or module.startswith(prefix + "."):
+                if best is None or len(prefix) > len(best[1]):
+                    best = (i, prefix)
+    assert best is not None, f"{module} is in no layer"
+    return best[0]
+
+
+def _graph():
+    return {_module_name(p): {t for t, _ in _imports(p) if t in MODULES} for p in FILES}
+
+
+def test_every_import_points_down_or_sideways():
+    offenders = [
+        (module, target)
+        for module, targets in _graph().items()
+        for target in targets
+        if _layer(target) > _layer(module)
+    ]
+    assert offenders == []
+
+
+def test_no_import_circle():
+    edges = _graph()
+    state = {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        for nxt in edges.get(node, ()):
+            if state.get(nxt) == "open":
+                pytest.fail(f"import circle: {' -> '.join(stack + [node, nxt])}")
+            if nxt not in state:
+                visit(nxt, stack + [node])
+        state[node] = "done"
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module, [])
+
+
+def test_release_does_not_import_synthesizers_nor_embedding_dask():
+    graph = _graph()
+    assert not any(t.startswith("skdpgen.synthesizers") for t in graph["skdpgen.release"])
+    dask_helpers = {"skdpgen._dask", "skdpgen.rows._distributed"}
+    assert not graph["skdpgen.embedding"] & dask_helpers
+    names = [n for _, ns in _imports(PACKAGE / "embedding.py") for n in ns]
+    assert "DaskRows" not in names and "is_dask_collection" not in names
+
+
+def test_evaluation_imports_no_underscore_name_from_another_module():
+    offenders = []
+    for path in sorted((PACKAGE / "evaluation").glob("*.py")):
+        for target, names in _imports(path):
+            outside = not target.startswith("skdpgen.evaluation")
+            if outside and any(part.startswith("_") for part in target.split(".")):
+                offenders.append((path.name, target))
+            offenders += [(path.name, f"{target}.{n}") for n in names if n.startswith("_")]
+    assert offenders == []
+
+
+def test_the_row_clip_is_written_once():
+    """The clip's limit ``1 − 8 eps`` appears in one function of the kernel layer."""
+    sites = [p.relative_to(PACKAGE).as_posix() for p in FILES
+             if "8.0 * np.finfo" in p.read_text() or "8.0 * torch.finfo" in p.read_text()]
+    assert sites == ["kernels/_base.py"]
+
+
+# -- one new bounded feature map, written once, used everywhere ----------------
+class UnitBallFeatures(BoundedFeatureMap):
+    """``h(x) = x / max(1, ‖x‖)``: the linear kernel on the unit ball."""
+
+    def _fit(self, X):
+        self._n_features_out = X.shape[1]
+
+    def raw_transform(self, Z):
+        if isinstance(Z, torch.Tensor):
+            return Z / torch.clamp(torch.linalg.vector_norm(Z, dim=1), min=1.0)[:, None]
+        return Z / np.maximum(1.0, np.linalg.norm(Z, axis=1))[:, None]
+
+
+class TooLong(BoundedFeatureMap):
+    """A broken map: rows of norm 2. Every release path must clip it."""
+
+    def _fit(self, X):
+        self._n_features_out = X.shape[1]
+
+    def raw_transform(self, Z):
+        if isinstance(Z, torch.Tensor):
+            return 2.0 * Z / torch.linalg.vector_norm(Z, dim=1)[:, None]
+        return 2.0 * Z / np.linalg.norm(Z, axis=1)[:, None]
+
+
+def test_a_new_feature_map_works_unchanged_in_every_estimator():
+    X = np.random.default_rng(0).uniform(-1, 1, size=(400, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # a bounded map leaks nothing
+        kme = KernelMeanEmbedding(features=UnitBallFeatures(), epsilon=1.0).fit(X)
+        rel = DPKMEReleaser(method="features", features=UnitBallFeatures(), bounds=(-1, 1),
+                            n_points=10, n_iter=30, random_state=0).fit(X)
+        syn = KMESynthesizer(features=UnitBallFeatures(), bounds=(-1, 1), epochs=2,
+                             steps_per_epoch=10, batch_size=64, random_state=0,
+                             device="cpu").fit(X)
+    for est in (kme, rel, syn):
+        assert est.privacy_report_.is_private
+        assert isinstance(est.features_, UnitBallFeatures)
+    np.testing.assert_allclose(kme.features_.transform(X[:2]), X[:2] / np.maximum(
+        1, np.linalg.norm(X[:2], axis=1))[:, None])
+    # the releaser optimized its points through the map's torch path
+    assert rel.loss_history_[-1] < rel.loss_history_[0]
+    X_syn, y_syn = syn.sample(50, random_state=0)
+    assert X_syn.shape == (50, 3) and y_syn is None and np.all(np.abs(X_syn) <= 1)
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no GPU"))])
+def test_every_release_path_clips_rows_to_norm_one(device):
+    X = np.random.default_rng(1).uniform(-1, 1, size=(1, 3))  # one row: the sum is that row
+    fmap = TooLong().fit(X)
+    assert np.linalg.norm(fmap.raw_transform(X)) == pytest.approx(2.0)
+    sums = [
+        chunk_feature_sums(fmap, X, device=device)[:, 0],
+        fmap.feature_sum(X, np.ones((1, 1)))[:, 0],
+        fmap.feature_sum(torch.as_tensor(X), torch.ones(1, 1, dtype=torch.float64))[:, 0].numpy(),
+        fmap.transform(X)[0],
+        fmap.torch_transform(torch.as_tensor(X))[0].numpy(),
+        KernelMeanEmbedding(features=fmap).fit(X).embedding_,
+    ]
+    for s in sums:
+        assert np.linalg.norm(s) <= 1.0
+        assert np.linalg.norm(s) == pytest.approx(1.0, abs=1e-12)
+    for fmap in (HermiteFeatures(order=3, kernel="product"), RandomFourierFeatures(n_components=5)):
+        fmap.fit(X)
+        fused = fmap.feature_sum(X * 1e3, np.ones((1, 1)))
+        assert np.linalg.norm(fused) <= 1.0
