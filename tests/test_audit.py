@@ -351,7 +351,7 @@ def dphp():
         lambda X, y: DPHPSynthesizer(
             epsilon=EPSILON, delta=DELTA, bounds=(-1, 1), classes=[0, 1], order=6,
             length_scale=1.0, product_order=4, label_share=0.4, epochs=2, steps_per_epoch=1,
-            batch_size=2, generator_widths=(8,), noise_dim=2, random_state=0, device="cpu",
+            batch_size=2, network_widths=(8,), noise_dim=2, random_state=0, device="cpu",
         ).fit(X, y).privacy_report_,
         (X, y), (X, y_prime),
         {"label proportions": EXACT, "sum kernel": GAUSSIAN_KERNEL,
@@ -366,8 +366,8 @@ def dpmerf():
     # 0 and π/ω are both in range and the embedding moves by exactly 2/n.
     def fit(X):
         return DPMERFSynthesizer(
-            epsilon=EPSILON, delta=DELTA, bounds=(-1, 1), n_features=2, length_scale=0.2,
-            epochs=1, steps_per_epoch=1, batch_size=2, generator_widths=(8,), noise_dim=2,
+            epsilon=EPSILON, delta=DELTA, bounds=(-1, 1), n_components=2, length_scale=0.2,
+            epochs=1, steps_per_epoch=1, batch_size=2, network_widths=(8,), noise_dim=2,
             random_state=0, device="cpu",
         ).fit(X)
 

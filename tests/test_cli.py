@@ -32,7 +32,7 @@ def listing(folder):
 
 FAST_FITS = {
     "DPHPSynthesizer": dict(order=5, epochs=1, steps_per_epoch=5, batch_size=64),
-    "DPMERFSynthesizer": dict(n_features=100, epochs=1, steps_per_epoch=5, batch_size=64),
+    "DPMERFSynthesizer": dict(n_components=100, epochs=1, steps_per_epoch=5, batch_size=64),
 }
 
 
@@ -298,8 +298,8 @@ def test_run_without_schema_says_it_is_not_private(folders, fast_fits, capsys):
          "--strict: epsilon=inf"),  # exact releases: not private either
         (["--epsilon", "0"], "epsilon"),
         (["--delta", "1"], "delta"),
-        (["--method", "kme", "--target", "label", "--schema", "{inp}/schema.json"], "drop --target"),
-        (["--method", "kme"], "public bounds"),
+        (["--method", "release", "--target", "label", "--schema", "{inp}/schema.json"], "drop --target"),
+        (["--method", "release"], "public bounds"),
         (["--out", "{out}/missing/syn.csv"], "no such directory"),
         (["--out", "{out}/folder"], "folder"),  # the output is an existing directory
         (["--out", "{out}/taken.csv"], "taken.privacy.json"),  # a privacy file cannot be written
@@ -343,7 +343,7 @@ def test_kme_honours_the_integer_flag(tmp_path, fast_fits):
     (tmp_path / "schema.json").write_text(json.dumps(schema))
     out = tmp_path / "out"
     out.mkdir()
-    assert main(["synthesize", str(tmp_path / "data.csv"), "--method", "kme",
+    assert main(["synthesize", str(tmp_path / "data.csv"), "--method", "release",
                  "--schema", str(tmp_path / "schema.json"), "--out", str(out / "syn.csv"),
                  "--n-samples", "300", "--random-state", "0", "--quiet"]) == 0
     syn = pd.read_csv(out / "syn.csv")

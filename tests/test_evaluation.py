@@ -11,6 +11,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from skdpgen import PrivacyLeakWarning, RandomFourierFeatures
 from skdpgen.embedding import mmd2 as feature_mmd2
+from skdpgen.kernels import _gaussian
 from skdpgen.evaluation import (
     downstream_utility,
     marginal_tv_distance,
@@ -357,17 +358,24 @@ def test_exact_mmd2_matches_brute_force(samples):
     )
 
 
-def test_exact_mmd2_of_identical_samples_is_zero(samples):
+def test_exact_mmd2_of_identical_samples_is_zero(samples, monkeypatch):
     X, _ = samples
     assert mmd2_exact(X, X) == 0.0
-    assert mmd2_exact(X, X.copy(), block_size=16) == 0.0
+    monkeypatch.setattr(_gaussian, "_BLOCK_VALUES", 256)  # 16-row blocks
+    # a copy is summed as another sample (no symmetric shortcut): zero up to rounding
+    assert mmd2_exact(X, X.copy()) == pytest.approx(0.0, abs=1e-15)
 
 
-def test_blocked_equals_unblocked(samples):
+@pytest.mark.parametrize("block_values", [1, 49, 4096, 10**8])
+def test_blocked_equals_brute_force(samples, block_values, monkeypatch):
     X, Y = samples
-    whole = mmd2_exact(X, Y, block_size=10_000)
-    for block_size in (1, 7, 64):
-        assert mmd2_exact(X, Y, block_size=block_size) == pytest.approx(whole, rel=1e-12)
+    monkeypatch.setattr(_gaussian, "_BLOCK_VALUES", block_values)
+
+    def k(A, B):
+        return np.exp(-0.5 * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+    brute = k(X, X).mean() + k(Y, Y).mean() - 2 * k(X, Y).mean()
+    assert mmd2_exact(X, Y) == pytest.approx(brute, rel=1e-12)
 
 
 def test_exact_and_feature_mmd2_agree(samples):

@@ -10,8 +10,8 @@ from sklearn.kernel_approximation import RBFSampler
 from sklearn.preprocessing import FunctionTransformer
 
 from skdpgen import HermiteFeatures, RandomFourierFeatures
-from skdpgen.embedding import feature_sums
-from skdpgen.features import hermite_rho
+from skdpgen.kernels import _hermite, hermite_rho, prepare_feature_map
+from skdpgen.rows import chunk_feature_sums as feature_sums
 
 
 def gaussian_kernel(a, b, length_scale):
@@ -212,7 +212,7 @@ def test_rows_close_to_norm_one_are_clamped_below_one():
     hf = HermiteFeatures(order=5, length_scale=1e8).fit(X)
     eps = np.finfo(np.float64).eps
     # before the clamp the rows really are at one (so the clamp has work to do)
-    raw = np.linalg.norm(hf._raw_features(X), axis=1)
+    raw = np.linalg.norm(hf.raw_transform(X), axis=1)
     assert np.all(raw >= 1 - eps)
     norms = np.linalg.norm(hf.transform(X), axis=1)
     # strictly below one: rescaled to 1 - 8 eps (up to the rounding of the norm)
@@ -225,18 +225,20 @@ def test_rows_close_to_norm_one_are_clamped_below_one():
     assert np.all(norms32 > 1 - 1e-6)
 
 
-def _doubled(cls, name):
-    """``cls.name`` returning twice its value: features of norm up to 2 (or 2^|S|)."""
-    original = getattr(cls, name)
-    return lambda self, *args: 2.0 * original(self, *args)
+def _doubled(owner, name):
+    """``owner.name`` returning twice its value: features of norm up to 2 (or 2^|S|)."""
+    original = getattr(owner, name)
+    return lambda *args: 2.0 * original(*args)
 
 
 @pytest.mark.parametrize(
     "features, patch",
     [
-        (HermiteFeatures(order=6, length_scale=[0.3, 1.0, 5.0]), "_terms"),  # fused path
-        (HermiteFeatures(order=3, kernel="product"), "_terms"),  # the generic path
-        (RandomFourierFeatures(n_components=20, random_state=0), "_raw_features"),
+        # the Hermite terms feed the fused sum-kernel path and the generic one
+        (HermiteFeatures(order=6, length_scale=[0.3, 1.0, 5.0]), (_hermite, "_hermite_stack")),
+        (HermiteFeatures(order=3, kernel="product"), (_hermite, "_hermite_stack")),
+        (RandomFourierFeatures(n_components=20, random_state=0),
+         (RandomFourierFeatures, "raw_transform")),
         (FunctionTransformer(lambda X: 4.0 + X), None),  # any transformer
     ],
     ids=["hermite-sum-fused", "hermite-product", "fourier", "foreign"],
@@ -245,14 +247,10 @@ def test_feature_sums_clip_every_row_to_norm_one(features, patch, monkeypatch):
     """Whatever the map returns, each row's contribution to the released sum has
     norm <= 1: rows above one are rescaled (not truncated) onto norm 1 - 8 eps."""
     X = np.random.default_rng(0).uniform(-1, 1, (40, 3))
-    features = features.fit(X)
+    features = prepare_feature_map(features, X, private=False)
     if patch is not None:
-        # patching _terms reaches the fused sum-kernel path, which never calls
-        # _raw_features (the product kernel's _raw_features calls _terms)
-        monkeypatch.setattr(type(features), patch, _doubled(type(features), patch))
-        raw = features._raw_features(X)
-    else:
-        raw = features.transform(X)
+        monkeypatch.setattr(*patch, _doubled(*patch))
+    raw = features.raw_transform(X)
     raw_norms = np.linalg.norm(raw, axis=1)
     assert raw_norms.min() > 1.2  # the rows really exceed norm one
     limit = 1 - 8 * np.finfo(np.float64).eps
@@ -314,9 +312,20 @@ def test_fourier_same_random_state_same_frequencies():
     assert not np.allclose(a, c)
 
 
-def test_fourier_odd_components_error():
-    with pytest.raises(ValueError, match="even"):
-        RandomFourierFeatures(n_components=5).fit(np.zeros((2, 2)))
+@pytest.mark.parametrize("n_components", [1, 5, 51])
+def test_fourier_odd_components_drop_the_last_sine_and_keep_the_bound(n_components):
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    rff = RandomFourierFeatures(n_components=n_components, random_state=0).fit(X)
+    m = (n_components + 1) // 2
+    assert rff.frequencies_.shape == (2, m)
+    H = rff.transform(X)
+    assert H.shape == (300, n_components)
+    proj = X @ rff.frequencies_
+    expected = np.hstack([np.cos(proj), np.sin(proj[:, : n_components - m])]) / math.sqrt(m)
+    np.testing.assert_allclose(H, expected, atol=1e-12)
+    norms = np.linalg.norm(H, axis=1)
+    assert np.all(norms <= 1.0)
+    assert norms.min() < 1 - 1e-3  # the lone cosine makes rows shorter than one
 
 
 # --------------------------------------------------------------------------

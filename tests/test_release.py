@@ -11,7 +11,7 @@ from sklearn.kernel_approximation import RBFSampler
 
 from skdpgen import HermiteFeatures, PrivacyLeakWarning, RandomFourierFeatures
 from skdpgen.privacy import calibrate_gaussian, reproducible_noise
-from skdpgen.release import DPKMEReleaser, _project_l1, _torch_feature_map
+from skdpgen.release import DPKMEReleaser, _project_l1
 
 EPSILON, DELTA = 1.0, 1e-5
 
@@ -96,11 +96,11 @@ def test_projection_norm_at_most_one_with_adversarial_inputs(name, length_scale)
         rng.normal(scale=3.0, size=(50, 2)),
         [[1e6, 1e6], [-1e300, 1e300], [1e308, -1e308], [0.0, 1e-300]],  # far away
     ])
-    A = rel._row_coefficients(X)
+    A = rel.features_.transform(X)
     assert np.all(np.isfinite(A))
     assert np.linalg.norm(A, axis=1).max() <= 1.0
     # The mean of the rows is the released vector (without noise).
-    np.testing.assert_allclose(rel._row_coefficients(Z).mean(0), rel.coefficients_, atol=1e-12)
+    np.testing.assert_allclose(rel.features_.transform(Z).mean(0), rel.coefficients_, atol=1e-12)
 
 
 def test_projection_is_exact_for_the_candidates():
@@ -108,10 +108,10 @@ def test_projection_is_exact_for_the_candidates():
     # its norm is sqrt(k(z, z)) = 1 up to rounding (well-conditioned K_zz).
     Z = np.array([[0.0], [2.0], [4.0]])
     rel = DPKMEReleaser(candidates=Z, epsilon=np.inf).fit(Z)
-    np.testing.assert_allclose(np.linalg.norm(rel._row_coefficients(Z), axis=1), 1.0, atol=1e-14)
+    np.testing.assert_allclose(np.linalg.norm(rel.features_.transform(Z), axis=1), 1.0, atol=1e-14)
     # and a(x)ᵀa(z) = ⟨k(x, ·), k(z, ·)⟩ = k(x, z)
     x = np.array([[1.3]])
-    got = rel._row_coefficients(x) @ rel._row_coefficients(Z).T
+    got = rel.features_.transform(x) @ rel.features_.transform(Z).T
     np.testing.assert_allclose(got[0], gaussian_gram(x, Z, 1.0)[0], atol=1e-12)
 
 
@@ -165,14 +165,21 @@ def test_features_method_with_hermite_features(data):
 @pytest.mark.parametrize("features", [
     HermiteFeatures(order=5), HermiteFeatures(order=3, kernel="product", product_dims=[0, 2]),
     HermiteFeatures(order=4, length_scale=(0.5, 1.0, 2.0), kernel="product"),
+    HermiteFeatures(order=4, length_scale=0.7, category_sizes=[2]),
+    HermiteFeatures(order=3, kernel="product", product_dims=[0, 1], category_sizes=[2]),
     RandomFourierFeatures(n_components=20, random_state=0),
+    RandomFourierFeatures(n_components=7, random_state=0),
 ], ids=repr)
 def test_torch_feature_maps_match_numpy(features):
     X = np.random.default_rng(0).normal(size=(7, 3))
     features = features.fit(X)
-    phi = _torch_feature_map(features, torch.float64, "cpu")
-    np.testing.assert_allclose(phi(torch.from_numpy(X)).numpy(), features.transform(X),
+    H = features.transform(X)
+    np.testing.assert_allclose(features.torch_transform(torch.from_numpy(X)).numpy(), H,
                                atol=1e-12)
+    # float32 tensors (the generator side): the same values to float32 rounding
+    T32 = features.torch_transform(torch.from_numpy(X).float())
+    assert T32.dtype == torch.float32
+    np.testing.assert_allclose(T32.numpy(), H, atol=2e-5)
 
 
 @pytest.mark.parametrize("method", ["subspace", "features"])

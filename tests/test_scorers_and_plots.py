@@ -28,7 +28,7 @@ from skdpgen.evaluation import (  # noqa: E402
     synthetic_to_real_scorer,
 )
 
-FAST = dict(epochs=1, steps_per_epoch=5, n_features=50, random_state=0, device="cpu")
+FAST = dict(epochs=1, steps_per_epoch=5, n_components=50, random_state=0, device="cpu")
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -70,7 +70,8 @@ def numeric_data(n=200, seed=0):
 
 
 class Replay:
-    """A stand-in "synthesizer" whose samples are given rows (for exact checks)."""
+    """A stand-in "synthesizer" whose samples are given rows (for exact checks);
+    like every synthesizer, ``sample`` returns ``(X, y)``, y None without labels."""
 
     def __init__(self, X, y=None):
         self.X, self.y = X, y
@@ -78,7 +79,7 @@ class Replay:
     def sample(self, n, random_state=None):
         idx = np.arange(n) % len(self.X)
         X = self.X.iloc[idx] if isinstance(self.X, pd.DataFrame) else self.X[idx]
-        return X if self.y is None else (X, np.asarray(self.y)[idx])
+        return X, (None if self.y is None else np.asarray(self.y)[idx])
 
 
 # ---------------------------------------------------------------------------
@@ -108,7 +109,7 @@ def test_neg_mmd2_scorer_value_and_seeding():
     X, _ = numeric_data()
     synth = DPMERFSynthesizer(bounds=(0, 1), **FAST).fit(X)
     scorer = neg_mmd2_scorer(length_scale=0.5, random_state=3)
-    manual = -mmd2(X, synth.sample(len(X), random_state=check_generator(3)), length_scale=0.5)
+    manual = -mmd2(X, synth.sample(len(X), random_state=check_generator(3))[0], length_scale=0.5)
     assert scorer(synth, X) == pytest.approx(manual, rel=1e-12)
     assert scorer(synth, X) == scorer(synth, X)  # an int seed: common random numbers
     fresh = neg_mmd2_scorer(length_scale=0.5, random_state=None)

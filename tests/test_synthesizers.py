@@ -21,12 +21,14 @@ from skdpgen.privacy import (
     gaussian_epsilon,
     reproducible_noise,
 )
-from skdpgen.synthesizers._kernels import TabularHermiteKernel
+from skdpgen.kernels import HermiteFeatures
+from skdpgen.rows import chunk_feature_sums
+from skdpgen.synthesizers import ReleaseContext
 
 FAST = dict(epochs=2, steps_per_epoch=5, batch_size=64, random_state=0, device="cpu")
 SYNTHS = [
     lambda **kw: DPHPSynthesizer(order=5, **{**FAST, **kw}),
-    lambda **kw: DPMERFSynthesizer(n_features=100, **{**FAST, **kw}),
+    lambda **kw: DPMERFSynthesizer(n_components=100, **{**FAST, **kw}),
 ]
 IDS = ["dphp", "dpmerf"]
 
@@ -85,7 +87,8 @@ def test_dataframe_round_trip(make, frame):
 def test_numpy_in_numpy_out_and_unlabeled(make):
     X = np.random.default_rng(0).uniform(-2, 2, (200, 3))
     synth = make(bounds=(-2, 2)).fit(X)
-    out = synth.sample(10, random_state=0)
+    out, labels = synth.sample(10, random_state=0)
+    assert labels is None  # sample always returns (X, y); y is None without labels
     assert isinstance(out, np.ndarray) and out.shape == (10, 3)
     assert np.all((out >= -2) & (out <= 2))
     with pytest.raises(ValueError, match="labels"):
@@ -137,7 +140,8 @@ def test_pickle_round_trip_holds_no_training_row(make):
     joblib.dump(synth, buf)
     buf.seek(0)
     loaded = joblib.load(buf)
-    np.testing.assert_array_equal(loaded.sample(15, random_state=7), synth.sample(15, random_state=7))
+    np.testing.assert_array_equal(loaded.sample(15, random_state=7)[0],
+                                  synth.sample(15, random_state=7)[0])
 
 
 @pytest.mark.parametrize("make", SYNTHS, ids=IDS)
@@ -203,7 +207,7 @@ def test_bad_inputs(make, frame):
         make(schema=SCHEMA, classes=["no"] + ["maybe"]).fit(X, y)
     with pytest.raises(ValueError, match="lacks"):
         make(schema={**SCHEMA, "zip": {"type": "numeric", "bounds": [0, 1]}}).fit(X, y)
-    with pytest.raises(ValueError, match="at least two labels"):
+    with pytest.raises(ValueError, match="non-empty"):
         make(schema=SCHEMA, classes=[]).fit(X, y)
     for batch_size in (1, 3):  # 3 rows cannot hold one row of each of 4 classes
         with pytest.raises(ValueError, match="batch_size"):
@@ -212,11 +216,11 @@ def test_bad_inputs(make, frame):
     for n in (0, -3, 2.5):
         with pytest.raises(ValueError, match="n_samples"):
             fitted.sample(n)
-    with pytest.raises(ValueError, match="missing columns|features"):
+    with pytest.raises(ValueError, match="missing"):
         fitted.score(X.drop(columns="city"), y)
     with pytest.raises(ValueError):
         fitted.score(X.assign(extra=1), y)
-    assert not hasattr(make(schema=SCHEMA), "generator_")
+    assert not hasattr(make(schema=SCHEMA), "network_")
 
 
 @pytest.mark.parametrize("make", SYNTHS, ids=IDS)
@@ -294,16 +298,15 @@ def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monke
     released = _spy_on_releases(monkeypatch)
     synth = make(schema=SCHEMA, classes=CLASSES if labeled else None)
     targets = []
-    original = synth._private_targets
+    original = ReleaseContext.release_embedding
 
-    def record(*args, **kwargs):
+    def record(*args, **kwargs):  # what the mechanism gets back: its training targets
         out = original(*args, **kwargs)
         targets.append(out)
         return out
 
-    synth._private_targets = record
+    monkeypatch.setattr(ReleaseContext, "release_embedding", record)
     synth.fit(X, y if labeled else None)
-    del synth._private_targets
 
     epochs, steps_per_epoch = FAST["epochs"], FAST["steps_per_epoch"]
     names = [name for name, _ in released]
@@ -387,7 +390,7 @@ def _separated_table(n=400, seed=0):
     "make",
     [
         lambda **kw: DPHPSynthesizer(order=10, epochs=3, steps_per_epoch=50, **kw),
-        lambda **kw: DPMERFSynthesizer(n_features=200, epochs=1, steps_per_epoch=150, **kw),
+        lambda **kw: DPMERFSynthesizer(n_components=200, epochs=1, steps_per_epoch=150, **kw),
     ],
     ids=IDS,
 )
@@ -414,61 +417,52 @@ def test_sample_given_y_draws_rows_of_that_class(make):
 
 
 def test_kernel_features_have_norm_at_most_one():
+    """DP-HP's kernels of encoded tables (Hermite numeric columns, one-hot blocks)."""
     rng = np.random.default_rng(0)
-    kernel = TabularHermiteKernel(3, [2, 4], order=30, product_order=8, length_scale=[1e-3, 0.5, 1e3])
-    import torch
-
+    ls = [1e-3, 0.5, 1e3]
+    sum_map = HermiteFeatures(order=30, length_scale=ls, category_sizes=[2, 4]).fit(
+        np.zeros((1, 9)))
     for _ in range(20):
         num = rng.choice([-1.0, 1.0, 0.0, rng.uniform(-1, 1)], size=(64, 3))
         blocks = [np.eye(k)[rng.integers(0, k, 64)] for k in (2, 4)]
-        Z = torch.as_tensor(np.hstack([num] + blocks))
-        H = kernel.sum_features(Z)
-        assert torch.all(torch.linalg.norm(H, dim=1) <= 1 + 1e-12)
-        cols = rng.choice(5, size=3, replace=False)
-        P = kernel.product_features(Z, cols)
-        assert torch.all(torch.linalg.norm(P, dim=1) <= 1 + 1e-12)
+        Z = np.hstack([num] + blocks)
+        for fmap in (sum_map, HermiteFeatures(
+                order=8, length_scale=ls, kernel="product",
+                product_dims=rng.choice(5, size=3, replace=False), category_sizes=[2, 4],
+        ).fit(np.zeros((1, 9)))):
+            H = fmap.raw_transform(torch.as_tensor(Z))  # before any clip
+            assert torch.all(torch.linalg.norm(H, dim=1) <= 1 + 1e-12)
+            np.testing.assert_allclose(H.numpy(), fmap.raw_transform(Z), atol=1e-13)
 
 
-def test_release_features_clip_and_sum_on_the_device():
-    """TorchFeatures: what the releases sum. Rows have norm <= 1 after the clip,
-    the sums equal Hᵀ W of the plain features, and F is what the kernel says."""
-    import torch
-
-    from skdpgen.embedding import feature_sums
-    from skdpgen.synthesizers._kernels import TorchFeatures
-
+def test_release_sums_clip_and_stream():
+    """What the releases sum: rows of norm <= 1 after the clip, sums equal to Hᵀ W
+    of the plain features whatever the chunking, F as the map says."""
     rng = np.random.default_rng(1)
-    kernel = TabularHermiteKernel(3, [2, 4], order=30, product_order=8,
-                                  length_scale=[1e-3, 0.5, 1e3])
+    ls = [1e-3, 0.5, 1e3]
     num = rng.choice([-1.0, 1.0, 0.0, 0.3], size=(500, 3))
     Z = np.hstack([num] + [np.eye(k)[rng.integers(0, k, 500)] for k in (2, 4)])
     codes = rng.integers(0, 2, 500)
-    cols = [0, 3, 4]
     maps = [
-        TorchFeatures(kernel.sum_features, kernel.n_sum_features),
-        TorchFeatures(lambda T: kernel.product_features(T, cols),
-                      kernel.n_product_features(cols)),
+        HermiteFeatures(order=30, length_scale=ls, category_sizes=[2, 4]),
+        HermiteFeatures(order=8, length_scale=ls, kernel="product", product_dims=[0, 3, 4],
+                        category_sizes=[2, 4]),
     ]
+    limit = 1 - 8 * np.finfo(np.float64).eps
     for fmap in maps:
+        fmap.fit(Z)
         H = fmap.transform(Z)
-        assert H.shape[1] == fmap._n_features_out
-        limit = 1 - 8 * np.finfo(np.float64).eps
+        assert H.shape[1] == fmap.n_features_out_
         W = np.eye(2)[codes]
-        S = fmap._weighted_feature_sum(Z, W)
+        S = fmap.feature_sum(Z, W)
         np.testing.assert_allclose(S, H.T @ W, rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose(feature_sums(fmap, Z, codes, 2, chunk_size=77), S,
+        np.testing.assert_allclose(chunk_feature_sums(fmap, Z, codes, 2, chunk_size=77), S,
                                    rtol=1e-12, atol=1e-12)
+        T = fmap.feature_sum(torch.as_tensor(Z), torch.as_tensor(W))
+        np.testing.assert_allclose(T.numpy(), S, rtol=1e-12, atol=1e-12)
         # a row whose features have norm 1 exactly (a one-row sum) is clipped below 1
         for row in Z[:50]:
-            assert np.linalg.norm(fmap._weighted_feature_sum(row[None], np.ones((1, 1)))) <= limit
-
-    # a map whose rows exceed norm 1 is clipped; non-finite features raise
-    big = TorchFeatures(lambda T: 3 * T, 2)
-    out = big._weighted_feature_sum(np.array([[1.0, 1.0]]), np.ones((1, 1)))
-    assert np.linalg.norm(out) <= 1.0
-    bad = TorchFeatures(lambda T: T / torch.zeros_like(T), 2)
-    with pytest.raises(ValueError, match="non-finite"):
-        bad._weighted_feature_sum(np.array([[1.0, 0.0]]), np.ones((1, 1)))
+            assert np.linalg.norm(fmap.feature_sum(row[None], np.ones((1, 1)))) <= limit
 
 
 def test_digits_images():
@@ -492,7 +486,7 @@ def test_pipeline_and_grid_search(same_noise):
          ("synth", DPHPSynthesizer(bounds=(0, 1), order=4, **FAST))]
     )
     pipe.fit(X)
-    assert pipe.named_steps["synth"].sample(3).shape == (3, 2)
+    assert pipe.named_steps["synth"].sample(3)[0].shape == (3, 2)
 
     grid = {"order": [3, 6], "length_scale": [0.3, 1.0]}
     # same_noise: every fit draws the same noise, so the search's scores can be
@@ -535,7 +529,7 @@ def test_grid_search_with_synthetic_to_real_scorer(same_noise):
         clf = LogisticRegression().fit(Xs, ys)
         return accuracy_score(y_val, clf.predict(X_val))
 
-    params = dict(bounds=(0, 1), classes=[0, 1], n_features=50, **FAST)
+    params = dict(bounds=(0, 1), classes=[0, 1], n_components=50, **FAST)
     # same_noise: the fits are reproducible, so the search's scores can be
     # recomputed here (this checks the scoring, not the privacy)
     with same_noise():
@@ -573,18 +567,18 @@ def test_score_is_higher_for_the_training_distribution(frame):
 def test_convolutional_generator_for_images():
     digits = load_digits()
     synth = DPMERFSynthesizer(
-        bounds=(0, 16), classes=list(range(10)), generator="conv", image_shape=(8, 8),
-        n_features=200, **{**FAST, "epochs": 1},
+        bounds=(0, 16), classes=list(range(10)), network="conv", image_shape=(8, 8),
+        n_components=200, **{**FAST, "epochs": 1},
     ).fit(digits.data, digits.target)
     Xs, ys = synth.sample(6, random_state=0)
     assert Xs.shape == (6, 64) and Xs.min() >= 0 and Xs.max() <= 16
     with pytest.raises(ValueError, match="image_shape"):
-        DPMERFSynthesizer(bounds=(0, 16), generator="conv", image_shape=(4, 4), **FAST).fit(
+        DPMERFSynthesizer(bounds=(0, 16), network="conv", image_shape=(4, 4), **FAST).fit(
             digits.data
         )
     X, _ = make_frame()
     with pytest.raises(ValueError, match="image_shape"):
-        DPHPSynthesizer(schema=SCHEMA, generator="conv", image_shape=(2, 2), **FAST).fit(X)
+        DPHPSynthesizer(schema=SCHEMA, network="conv", image_shape=(2, 2), **FAST).fit(X)
 
 
 def test_verbose_shows_progress_and_keeps_loss_curve(capsys):
@@ -609,13 +603,13 @@ def test_cuda_fit_then_cpu_pickle(make, frame):
     X, y = frame
     synth = make(schema=SCHEMA, classes=CLASSES, device="cuda").fit(X, y)
     loaded = pickle.loads(pickle.dumps(synth))
-    assert next(loaded.generator_.parameters()).device.type == "cpu"
+    assert next(loaded.network_.parameters()).device.type == "cpu"
     pd.testing.assert_frame_equal(loaded.sample(5, random_state=0)[0], synth.sample(5, random_state=0)[0])
 
 
 @pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="needs a CUDA GPU")
 @pytest.mark.parametrize("make", [DPHPSynthesizer, DPMERFSynthesizer])
-def test_cuda_release_equals_cpu_release(make, frame):
+def test_cuda_release_equals_cpu_release(make, frame, same_noise):
     """The releases computed on the GPU are the CPU ones (same seed, same noise)."""
     X, y = frame
     params = dict(schema=SCHEMA, classes=CLASSES, **FAST)
@@ -623,15 +617,19 @@ def test_cuda_release_equals_cpu_release(make, frame):
     for device in ("cpu", "cuda"):
         synth = make(**{**params, "device": device})
         seen = []
-        original = synth._private_targets
+        original = ReleaseContext.release_embedding
 
         def record(*args, _seen=seen, _original=original, **kwargs):
             out = _original(*args, **kwargs)
             _seen.append(out.cpu().numpy())
             return out
 
-        synth._private_targets = record
-        synth.fit(X, y)
+        ReleaseContext.release_embedding = record
+        try:
+            with same_noise():
+                synth.fit(X, y)
+        finally:
+            ReleaseContext.release_embedding = original
         targets[device] = seen
     assert len(targets["cpu"]) == len(targets["cuda"]) > 0
     for a, b in zip(targets["cpu"], targets["cuda"]):
@@ -651,7 +649,7 @@ def test_failed_fit_leaves_nothing_half_fitted():
     from sklearn.exceptions import NotFittedError
 
     X, _ = make_frame()
-    synth = DPHPSynthesizer(schema=SCHEMA, generator="conv", image_shape=(2, 2), **FAST)
+    synth = DPHPSynthesizer(schema=SCHEMA, network="conv", image_shape=(2, 2), **FAST)
     with pytest.raises(ValueError, match="image_shape"):
         synth.fit(X)
     assert not [k for k in vars(synth) if k.endswith("_") and not k.startswith("_")]
@@ -660,15 +658,15 @@ def test_failed_fit_leaves_nothing_half_fitted():
 
     # a failed re-fit leaves the previous fit intact (the same objects) and usable
     synth = DPHPSynthesizer(schema=SCHEMA, **FAST).fit(X)
-    expected = synth.sample(4, random_state=0)
+    expected, _ = synth.sample(4, random_state=0)
     state = {k: v for k, v in vars(synth).items() if k.endswith("_")}
-    synth.set_params(generator="conv", image_shape=(2, 2))
+    synth.set_params(network="conv", image_shape=(2, 2))
     with pytest.raises(ValueError, match="image_shape"):
         synth.fit(X, epsilon=2.0)
     assert {k: v for k, v in vars(synth).items() if k.endswith("_")}.keys() == state.keys()
     assert all(vars(synth)[k] is v for k, v in state.items())
-    synth.set_params(generator="mlp", image_shape=None)
-    pd.testing.assert_frame_equal(synth.sample(4, random_state=0), expected)
+    synth.set_params(network="mlp", image_shape=None)
+    pd.testing.assert_frame_equal(synth.sample(4, random_state=0)[0], expected)
 
 
 def test_categorical_dtype_of_the_rows_does_not_leak_absent_categories():
@@ -682,7 +680,7 @@ def test_categorical_dtype_of_the_rows_does_not_leak_absent_categories():
         synth = DPMERFSynthesizer(schema=SCHEMA, **FAST).fit(X)
     city = synth.encoder_.dtypes_[list(X.columns).index("city")]
     assert list(city.categories) == ["A", "B", "C"]
-    assert list(synth.sample(5, random_state=0)["city"].dtype.categories) == ["A", "B", "C"]
+    assert list(synth.sample(5, random_state=0)[0]["city"].dtype.categories) == ["A", "B", "C"]
 
 
 def test_dphp_length_scale_is_validated(frame):

@@ -115,7 +115,7 @@ def neg_mmd2_scorer(*, length_scale=1.0, features=None, encode="auto", random_st
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(300, 2))
     >>> scorer = neg_mmd2_scorer(length_scale=0.5)
     >>> synth = DPMERFSynthesizer(bounds=(0, 1), epochs=1, steps_per_epoch=5,
-    ...                           n_features=50, random_state=0, device="cpu")
+    ...                           n_components=50, random_state=0, device="cpu")
     >>> bool(scorer(synth.fit(X[:200]), X[200:]) <= 0)  # held-out rows
     True
     >>> search = GridSearchCV(synth, {"learning_rate": [1e-3, 1e-2]}, cv=2,
@@ -238,7 +238,7 @@ def synthetic_to_real_scorer(metric="accuracy", *, model=None, n_samples=None, r
     >>> y = (X[:, 0] > 0.5).astype(int)
     >>> scorer = synthetic_to_real_scorer("roc_auc")
     >>> synth = DPMERFSynthesizer(bounds=(0, 1), classes=[0, 1], epochs=1,
-    ...                           steps_per_epoch=5, n_features=50,
+    ...                           steps_per_epoch=5, n_components=50,
     ...                           random_state=0, device="cpu")
     >>> auc = scorer(synth.fit(X[:200], y[:200]), X[200:], y[200:])
     >>> bool(0 <= auc <= 1)

@@ -410,10 +410,10 @@ class DPTwoSampleTest(BaseEstimator):
     budget adds to the synthesizer's.
 
     >>> from skdpgen import DPMERFSynthesizer
-    >>> synth = DPMERFSynthesizer(bounds=(-3, 3), n_features=100, epochs=1,
+    >>> synth = DPMERFSynthesizer(bounds=(-3, 3), n_components=100, epochs=1,
     ...                           steps_per_epoch=10, random_state=0,
     ...                           device="cpu").fit(X, epsilon=1.0)
-    >>> X_synthetic = synth.sample(2000, random_state=1)
+    >>> X_synthetic, _ = synth.sample(2000, random_state=1)
     >>> check = DPTwoSampleTest(bounds=(-3, 3), epsilon=0.5, random_state=0)
     >>> result = check.test(X, X_synthetic)
     >>> total = synth.privacy_report_ + result.privacy_report

@@ -34,19 +34,22 @@ def _is_tensor(x):
     return isinstance(x, torch.Tensor)
 
 
-def unit_norm_scale(squared_norms):
+def unit_norm_scale(squared_norms, dtype=None):
     """Per-row factors that bring every row's norm to at most one.
 
-    Rows whose norm reaches ``1 − 8 eps`` (eps of the array's floating
-    dtype), or exceeds it through rounding, get the factor that brings them
-    to exactly that limit; the others get 1. The margin keeps the norm ≤ 1
-    after a cast and any later re-computation of the norm. This is the only
+    Rows whose norm reaches ``1 − 8 eps`` (eps of ``dtype``), or exceeds it
+    through rounding, get the factor that brings them to exactly that limit;
+    the others get 1. The margin keeps the norm ≤ 1 after a cast to
+    ``dtype`` and any later re-computation of the norm. This is the only
     place the clip is implemented.
 
     Parameters
     ----------
     squared_norms : ndarray or torch.Tensor of shape (n,)
         Squared Euclidean norm of each row (float32 or float64).
+    dtype : numpy dtype, default=None
+        The floating dtype the rows will be used in (NumPy input only); by
+        default that of ``squared_norms``.
 
     Returns
     -------
@@ -65,7 +68,7 @@ def unit_norm_scale(squared_norms):
         safe = torch.where(norms > 0, norms, torch.ones_like(norms))
         return torch.where(norms > limit, limit / safe, torch.ones_like(norms))
     squared_norms = np.asarray(squared_norms)
-    limit = 1.0 - 8.0 * np.finfo(squared_norms.dtype).eps
+    limit = 1.0 - 8.0 * np.finfo(squared_norms.dtype if dtype is None else dtype).eps
     norms = np.sqrt(squared_norms)
     with np.errstate(divide="ignore"):
         return np.where(norms > limit, limit / np.where(norms > 0, norms, 1.0), 1.0)
@@ -231,7 +234,7 @@ class BoundedFeatureMap(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         H = np.asarray(self.raw_transform(X.astype(np.float64, copy=False)), dtype=np.float64)
-        H *= unit_norm_scale(np.einsum("ij,ij->i", H, H))[:, None]
+        H *= unit_norm_scale(np.einsum("ij,ij->i", H, H), X.dtype)[:, None]
         return H.astype(X.dtype, copy=False)
 
     def torch_transform(self, Z):

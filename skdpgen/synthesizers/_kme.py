@@ -276,8 +276,8 @@ class KMESynthesizer(PrivateEstimator):
         k = rows.n_classes
         if y is not None and k < 2:
             raise ValueError(
-                f"classes must list at least two labels, got {k}; fit without y to "
-                "synthesize unlabeled data."
+                f"y has a single class ({rows.classes[0]!r}); fit without y to synthesize "
+                "unlabeled data."
             )
         if self.batch_size < max(2, k):
             raise ValueError(
