@@ -63,9 +63,11 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, BoundedFeatureMap):
     with equality for even ``n_components``: the mean embedding has
     replace-one sensitivity ``2/n``. Rounding is handled as for every
     :class:`~skdpgen.kernels.BoundedFeatureMap` (rows brought to at most
-    ``1 − 8 eps``); a projection ``ω_jᵀx`` that overflows to inf for an
-    extreme finite input is taken as 0 (cosine 1, sine 0), which keeps the
-    norm bound.
+    ``1 − 8 eps``); in the NumPy path a projection ``ω_jᵀx`` that overflows
+    to inf for an extreme finite input is taken as 0 (cosine 1, sine 0),
+    which keeps the norm bound. The torch path (used for encoded and
+    generated rows, which are bounded) has no such guard: a non-finite
+    feature there makes a release raise ``ValueError``.
     NaN and inf inputs raise ``ValueError`` in :meth:`transform`.
 
     scikit-learn's :class:`~sklearn.kernel_approximation.RBFSampler` uses
@@ -124,8 +126,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, BoundedFeatureMap):
         m = self.frequencies_.shape[1]
         n_sin = self.n_components - m
         if _is_tensor(Z):
+            # tensors are encoded or generated rows (bounded): no overflow guard
+            # on this hot path (see Notes)
             proj = Z @ self._tensor("frequencies_", Z)
-            proj = torch.where(torch.isfinite(proj), proj, torch.zeros_like(proj))
             return torch.cat([torch.cos(proj), torch.sin(proj[:, :n_sin])], dim=1) / math.sqrt(m)
         with np.errstate(over="ignore", invalid="ignore"):
             proj = np.asarray(Z, dtype=np.float64) @ self.frequencies_

@@ -159,7 +159,12 @@ class Mechanism:
         raise NotImplementedError
 
     def loss(self, generated, labels):  # pragma: no cover - protocol
-        """The loss of a batch of generated (encoded) rows, a scalar tensor."""
+        """The loss of a batch of generated (encoded) rows, a scalar tensor.
+
+        Generated rows are not private: their features may come from
+        ``raw_transform`` (no clip; rows of norm ≤ 1 in exact arithmetic),
+        which keeps the training step fast.
+        """
         raise NotImplementedError
 
     def _release(self, context, name, feature_map, key=None):
@@ -225,5 +230,5 @@ class EmbeddingMechanism(Mechanism):
 
     def loss(self, generated, labels):
         return embedding_loss(self._on_device["mean embedding"],
-                              self.features_.torch_transform(generated), labels,
+                              self.features_.raw_transform(generated), labels,
                               self.n_classes_)

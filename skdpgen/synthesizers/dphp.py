@@ -78,10 +78,10 @@ class HermiteMechanism(Mechanism):
 
     def loss(self, generated, labels):
         loss = embedding_loss(self._on_device["sum kernel"],
-                              self.features_.torch_transform(generated), labels, self.n_classes_)
+                              self.features_.raw_transform(generated), labels, self.n_classes_)
         if "product kernel" in self._on_device:
             loss = loss + self.gamma * embedding_loss(
-                self._on_device["product kernel"], self._product.torch_transform(generated),
+                self._on_device["product kernel"], self._product.raw_transform(generated),
                 labels, self.n_classes_)
         return loss
 
