@@ -123,7 +123,7 @@ class FitBudget:
         """Whether the fit adds noise (finite ε)."""
         return math.isfinite(self.epsilon)
 
-    def plan(self, shares):
+    def plan(self, shares, *, selections=()):
         """Split the budget over the planned releases (once per fit).
 
         Parameters
@@ -131,6 +131,9 @@ class FitBudget:
         shares : dict
             ``name -> share`` or ``name -> (share, count)`` (see
             :class:`~skdpgen.privacy.GaussianAccountant`).
+        selections : iterable of str, default=()
+            The planned releases that are partition selections (they reserve
+            part of δ for their thresholds).
 
         Returns
         -------
@@ -138,7 +141,8 @@ class FitBudget:
         """
         if self.accountant is not None:
             raise RuntimeError("The budget of this fit was already planned.")
-        self.accountant = GaussianAccountant(self.epsilon, self.delta, shares)
+        self.accountant = GaussianAccountant(self.epsilon, self.delta, shares,
+                                             selections=selections)
         return self.accountant
 
 

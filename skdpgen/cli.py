@@ -141,7 +141,7 @@ def _read_schema(path):
     for col, spec in schema.items():
         if not isinstance(spec, dict) or "type" not in spec:
             raise UsageError(f"schema entry {col!r} must be an object with a 'type'")
-        if spec["type"] == "numeric" and None in (spec.get("bounds") or [None]):
+        if spec["type"] in ("numeric", "datetime") and None in (spec.get("bounds") or [None]):
             continue
         if spec["type"] == "categorical" and not spec.get("categories"):
             continue
@@ -152,10 +152,11 @@ def _read_schema(path):
 def _apply_schema_types(frame, schema):
     """Give declared columns their public type, whatever the CSV's values look like.
 
-    Categorical columns are compared as strings when the categories are.
-    Numeric columns become float64 (int64 when declared ``integer``): the type
+    Categorical columns are compared as strings when the categories are
+    (missing values stay missing). Numeric columns become float64: the type
     pandas infers from the values (int64 when all happen to be whole) would
-    otherwise carry over to the synthetic table and reveal it.
+    otherwise carry over; the synthetic table's types come from the schema
+    alone. Datetime columns stay as read (the encoder parses dates).
     """
     import numpy as np
     import pandas as pd
@@ -165,13 +166,10 @@ def _apply_schema_types(frame, schema):
             continue
         if spec["type"] == "categorical":
             if all(isinstance(c, str) for c in spec["categories"]):
-                frame[col] = frame[col].astype(str)
+                column = frame[col]
+                frame[col] = column.astype(object).where(column.isna(), column.astype(str))
         elif spec["type"] == "numeric":
-            values = pd.to_numeric(frame[col], errors="coerce")
-            if spec.get("integer") and values.notna().all():
-                frame[col] = values.round().astype(np.int64)
-            else:
-                frame[col] = values.astype(np.float64)
+            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(np.float64)
     return frame
 
 
@@ -224,6 +222,7 @@ def _cmd_synthesize(args):
         columns=list(X.columns), schema=feature_schema, classes=classes,
         labeled=args.target is not None, random_state=args.random_state,
         device=args.device, verbose=0 if args.quiet else 1,
+        infer_schema=args.infer_schema,
     )
     start = time.perf_counter()
     with warnings.catch_warnings():
@@ -267,6 +266,10 @@ def _cmd_synthesize(args):
 
 
 def _cmd_schema(args):
+    if args.epsilon is not None:
+        return _cmd_private_schema(args)
+    if args.target is not None:
+        raise UsageError("--target needs --epsilon (a template has no classes)")
     from .schema import is_categorical_dtype
 
     frame = _read_table(args.data)
@@ -275,17 +278,44 @@ def _cmd_schema(args):
         if is_categorical_dtype(frame[col].dtype):
             template[col] = {"type": "categorical", "categories": []}
         else:
-            integer = bool(frame[col].dtype.kind in "iu")
-            template[col] = {"type": "numeric", "bounds": [None, None], "integer": integer}
+            template[col] = {"type": "numeric", "bounds": [None, None], "integer": False}
     text = json.dumps(template, indent=2) + "\n"
     if args.out:
-        Path(args.out).write_text(text)
+        with _all_or_nothing() as stage:
+            stage(args.out, lambda p: p.write_text(text))
         print(
             f"Schema template with {len(template)} columns written to {args.out}. Fill in "
-            "public bounds and categories (from documentation, not from the rows)."
+            "public bounds and categories (from documentation, not from the rows), or "
+            "estimate them privately with --epsilon."
         )
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _cmd_private_schema(args):
+    """``skdpgen schema data.csv --epsilon E --out schema.json``: a private schema."""
+    from .private_schema import estimate_schema
+
+    if args.out is None:
+        raise UsageError("--epsilon needs --out (the schema and its privacy report)")
+    frame = _read_table(args.data)
+    X, y = _split_target(frame, args.target)
+    schema, classes, report = estimate_schema(X, y, epsilon=args.epsilon, delta=args.delta)
+    if args.target is not None:
+        schema[args.target] = {"type": "categorical", "categories": list(classes)}
+    schema = {c: schema[c] for c in frame.columns}  # the file's column order
+    text = json.dumps(schema, indent=2, default=str) + "\n"
+    stem = Path(args.out).with_suffix("")
+    json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
+    with _all_or_nothing() as stage:
+        stage(args.out, lambda p: p.write_text(text))
+        stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
+        stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
+    print(report)
+    print(f"Private schema of {len(schema)} columns written to {args.out}; its privacy report "
+          f"to {json_path} and {txt_path}. Fits that use it spend nothing on it: their total "
+          "is the composition of both reports (skdpgen.privacy.compose_reports).")
     return 0
 
 
@@ -395,11 +425,20 @@ def build_parser():
     syn.add_argument("--strict", action="store_true",
                      help="fail (exit status 2, nothing written) if anything would be read "
                           "from the data without privacy")
+    syn.add_argument("--infer-schema", choices=["private", "data", "error"], default="private",
+                     help="what the schema leaves out: estimated privately (a share of the "
+                          "budget), read from the data (a leak), or an error")
     syn.set_defaults(func=_cmd_synthesize)
 
-    sch = sub.add_parser("schema", help="write a schema template (names and types, no values)")
+    sch = sub.add_parser(
+        "schema", help="write a schema: estimated privately with --epsilon, else a template")
     sch.add_argument("data")
     sch.add_argument("--out", help="output JSON file (default: standard output)")
+    sch.add_argument("--epsilon", type=float, default=None,
+                     help="estimate the schema privately with this budget (writes its privacy "
+                          "report next to --out)")
+    sch.add_argument("--delta", type=float, default=1e-5)
+    sch.add_argument("--target", help="label column (its classes are estimated too)")
     sch.set_defaults(func=_cmd_schema)
 
     ev = sub.add_parser("evaluate", help="utility and fidelity of a synthetic table")

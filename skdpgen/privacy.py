@@ -458,6 +458,11 @@ class PrivacyReport:
     reproducible : bool, default=False
         Whether the noise was drawn inside :func:`reproducible_noise` (then
         it can be subtracted by anyone who knows the seed).
+    selections : sequence of (str, float, int), default=()
+        Partition selections made (see :meth:`GaussianAccountant.select`):
+        ``(name, δ of each, count)``. Their noisy counts are among
+        ``releases``; their thresholds spend ``δ`` on top, so ``epsilon`` is
+        that of the Gaussian composition at ``delta − selection_delta``.
 
     Attributes
     ----------
@@ -466,6 +471,7 @@ class PrivacyReport:
     budget : tuple or None
     leaks : tuple of PrivacyLeak
     reproducible : bool
+    selections : tuple of (str, float, int)
 
     Examples
     --------
@@ -477,12 +483,19 @@ class PrivacyReport:
     True
     """
 
-    def __init__(self, releases, delta, *, budget=None, leaks=(), reproducible=False):
+    def __init__(self, releases, delta, *, budget=None, leaks=(), reproducible=False,
+                 selections=()):
         self.releases = tuple(releases)
         self.delta = float(delta)
         self.budget = budget
         self.leaks = tuple(leaks)
         self.reproducible = bool(reproducible)
+        self.selections = tuple((str(n), float(d), int(c)) for n, d, c in selections)
+
+    @property
+    def selection_delta(self):
+        """δ spent by the thresholds of partition selections (0 without any)."""
+        return sum(d * c for _, d, c in self.selections)
 
     @property
     def noise_multiplier(self):
@@ -494,8 +507,16 @@ class PrivacyReport:
 
     @property
     def epsilon(self):
-        """Exact ε of the whole composition at ``delta``."""
-        return gaussian_epsilon(self.noise_multiplier, self.delta)
+        """Exact ε of the whole composition at ``delta``.
+
+        The Gaussian releases are composed exactly and read at
+        ``delta − selection_delta``; the thresholds of partition selections
+        spend the rest of ``delta``.
+        """
+        gaussian_delta = self.delta - self.selection_delta
+        if gaussian_delta <= 0:
+            return math.inf
+        return gaussian_epsilon(self.noise_multiplier, gaussian_delta)
 
     @property
     def is_private(self):
@@ -542,6 +563,9 @@ class PrivacyReport:
             "budget": None
             if self.budget is None
             else [b if math.isfinite(b) else "inf" for b in self.budget],
+            "selections": [
+                {"release": n, "count": c, "delta_each": d} for n, d, c in self.selections
+            ],
             "releases": [
                 {
                     "release": r.name,
@@ -628,6 +652,8 @@ class PrivacyReport:
             f"  total: epsilon = {self.epsilon:.4g}, delta = {self.delta:.3g} "
             f"(composed sigma = {self.noise_multiplier:.4g})"
         )
+        for name, d, c in self.selections:
+            lines.append(f"  partition selection {name!r}: {c} threshold(s), delta {d:.3g} each")
         if self.budget is not None:
             lines.append(f"  budget: epsilon = {self.budget[0]:.4g}, delta = {self.budget[1]:.3g}")
         lines.append(f"  private: {'yes' if self.is_private else 'NO'}")
@@ -685,7 +711,8 @@ def compose_reports(reports, *, delta=None):
     for r in reports:
         leaks.extend(leak for leak in r.leaks if leak not in leaks)
     return PrivacyReport(
-        releases, delta, leaks=leaks, reproducible=any(r.reproducible for r in reports)
+        releases, delta, leaks=leaks, reproducible=any(r.reproducible for r in reports),
+        selections=[sel for r in reports for sel in r.selections],
     )
 
 
@@ -722,6 +749,13 @@ class GaussianAccountant:
         Total δ in (0, 1).
     shares : dict
         ``name -> share`` or ``name -> (share, count)``.
+    selections : iterable of str, default=None
+        Planned releases that are partition selections (:meth:`select`):
+        noisy counts of keys and a threshold, which spends δ of its own.
+    selection_delta : float, default=None
+        δ reserved for the thresholds of all selections together (split
+        equally); by default half of ``delta`` when there are selections.
+        The Gaussian releases are calibrated for ``delta − selection_delta``.
 
     Attributes
     ----------
@@ -752,15 +786,32 @@ class GaussianAccountant:
     1
     """
 
-    def __init__(self, epsilon, delta, shares):
+    def __init__(self, epsilon, delta, shares, *, selections=None, selection_delta=None):
         self.epsilon, self.delta = check_epsilon_delta(epsilon, delta, warn_infinite=False)
         self.plan = _normalize_shares(shares)
-        self.noise_multiplier_total = calibrate_gaussian(self.epsilon, self.delta)
+        self.selections = tuple(selections or ())
+        unknown = [name for name in self.selections if name not in self.plan]
+        if unknown:
+            raise ValueError(f"selections {unknown} are not planned releases.")
+        n_selections = sum(self.plan[name][1] for name in self.selections)
+        if n_selections == 0:
+            self.selection_delta = 0.0
+        else:
+            self.selection_delta = (0.5 * self.delta if selection_delta is None
+                                    else float(selection_delta))
+            if not 0.0 < self.selection_delta < self.delta:
+                raise ValueError(
+                    f"selection_delta must lie in (0, delta), got {self.selection_delta}."
+                )
+        self.delta_each = (self.selection_delta / n_selections) if n_selections else 0.0
+        self.noise_multiplier_total = calibrate_gaussian(
+            self.epsilon, self.delta - self.selection_delta)
         self.noise_multipliers = {
             name: self.noise_multiplier_total / math.sqrt(share / count)
             for name, (share, count) in self.plan.items()
         }
         self._made = {name: [] for name in self.plan}
+        self._thresholds = dict.fromkeys(self.selections, 0)  # selections made, by name
         seed = _NOISE_SEED.get()
         self.reproducible = seed is not None
         self._seeded = None if seed is None else np.random.default_rng(seed)
@@ -812,6 +863,55 @@ class GaussianAccountant:
             rng = _fresh_generator()
         return value + _gaussian_noise(rng, sigma * sensitivity, value.shape)
 
+    def select(self, name, counts):
+        """Partition selection: which keys to keep, from their noisy counts.
+
+        Keeps key ``k`` when ``counts[k] + N(0, s²) > τ`` with
+        ``s = σ_i·sqrt(2)`` and ``τ = 1 + s·Φ⁻¹(1 − δ_each)``.
+
+        Parameters
+        ----------
+        name : str
+            A release planned in ``shares`` and listed in ``selections``.
+        counts : array-like of shape (n_keys,)
+            Exact counts of the keys present in the data (each record gives
+            one key one count).
+
+        Returns
+        -------
+        keep : ndarray of bool of shape (n_keys,)
+        noisy : ndarray of shape (n_keys,)
+            The noisy counts (released with the kept keys).
+
+        Notes
+        -----
+        **Privacy.** Replacing one record moves one count from its key ``a``
+        to the new record's key ``b``. On the keys present in both datasets
+        the count vector changes by at most ``sqrt(2)`` in L2 norm: the noisy
+        counts are the planned Gaussian mechanism with sensitivity
+        ``sqrt(2)``, composed exactly with the other releases. A key held by
+        the changed record alone (``b`` new, or ``a`` gone) has count 1 on
+        one side and is no candidate on the other; it is kept with
+        probability ``P(1 + N(0, s²) > τ) = δ_each``. So the selection is
+        (ε, δ)-DP with the Gaussian part's (ε, δ_gaussian) and
+        ``δ = δ_gaussian + δ_each`` (Gopi et al. 2020, "Differentially
+        Private Set Union"; Desfontaines et al. 2022, "Differentially private
+        partition selection"). The report lists each selection's δ, and its
+        ε is read at ``delta − selection_delta``.
+        """
+        if name not in self.selections:
+            raise KeyError(f"{name!r} is not a planned partition selection.")
+        counts = np.asarray(counts, dtype=np.float64)
+        noisy = self.add_noise(name, counts, sensitivity=math.sqrt(2.0))
+        self._thresholds[name] += 1
+        s = self.noise_multipliers[name] * math.sqrt(2.0)
+        if s == 0:  # epsilon = inf: every present key is kept
+            return counts > 0, noisy
+        from scipy.stats import norm
+
+        threshold = 1.0 + s * float(norm.isf(self.delta_each))
+        return noisy > threshold, noisy
+
     def report(self, leaks=()):
         """The releases made so far as a :class:`PrivacyReport`.
 
@@ -839,7 +939,9 @@ class GaussianAccountant:
                 releases.append(
                     GaussianRelease(name, s, self.noise_multipliers[name], count)
                 )
+        selections = [(name, self.delta_each, count)
+                      for name, count in self._thresholds.items() if count]
         return PrivacyReport(
             releases, self.delta, budget=(self.epsilon, self.delta), leaks=leaks,
-            reproducible=self.reproducible,
+            reproducible=self.reproducible, selections=selections,
         )

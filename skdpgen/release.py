@@ -373,8 +373,13 @@ class DPKMEReleaser(PrivateEstimator):
     supports_labels = False
 
     @classmethod
-    def from_cli(cls, *, columns, schema, classes, labeled, random_state, device, verbose):
-        """Algorithm 1 on the schema's public bounds (see :mod:`skdpgen.registry`)."""
+    def from_cli(cls, *, columns, schema, classes, labeled, random_state, device, verbose,
+                 infer_schema="private"):
+        """Algorithm 1 on the schema's public bounds (see :mod:`skdpgen.registry`).
+
+        The bounds of every column must be declared (``infer_schema`` is not
+        used: the points are drawn from the bounds before the data is read).
+        """
         if labeled:
             raise ValueError("--method release releases unlabeled numeric data; drop --target")
         bounds = [schema.get(c, {}).get("bounds") for c in columns]

@@ -3,26 +3,73 @@
 A *schema* maps each column to its public description::
 
     {"age": {"type": "numeric", "bounds": [17, 90], "integer": True},
-     "sex": {"type": "categorical", "categories": ["Female", "Male"]}}
+     "income": {"type": "numeric", "bounds": [0, 1e6], "missing": True},
+     "joined": {"type": "datetime", "bounds": ["2020-01-01", "2025-12-31"],
+                "timezone": "Europe/Paris", "missing": True},
+     "sex": {"type": "categorical", "categories": ["Female", "Male"]},
+     "job": {"type": "categorical", "categories": ["clerk", "nurse", "other"],
+             "other": "other", "missing": True},
+     "member": {"type": "categorical", "categories": [False, True]}}
 
 (the JSON format of :func:`skdpgen.datasets.adult_schema` and of the command
 line's ``--schema`` file). Column keys are DataFrame column names, or integer
 positions for NumPy arrays.
 
-A categorical column may say ``"ordered": true``. Encoding is a fixed
-function of the schema: numeric columns are clipped to their bounds and
-mapped linearly onto [-1, 1]; categorical columns become one-hot blocks.
-Decoding is one too, dtypes included: numeric columns come back as float64
-(int64, rounded, when ``"integer": true``), categorical ones as a pandas
-``Categorical`` with the schema's categories (bool when the categories are
-``False`` and ``True``). Nothing about either depends on the rows, except for
-the columns the schema leaves out, whose bounds or categories are then read
-from the data with a :class:`~skdpgen.privacy.PrivacyLeakWarning` and
-recorded as leaks (:func:`skdpgen.privacy.record_leak`).
+The keys of a column's spec:
+
+``"type"``
+    ``"numeric"``, ``"datetime"`` or ``"categorical"``.
+``"bounds"``
+    Numeric and datetime columns: the public ``[lo, hi]``, lo < hi; for
+    datetime columns anything :class:`pandas.Timestamp` parses (naive bounds
+    are wall times in the column's timezone).
+``"integer"`` (numeric, default false)
+    Round synthetic values to whole numbers.
+``"timezone"`` (datetime, default None)
+    The column's timezone (a name such as ``"UTC"`` or ``"Europe/Paris"``).
+    Without it, a tz-aware input column keeps the timezone of its dtype (how
+    the data was loaded, not a value), and a naive one stays naive.
+``"categories"`` (categorical)
+    The public list of values, distinct, without NaN or None. ``[False,
+    True]`` makes a boolean column.
+``"ordered"`` (categorical, default false)
+    The categories are ordered (in the list's order).
+``"other"`` (categorical, default absent)
+    One of the categories: values that are not among the categories are
+    mapped to it instead of raising (as privately estimated schemas do,
+    whose rare values are dropped); so are missing values when the column
+    does not declare ``"missing": true``.
+``"missing"`` (every type, default false)
+    The column may hold missing values (NaN, None, ``pd.NA``, ``NaT``);
+    without it a missing value is an error.
+``"resolution"`` (datetime, default absent)
+    ``"day"``: synthetic values are whole days (midnight, wall time).
+``"coerce"`` (numeric and datetime, default false)
+    The column holds text (as read from a CSV file): values are parsed as
+    numbers or dates, and those that do not parse count as missing.
+``"impute"`` (numeric and datetime, default false)
+    Without ``"missing"``: a missing value is encoded as the centre of the
+    bounds instead of raising (privately estimated schemas set it, so that
+    a column estimated to have no missing values cannot make a fit fail on
+    the few it has); synthetic values are then never missing.
+
+Encoding is a fixed function of the schema (see :class:`TableEncoder` for
+the layout): numeric and datetime columns are clipped to their bounds and
+mapped linearly onto [-1, 1] (datetimes as nanoseconds since the epoch, UTC);
+categorical columns become one-hot blocks, with one more slot for a missing
+value; a numeric or datetime column that may be missing gets a 2-way
+``[present, missing]`` indicator block. Decoding is one too, dtypes
+included (:func:`output_dtype`). Nothing about either depends on the rows,
+except for the columns the schema leaves out, whose bounds or categories are
+then read from the data with a :class:`~skdpgen.privacy.PrivacyLeakWarning`
+and recorded as leaks (:func:`skdpgen.privacy.record_leak`).
 """
 
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
+
+import warnings
+from datetime import tzinfo
 
 import numpy as np
 import pandas as pd
@@ -114,10 +161,108 @@ def paired_frames(first, second, names=("X_real", "X_synthetic")):
     return a, b.set_axis(a.columns, axis=1)
 
 
-def _check_spec(key, spec):
+_TYPES = ("numeric", "datetime", "categorical")
+_VALUE_TYPES = ("numeric", "datetime")  # the columns of the numeric block
+_NAT = np.iinfo(np.int64).min  # NaT as int64 nanoseconds
+
+
+def _flag(key, spec, name):
+    """A boolean flag of a spec (default False), checked."""
+    value = spec.get(name, False)
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(
+            f"Schema key {name!r} of column {key!r} must be true or false, got {value!r}."
+        )
+    return bool(value)
+
+
+def _is_missing_scalar(value):
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # list-likes
+        return False
+
+
+def _check_timezone(key, tz):
+    if tz is None:
+        return None
+    if not isinstance(tz, (str, tzinfo)):
+        raise ValueError(
+            f"Schema timezone of column {key!r} must be a timezone name or None, got {tz!r}."
+        )
+    try:
+        pd.Timestamp("2000-01-01").tz_localize(tz)
+    except Exception as exc:  # unknown names raise various errors
+        raise ValueError(f"Schema timezone of column {key!r} is unknown: {tz!r}.") from exc
+    return tz
+
+
+def _timestamp_ns(ts):
+    """Nanoseconds since the epoch (UTC for tz-aware, wall time for naive)."""
+    return int(ts.value)
+
+
+def _datetime_bounds(key, bounds, tz):
+    """The datetime bounds of a spec as Timestamps in ``tz`` (naive without)."""
+    if not isinstance(bounds, (list, tuple)) or len(bounds) != 2:
+        raise ValueError(
+            f"Schema bounds of column {key!r} must be a pair [lo, hi], got {bounds!r}."
+        )
+    out = []
+    for b in bounds:
+        try:
+            ts = pd.Timestamp(b)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise ValueError(
+                f"Schema bounds of datetime column {key!r} must be dates, got {b!r}."
+            ) from exc
+        if ts is pd.NaT or pd.isna(ts):
+            raise ValueError(f"Schema bounds of datetime column {key!r} must be dates, got {b!r}.")
+        try:
+            if tz is not None:
+                ts = ts.tz_localize(tz) if ts.tz is None else ts.tz_convert(tz)
+            elif ts.tz is not None:  # a naive column: UTC wall times
+                ts = ts.tz_convert("UTC").tz_localize(None)
+            ts = ts.as_unit("ns")
+            _timestamp_ns(ts)
+        except Exception as exc:  # out of the ns range, nonexistent local times
+            raise ValueError(
+                f"Schema bounds of datetime column {key!r}: {b!r} is not a valid time "
+                f"between 1677 and 2262 in timezone {tz!r} ({exc})."
+            ) from exc
+        out.append(ts)
+    lo, hi = out
+    if not lo < hi:
+        raise ValueError(
+            f"Schema bounds of datetime column {key!r} must have lo < hi, got [{lo}, {hi}]."
+        )
+    if _timestamp_ns(hi) - _timestamp_ns(lo) >= 2**63:
+        raise ValueError(f"Schema bounds of datetime column {key!r} span more than 292 years.")
+    return out
+
+
+def _check_spec(key, spec, dtype=None):
+    """The resolved (validated, normalized) spec of one column.
+
+    ``dtype`` is the input column's dtype: a tz-aware datetime dtype gives a
+    datetime spec without ``"timezone"`` its timezone.
+    """
+    if not isinstance(spec, dict):
+        raise ValueError(f"Schema column {key!r} must be a dict with a 'type', got {spec!r}.")
     kind = spec.get("type")
+    if kind not in _TYPES:
+        raise ValueError(f"Schema column {key!r} has unknown type {kind!r}.")
+    missing = _flag(key, spec, "missing")
+    if kind in _VALUE_TYPES and "bounds" not in spec:
+        raise ValueError(f"Schema column {key!r} of type {kind!r} needs 'bounds'.")
     if kind == "numeric":
-        lo, hi = (float(b) for b in spec["bounds"])
+        bounds = spec["bounds"]
+        try:
+            lo, hi = (float(b) for b in bounds)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"Schema bounds of column {key!r} must be two numbers [lo, hi], got {bounds!r}."
+            ) from None
         with np.errstate(over="ignore"):
             span = hi - lo
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi and np.isfinite(span)):
@@ -125,16 +270,52 @@ def _check_spec(key, spec):
                 f"Schema bounds of column {key!r} must be finite with lo < hi and a finite "
                 f"width hi - lo, got [{lo}, {hi}]."
             )
-        return {"type": "numeric", "bounds": [lo, hi], "integer": bool(spec.get("integer", False))}
-    if kind == "categorical":
+        out = {"type": "numeric", "bounds": [lo, hi], "integer": _flag(key, spec, "integer")}
+        for name in ("impute", "coerce"):
+            if _flag(key, spec, name):
+                out[name] = True
+    elif kind == "datetime":
+        tz = _check_timezone(key, spec.get("timezone"))
+        if tz is None and isinstance(dtype, pd.DatetimeTZDtype):
+            tz = dtype.tz  # how the data was loaded, not a value
+        out = {"type": "datetime", "bounds": _datetime_bounds(key, spec["bounds"], tz),
+               "timezone": tz}
+        resolution = spec.get("resolution")
+        if resolution not in (None, "day"):
+            raise ValueError(
+                f"Schema 'resolution' of column {key!r} must be 'day' or absent, got "
+                f"{resolution!r}."
+            )
+        if resolution is not None:
+            out["resolution"] = resolution
+        for name in ("impute", "coerce"):
+            if _flag(key, spec, name):
+                out[name] = True
+    else:
+        if "categories" not in spec:
+            raise ValueError(f"Schema column {key!r} of type 'categorical' needs 'categories'.")
         cats = list(spec["categories"])
         if len(cats) == 0 or len(set(cats)) != len(cats):
             raise ValueError(f"Schema categories of column {key!r} must be non-empty and distinct.")
+        if any(_is_missing_scalar(c) for c in cats):
+            raise ValueError(
+                f"Schema categories of column {key!r} may not hold NaN or None; declare "
+                "\"missing\": true to allow missing values."
+            )
         out = {"type": "categorical", "categories": cats}
         if "ordered" in spec:
-            out["ordered"] = bool(spec["ordered"])
-        return out
-    raise ValueError(f"Schema column {key!r} has unknown type {kind!r}.")
+            out["ordered"] = _flag(key, spec, "ordered")
+        other = spec.get("other")
+        if other is not None:
+            if other not in cats:
+                raise ValueError(
+                    f"Schema 'other' of column {key!r} must be one of its categories, "
+                    f"got {other!r}."
+                )
+            out["other"] = other
+    if missing:
+        out["missing"] = True
+    return out
 
 
 def _is_bool_categories(categories):
@@ -145,10 +326,21 @@ def output_dtype(spec):
     """The public dtype of a column in decoded (synthetic) tables.
 
     A function of the column's spec alone, never of the private rows:
-    float64 for numeric columns, int64 for ``"integer": true``, bool for
-    categorical columns whose categories are booleans, and otherwise a
-    :class:`pandas.CategoricalDtype` with the spec's categories (ordered
-    when the spec says ``"ordered": true``).
+
+    ======================================  =================================
+    spec                                    dtype
+    ======================================  =================================
+    numeric                                 float64 (NaN when missing)
+    numeric, ``"integer": true``            int64; ``Int64`` with ``"missing"``
+    datetime                                ``datetime64[ns]``, or
+                                            ``datetime64[ns, tz]`` with a
+                                            timezone (NaT when missing)
+    categorical ``[False, True]``           bool; ``boolean`` with ``"missing"``
+    other categorical                       :class:`pandas.CategoricalDtype`
+                                            of the categories (ordered when
+                                            ``"ordered": true``; NaN when
+                                            missing)
+    ======================================  =================================
 
     Parameters
     ----------
@@ -157,23 +349,102 @@ def output_dtype(spec):
 
     Returns
     -------
-    dtype : numpy.dtype or pandas.CategoricalDtype
+    dtype : numpy.dtype or pandas extension dtype
 
     Examples
     --------
     >>> from skdpgen.schema import output_dtype
     >>> output_dtype({"type": "numeric", "bounds": [0, 9], "integer": True})
     dtype('int64')
+    >>> output_dtype({"type": "numeric", "bounds": [0, 9], "integer": True, "missing": True})
+    Int64Dtype()
     >>> output_dtype({"type": "categorical", "categories": ["a", "b"]}).categories.tolist()
     ['a', 'b']
     >>> output_dtype({"type": "categorical", "categories": [False, True]})
     dtype('bool')
+    >>> output_dtype({"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"]})
+    dtype('<M8[ns]')
     """
+    missing = bool(spec.get("missing", False))
     if spec["type"] == "numeric":
-        return np.dtype(np.int64) if spec["integer"] else np.dtype(np.float64)
+        if spec.get("integer", False):
+            return pd.Int64Dtype() if missing else np.dtype(np.int64)
+        return np.dtype(np.float64)
+    if spec["type"] == "datetime":
+        tz = spec.get("timezone")
+        return np.dtype("datetime64[ns]") if tz is None else pd.DatetimeTZDtype("ns", tz)
     if _is_bool_categories(spec["categories"]):
-        return np.dtype(bool)
+        return pd.BooleanDtype() if missing else np.dtype(bool)
     return pd.CategoricalDtype(spec["categories"], ordered=spec.get("ordered", False))
+
+
+def _parse_datetimes(key, col, coerce=False):
+    """A column of dates as a DatetimeIndex (strings parsed; with ``coerce``, NaT
+    where they do not parse)."""
+    dtype = col.dtype
+    if coerce and not (isinstance(dtype, pd.DatetimeTZDtype)
+                       or pd.api.types.is_datetime64_dtype(dtype)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            numbers = pd.to_numeric(col, errors="coerce")  # numbers are no dates
+            return pd.DatetimeIndex(pd.to_datetime(col.where(numbers.isna()), errors="coerce",
+                                                   format="mixed"))
+    if isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
+        return pd.DatetimeIndex(col)
+    if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+        if col.isna().all():  # e.g. an empty column read from a CSV file
+            return pd.DatetimeIndex(np.full(len(col), _NAT).view("M8[ns]"))
+        raise ValueError(
+            f"Column {key!r} is declared datetime but holds {dtype} values; convert it "
+            "with pd.to_datetime."
+        )
+    last = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for kwargs in ({}, {"format": "mixed"}, {"format": "mixed", "utc": True}):
+            try:
+                parsed = pd.to_datetime(col, errors="raise", **kwargs)
+            except (ValueError, TypeError, OverflowError) as exc:
+                last = exc
+                continue
+            if isinstance(parsed.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(
+                    parsed.dtype):
+                return pd.DatetimeIndex(parsed)
+        try:
+            coerced = pd.to_datetime(col, errors="coerce", format="mixed", utc=True)
+            bad = col[coerced.isna() & col.notna()].unique()[:5].tolist()
+        except (ValueError, TypeError, OverflowError):
+            bad = []
+    raise ValueError(
+        f"Column {key!r} is declared datetime but holds values that are not dates"
+        + (f": {bad}." if bad else f" ({last}).")
+    ) from last
+
+
+def _datetime_ns(key, col, spec):
+    """int64 nanoseconds of a datetime column clipped to its bounds, and its NaT mask."""
+    idx = _parse_datetimes(key, col, coerce=spec.get("coerce", False))
+    tz = spec["timezone"]
+    if idx.tz is None and tz is not None:  # wall times in the declared timezone
+        try:
+            idx = idx.tz_localize(tz)
+        except Exception as exc:  # nonexistent or ambiguous local times
+            raise ValueError(
+                f"Column {key!r} holds naive times that cannot be placed in timezone "
+                f"{tz!r}: {exc}"
+            ) from exc
+    elif idx.tz is not None and tz is None:  # instants, on the UTC wall clock
+        idx = idx.tz_convert("UTC").tz_localize(None)
+    missing = np.asarray(idx.isna())
+    lo, hi = (_timestamp_ns(b) for b in spec["bounds"])
+    per = int(np.timedelta64(1, idx.unit) / np.timedelta64(1, "ns"))  # ns per unit
+    values = idx.asi8.copy()  # UTC (tz-aware) or wall time, in the index's unit
+    values[missing] = 0
+    # clip in the input's unit first (no overflow for far dates), then in ns
+    lo_u, hi_u = -(-lo // per), hi // per  # the first and last whole unit inside
+    inside = np.clip(values, lo_u, hi_u) * per
+    values = np.clip(np.where(values < lo_u, lo, np.where(values > hi_u, hi, inside)), lo, hi)
+    return values, missing, lo, hi
 
 
 class TableEncoder:
@@ -199,20 +470,56 @@ class TableEncoder:
     is_frame_ : bool
         Whether the input was a DataFrame (output is then a DataFrame).
     n_numeric_ : int
-        Number of numeric columns (the first block of the encoding).
+        Width of the numeric block: the numeric and datetime columns.
+    numeric_columns_ : list
+        The keys of the numeric block's columns, in order.
     category_sizes_ : list of int
-        Size of each one-hot block, in column order of the categorical
-        columns.
+        Size of each one-hot block, in encoding order: the categorical
+        columns' blocks, then the 2-way missing indicators.
+    block_columns_ : list
+        The column key of each one-hot block (same order).
+    indicator_columns_ : list
+        The numeric and datetime columns with ``"missing": true``, in column
+        order; their ``[present, missing]`` blocks are the last
+        ``len(indicator_columns_)`` entries of ``category_sizes_``.
+    n_encoded_ : int
+        Width of the encoding.
 
     Notes
     -----
+    **Layout.** ``transform`` returns one numeric block followed by one-hot
+    blocks, so that generators and kernels see a numeric block and
+    ``category_sizes_``:
+
+    ====================================  ========================================
+    block                                 content
+    ====================================  ========================================
+    numeric block, ``n_numeric_`` wide    each numeric or datetime column, in
+                                          column order, clipped to its bounds and
+                                          mapped to ``2 (v − lo)/(hi − lo) − 1``;
+                                          0 (the centre) where missing
+    one block per categorical column      one-hot over the categories, in the
+                                          schema's order, then one slot for a
+                                          missing value with ``"missing": true``
+    missing indicators                    one ``[present, missing]`` block (2 wide)
+                                          per numeric or datetime column with
+                                          ``"missing": true``, in column order
+    ====================================  ========================================
+
+    Datetimes are encoded as nanoseconds since the epoch (UTC for tz-aware
+    columns; naive columns and bounds on the same wall clock). ``decode``
+    takes the numeric block and one code array per one-hot block in this
+    order.
+
     **What is public.** What the schema (or ``bounds``) declares. For a
     column the schema leaves out, its type comes from its dtype (numeric
-    dtypes are numeric; object, string, bool and categorical dtypes are
-    categorical), and:
+    dtypes are numeric; datetime dtypes are datetime; object, string, bool
+    and categorical dtypes are categorical), and:
 
     * numeric: with ``bounds`` given, those bounds (no leak); otherwise the
       exact minimum and maximum of the rows, recorded as a leak;
+    * datetime: the exact first and last time of the rows, recorded as a
+      leak (the timezone of a tz-aware dtype is not a leak);
     * bool: the categories ``[False, True]``, which the dtype fixes (no leak);
     * pandas ``Categorical``: the categories of the dtype, recorded as a
       leak, since ``astype("category")``, ``pd.Categorical(values)`` and
@@ -222,7 +529,10 @@ class TableEncoder:
 
     Integer output needs ``"integer": true`` in the schema: an integer
     dtype is not enough, since pandas infers it from the values (one
-    fractional value in a neighbouring table gives float64).
+    fractional value in a neighbouring table gives float64). Likewise a
+    missing value is allowed only where the schema says ``"missing": true``,
+    and the output dtype (``Int64``, ``boolean``) follows that declaration,
+    never whether a missing value occurs.
 
     **Bounds.** Numeric values are clipped to the bounds and mapped to
     ``2 (v − lo)/(hi − lo) − 1``, finite for every finite value as long as
@@ -245,6 +555,7 @@ class TableEncoder:
         schema = dict(self.schema or {})
         dask_frame = is_dask_collection(X) and hasattr(X, "columns")
         self.is_frame_ = isinstance(X, pd.DataFrame) or dask_frame
+        arr = None
         if dask_frame:  # columns and dtypes only; rows are read only for a leak
             frame = X
             columns = list(X.columns)
@@ -264,7 +575,8 @@ class TableEncoder:
             columns = list(X.columns)
             dtypes = [X[c].dtype for c in columns]
         else:
-            arr = check_array(X, dtype="numeric", ensure_min_samples=2)
+            arr = check_array(X, dtype="numeric", ensure_min_samples=2,
+                              ensure_all_finite="allow-nan")
             frame = pd.DataFrame(arr)
             columns = list(range(arr.shape[1]))
             dtypes = [arr.dtype] * arr.shape[1]
@@ -277,19 +589,48 @@ class TableEncoder:
         self.specs_ = []
         for key, dtype in zip(columns, dtypes):
             if key in schema:
-                spec = _check_spec(key, schema[key])
-                if spec["type"] == "numeric" and is_categorical_dtype(dtype):
+                spec = _check_spec(key, schema[key], dtype)
+                if (spec["type"] == "numeric" and is_categorical_dtype(dtype)
+                        and not (spec.get("coerce", False)
+                                 and not isinstance(dtype, pd.CategoricalDtype))):
                     raise ValueError(f"Column {key!r} is declared numeric but has dtype {dtype}.")
+                if spec["type"] == "datetime":
+                    if not self.is_frame_:
+                        raise ValueError(
+                            f"Column {key!r} is declared datetime; datetime columns need a "
+                            "DataFrame."
+                        )
+                    if pd.api.types.is_bool_dtype(dtype) or (
+                            pd.api.types.is_numeric_dtype(dtype)
+                            and not pd.api.types.is_float_dtype(dtype)):
+                        raise ValueError(
+                            f"Column {key!r} is declared datetime but has dtype {dtype}."
+                        )
                 if (spec["type"] == "categorical" and "ordered" not in spec
                         and isinstance(dtype, pd.CategoricalDtype) and dtype.ordered):
                     spec["ordered"] = True  # the user declared the order on the dtype
             else:
                 spec = self._spec_from_dtype_or_data(key, dtype, frame[key])
             self.specs_.append(spec)
+        if arr is not None:  # NaN where the schema allows none (infinity: check_array)
+            for j, spec in enumerate(self.specs_):
+                if not spec.get("missing") and np.isnan(arr[:, j]).any():
+                    raise ValueError(
+                        f"Input X contains NaN in column {j}, which the schema does not "
+                        "declare \"missing\": true."
+                    )
         self.dtypes_ = [output_dtype(spec) for spec in self.specs_]
-        numeric = [s for s in self.specs_ if s["type"] == "numeric"]
-        self.n_numeric_ = len(numeric)
-        self.category_sizes_ = [len(s["categories"]) for s in self.specs_ if s["type"] == "categorical"]
+        pairs = list(zip(columns, self.specs_))
+        self.numeric_columns_ = [k for k, s in pairs if s["type"] in _VALUE_TYPES]
+        self.n_numeric_ = len(self.numeric_columns_)
+        categorical = [(k, s) for k, s in pairs if s["type"] == "categorical"]
+        self.indicator_columns_ = [k for k, s in pairs
+                                   if s["type"] in _VALUE_TYPES and s.get("missing")]
+        self.block_columns_ = [k for k, _ in categorical] + self.indicator_columns_
+        self.category_sizes_ = (
+            [len(s["categories"]) + int(bool(s.get("missing"))) for _, s in categorical]
+            + [2] * len(self.indicator_columns_)
+        )
 
     def _spec_from_dtype_or_data(self, key, dtype, column):
         if is_dask_collection(column):  # a Dask column read only on this (leaking) path
@@ -301,6 +642,21 @@ class TableEncoder:
                 column = column.compute()
         if pd.api.types.is_bool_dtype(dtype):  # the dtype fixes the categories
             return {"type": "categorical", "categories": [False, True]}
+        if isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
+            values = pd.DatetimeIndex(column)
+            lo, hi = values.min(), values.max()
+            if pd.isna(lo):
+                lo = hi = pd.Timestamp(0, tz=values.tz)
+            if lo == hi:
+                lo, hi = lo - pd.Timedelta(seconds=1), hi + pd.Timedelta(seconds=1)
+            record_leak(
+                "bounds",
+                f"The bounds of datetime column {key!r} were read from the private data "
+                f"(its exact first and last time) and are released with the model without "
+                "privacy. Pass public bounds in the schema to avoid this.",
+                column=key, stacklevel=5,
+            )
+            return _check_spec(key, {"type": "datetime", "bounds": [lo, hi]}, dtype)
         if isinstance(dtype, pd.CategoricalDtype):
             cats = list(dtype.categories)
             record_leak(
@@ -327,7 +683,7 @@ class TableEncoder:
         if self.bounds is not None:
             lo, hi = self.bounds
             return _check_spec(key, {"type": "numeric", "bounds": [lo, hi]})
-        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
         finite = values[np.isfinite(values)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         if lo == hi:
@@ -353,7 +709,7 @@ class TableEncoder:
             if extra:
                 raise ValueError(f"X has unexpected columns {extra}.")
             return X[self.columns_]
-        arr = check_array(X, dtype="numeric")
+        arr = check_array(X, dtype="numeric", ensure_all_finite="allow-nan")
         if arr.shape[1] != len(self.columns_):
             raise ValueError(
                 f"X has {arr.shape[-1] if arr.ndim else 0} features, but the model "
@@ -362,44 +718,84 @@ class TableEncoder:
         return pd.DataFrame(arr)
 
     def transform(self, X):
-        """Encode ``X``: numeric block on [-1, 1], then one-hot blocks.
+        """Encode ``X``: numeric block on [-1, 1], one-hot blocks, missing indicators.
 
-        Raises ``ValueError`` on NaN or inf, on values outside a categorical
-        column's categories, and on missing or unexpected columns.
+        Raises ``ValueError`` on infinity; on NaN, None or NaT in a column
+        without ``"missing": true`` (a categorical column with an ``"other"``
+        category maps them to it); on values outside a categorical column's
+        categories (unless it has an ``"other"`` category); on values of a
+        datetime column that are not dates; and on missing or unexpected
+        columns.
         """
         frame = self._frame(X)
         n = len(frame)
         num = np.empty((n, self.n_numeric_))
-        onehots = []
+        onehots, indicators = [], []
         j = 0
         for key, spec in zip(self.columns_, self.specs_):
             col = frame[key]
+            allow_missing = spec.get("missing", False)
             if spec["type"] == "numeric":
+                if spec.get("coerce", False):  # text read from a file: unparsed = missing
+                    col = pd.to_numeric(col, errors="coerce")
                 try:
-                    values = col.to_numpy(dtype=np.float64)
+                    values = col.to_numpy(dtype=np.float64, na_value=np.nan)
                 except (TypeError, ValueError):
                     raise ValueError(f"Column {key!r} must be numeric.") from None
-                if not np.all(np.isfinite(values)):
-                    raise ValueError(f"Column {key!r} contains NaN or infinity.")
+                missing = np.isnan(values)
+                tolerated = allow_missing or spec.get("impute", False)
+                if np.isinf(values).any() or (missing.any() and not tolerated):
+                    raise ValueError(
+                        f"Column {key!r} contains NaN or infinity"
+                        + ("." if allow_missing else
+                           "; declare \"missing\": true in its schema to allow NaN.")
+                    )
                 lo, hi = spec["bounds"]
                 # (v − lo)/(hi − lo) ≤ 1 first: finite for any finite hi − lo
-                num[:, j] = (np.clip(values, lo, hi) - lo) / (hi - lo) * 2.0 - 1.0
-                j += 1
-            else:
-                if col.isna().any():
+                z = (np.clip(values, lo, hi) - lo) / (hi - lo) * 2.0 - 1.0
+            elif spec["type"] == "datetime":
+                values, missing, lo, hi = _datetime_ns(key, col, spec)
+                if missing.any() and not (allow_missing or spec.get("impute", False)):
                     raise ValueError(
-                        f"Column {key!r} contains missing values; encode them as an "
-                        "explicit public category."
+                        f"Column {key!r} contains missing values (NaT); declare "
+                        "\"missing\": true in its schema to allow them."
                     )
-                cats = spec["categories"]
-                codes = pd.Index(cats, dtype=object).get_indexer(col.astype(object))
-                if np.any(codes < 0):
-                    bad = col[codes < 0].unique()[:5].tolist()
-                    raise ValueError(f"Column {key!r} has categories not in the schema: {bad}.")
-                block = np.zeros((n, len(cats)))
-                block[np.arange(n), codes] = 1.0
-                onehots.append(block)
-        return np.hstack([num] + onehots)
+                z = (values - lo).astype(np.float64) / float(hi - lo) * 2.0 - 1.0
+            else:
+                onehots.append(self._one_hot(key, spec, col, n))
+                continue
+            z[missing] = 0.0  # the centre of the public range ("impute", or the indicator)
+            if allow_missing:
+                block = np.zeros((n, 2))
+                block[:, 0], block[:, 1] = ~missing, missing
+                indicators.append(block)
+            num[:, j] = z
+            j += 1
+        return np.hstack([num] + onehots + indicators)
+
+    @staticmethod
+    def _one_hot(key, spec, col, n):
+        cats = spec["categories"]
+        allow_missing = spec.get("missing", False)
+        missing = np.asarray(col.isna())
+        if "other" in spec and not allow_missing:
+            missing = np.zeros(n, dtype=bool)  # a missing value is one more unlisted value
+        if missing.any() and not allow_missing:
+            raise ValueError(
+                f"Column {key!r} contains missing values; declare \"missing\": true in its "
+                "schema (or encode them as an explicit public category)."
+            )
+        codes = pd.Index(cats, dtype=object).get_indexer(col.astype(object))
+        unknown = (codes < 0) & ~missing
+        if unknown.any():
+            if "other" not in spec:
+                bad = col[unknown].unique()[:5].tolist()
+                raise ValueError(f"Column {key!r} has categories not in the schema: {bad}.")
+            codes[unknown] = cats.index(spec["other"])
+        codes[missing] = len(cats)
+        block = np.zeros((n, len(cats) + int(allow_missing)))
+        block[np.arange(n), codes] = 1.0
+        return block
 
     @property
     def n_encoded_(self):
@@ -413,37 +809,92 @@ class TableEncoder:
         ----------
         numeric : ndarray of shape (n, n_numeric_)
         categories : list of ndarray of int
-            One code array per categorical column.
+            One code array per one-hot block (``category_sizes_``), in the
+            encoding's order: the categorical columns' codes (the last code
+            of a block with a missing slot is a missing value), then the
+            missing indicators (1: missing).
 
         Returns
         -------
         X : DataFrame or ndarray
             A DataFrame with the training columns and the public dtypes
-            ``dtypes_`` (see :func:`output_dtype`), or a float64 array when
-            fitted on an array.
+            ``dtypes_`` (see :func:`output_dtype`), or a float64 array (NaN
+            for missing values) when fitted on an array.
         """
+        numeric = np.asarray(numeric, dtype=np.float64)
         n = numeric.shape[0]
+        if numeric.ndim != 2 or numeric.shape[1] != self.n_numeric_:
+            raise ValueError(
+                f"numeric must have shape (n, {self.n_numeric_}), got {numeric.shape}."
+            )
+        if len(categories) != len(self.category_sizes_):
+            raise ValueError(
+                f"Expected {len(self.category_sizes_)} code arrays (one per one-hot block), "
+                f"got {len(categories)}."
+            )
+        codes = [np.asarray(c, dtype=np.intp).reshape(-1) for c in categories]
+        n_cat = len(self.category_sizes_) - len(self.indicator_columns_)
+        indicator = dict(zip(self.indicator_columns_, codes[n_cat:]))
         out = {}
         j = k = 0
         for key, spec, dtype in zip(self.columns_, self.specs_, self.dtypes_):
-            if spec["type"] == "numeric":
-                lo, hi = spec["bounds"]
+            if spec["type"] in _VALUE_TYPES:
+                missing = (indicator[key] == 1) if key in indicator else np.zeros(n, dtype=bool)
                 unit = (np.clip(numeric[:, j], -1.0, 1.0) + 1.0) / 2.0  # in [0, 1]
+                j += 1
+                if spec["type"] == "datetime":
+                    out[key] = self._decode_datetime(spec, unit, missing)
+                    continue
+                lo, hi = spec["bounds"]
                 values = np.clip(lo + unit * (hi - lo), lo, hi)
                 if spec["integer"]:
                     values = np.round(values)
-                j += 1
-                out[key] = values.astype(dtype) if self.is_frame_ else values
+                if not self.is_frame_ or not spec["integer"]:
+                    values[missing] = np.nan
+                    out[key] = values
+                elif spec.get("missing"):
+                    out[key] = pd.arrays.IntegerArray(values.astype(np.int64), missing)
+                else:
+                    out[key] = values.astype(np.int64)
             else:
                 cats = spec["categories"]
-                codes = np.asarray(categories[k])
+                code = codes[k]
                 k += 1
-                if isinstance(dtype, pd.CategoricalDtype):
-                    out[key] = pd.Categorical.from_codes(codes, dtype=dtype)
-                else:
-                    out[key] = np.asarray(cats, dtype=object)[codes].astype(dtype)
+                # the missing slot, last in the block
+                missing = (code == len(cats)) if spec.get("missing") else np.zeros(n, bool)
+                code = np.where(missing, -1, code)
+                if not self.is_frame_:
+                    values = np.asarray(cats, dtype=object)[np.where(missing, 0, code)]
+                    values = np.asarray(values, dtype=np.float64)
+                    values[missing] = np.nan
+                    out[key] = values
+                elif isinstance(dtype, pd.CategoricalDtype):
+                    out[key] = pd.Categorical.from_codes(code, dtype=dtype)
+                else:  # booleans
+                    values = np.asarray(cats, dtype=bool)[np.where(missing, 0, code)]
+                    out[key] = (pd.arrays.BooleanArray(values, missing)
+                                if spec.get("missing") else values)
         if self.is_frame_:
             return pd.DataFrame(out, columns=self.columns_, index=pd.RangeIndex(n))
         if not out:
             return np.empty((n, 0))
-        return np.column_stack([np.asarray(out[c], dtype=np.float64) for c in self.columns_])
+        return np.column_stack([out[c] for c in self.columns_])
+
+    @staticmethod
+    def _decode_datetime(spec, unit, missing):
+        lo, hi = (_timestamp_ns(b) for b in spec["bounds"])
+        width = hi - lo  # < 2**63
+        offset = np.clip(np.round(unit * float(width)), 0.0, float(width))
+        # float(width) may round up to 2**63: cast only what fits, then clip exactly
+        fits = offset < 2.0**63
+        offset = np.where(fits, offset, 0.0).astype(np.int64)
+        offset[~fits] = width
+        ns = lo + np.minimum(offset, width)
+        if spec.get("resolution") == "day":  # whole days, as the data (wall time)
+            day = 86_400 * 10**9
+            ns = np.clip((ns + day // 2) // day * day, lo, hi)
+        ns[missing] = _NAT
+        values = ns.view("M8[ns]")
+        if spec["timezone"] is None:
+            return values
+        return pd.DatetimeIndex(values).tz_localize("UTC").tz_convert(spec["timezone"]).array

@@ -20,7 +20,7 @@ LAYERS = [
     {"skdpgen.privacy", "skdpgen.utils", "skdpgen._dask", "skdpgen._device", "skdpgen.registry"},
     {"skdpgen.base"},
     {"skdpgen.kernels"},
-    {"skdpgen.schema", "skdpgen.datasets"},
+    {"skdpgen.schema", "skdpgen.private_schema", "skdpgen.datasets"},
     {"skdpgen.rows"},
     {"skdpgen.embedding"},
     {"skdpgen.release", "skdpgen.synthesizers"},

@@ -40,14 +40,18 @@ FAST_FITS = {
 def fast_fits(monkeypatch):
     """In-process ``main`` with small synthesizers; warnings display restored.
 
-    The command looks the classes up in ``skdpgen.synthesizers`` when it runs,
-    so the patch reaches it; everything else of the command is the real one.
+    The command builds its estimators with the registered classes'
+    ``from_cli``; the patch makes those small, and everything else of the
+    command is the real one.
     """
     import skdpgen.synthesizers as synthesizers
 
     for name, params in FAST_FITS.items():
-        monkeypatch.setattr(synthesizers, name,
-                            functools.partial(getattr(synthesizers, name), **params))
+        cls = getattr(synthesizers, name)
+        build = cls.from_cli.__func__
+        monkeypatch.setattr(cls, "from_cli", classmethod(
+            functools.partial(lambda c, _b, _p, **kw: _b(c, **kw).set_params(**_p),
+                              _b=build, _p=params)))
     # main() routes warnings to one-line messages; undo that after the test
     monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
 
@@ -83,7 +87,8 @@ def test_schema_template_has_no_values(table):
     assert res.returncode == 0, res.stderr
     template = json.loads((tmp / "template.json").read_text())
     assert list(template) == list(frame.columns)
-    assert template["age"] == {"type": "numeric", "bounds": [None, None], "integer": True}
+    # the integer flag is not taken from the dtype either (pandas infers it from the values)
+    assert template["age"] == {"type": "numeric", "bounds": [None, None], "integer": False}
     assert template["city"] == {"type": "categorical", "categories": []}
     # nothing from the rows is in it
     text = (tmp / "template.json").read_text()
@@ -114,7 +119,7 @@ def test_synthesize_without_schema_warns_plainly(table, fast_fits, capsys):
     tmp, _ = table
     status = main([
         "synthesize", str(tmp / "data.csv"), "--target", "label", "--out", str(tmp / "leaky.csv"),
-        "--random-state", "0", "--quiet",
+        "--random-state", "0", "--quiet", "--infer-schema", "data",
     ])
     err = capsys.readouterr().err
     assert status == 0, err
@@ -145,7 +150,7 @@ def test_evaluate_prints_tables(table):
         (["synthesize", "{data}", "--schema", "{tmp}/bad.json", "--out", "{tmp}/x.csv"], "not valid JSON"),
         (["evaluate", "{data}", "{tmp}/other.csv"], "same columns"),
         (["synthesize", "{tmp}", "--out", "{tmp}/x.csv"], "Is a directory"),
-        (["schema", "{data}", "--out", "{tmp}/no/such/dir/s.json"], "No such file"),
+        (["schema", "{data}", "--out", "{tmp}/no/such/dir/s.json"], "no such directory"),
     ],
 )
 def test_error_paths_are_one_clear_line(table, args, message, capsys, monkeypatch, fast_fits):
@@ -253,8 +258,9 @@ def test_public_schema_run_is_private_and_writes_three_files(folders, fast_fits,
 
 
 def test_run_without_schema_says_it_is_not_private(folders, fast_fits, capsys):
+    """--infer-schema data: what the schema leaves out is read from the rows."""
     inp, out = folders
-    assert synthesize(inp, out, "--target", "label") == 0
+    assert synthesize(inp, out, "--target", "label", "--infer-schema", "data") == 0
     err = capsys.readouterr().err
     assert "this run is NOT differentially private" in err
     assert listing(out) == ["syn.csv", "syn.privacy.json", "syn.privacy.txt"]
@@ -271,7 +277,7 @@ def test_run_without_schema_says_it_is_not_private(folders, fast_fits, capsys):
     del schema["hours"]
     (inp / "partial.json").write_text(json.dumps(schema))
     assert synthesize(inp, out, "--target", "label", "--schema", inp / "partial.json",
-                      name="partial.csv") == 0
+                      "--infer-schema", "data", name="partial.csv") == 0
     report = json.loads((out / "partial.privacy.json").read_text())
     assert report["is_private"] is False
     assert [(leak["what"], leak["column"]) for leak in report["leaks"]] == [("bounds", "hours")]
@@ -292,8 +298,11 @@ def test_run_without_schema_says_it_is_not_private(folders, fast_fits, capsys):
         (["--schema", "{inp}/bad.json"], "not valid JSON"),
         (["--schema", "{inp}/list.json"], "JSON object"),
         (["--schema", "{inp}/nothing.json"], "no such schema file"),
-        (["--strict"], "--strict"),  # no schema: the bounds leak
-        (["--strict", "--target", "label", "--schema", "{inp}/no_label.json"], "--strict"),
+        (["--strict", "--infer-schema", "data"], "--strict"),  # the bounds leak
+        (["--strict", "--target", "label", "--schema", "{inp}/no_label.json",
+          "--infer-schema", "data"], "--strict"),
+        (["--target", "label", "--schema", "{inp}/no_label.json", "--infer-schema", "error"],
+         "classes"),
         (["--strict", "--target", "label", "--schema", "{inp}/schema.json", "--epsilon", "inf"],
          "--strict: epsilon=inf"),  # exact releases: not private either
         (["--epsilon", "0"], "epsilon"),
@@ -305,7 +314,7 @@ def test_run_without_schema_says_it_is_not_private(folders, fast_fits, capsys):
         (["--out", "{out}/taken.csv"], "taken.privacy.json"),  # a privacy file cannot be written
     ],
     ids=["target", "bad-json", "not-object", "no-schema-file", "strict-bounds",
-         "strict-classes", "strict-no-noise", "epsilon", "delta", "kme-target", "kme-bounds", "missing-dir",
+         "strict-classes", "infer-error", "strict-no-noise", "epsilon", "delta", "kme-target", "kme-bounds", "missing-dir",
          "out-is-dir", "privacy-file-blocked"],
 )
 def test_failed_synthesize_writes_nothing(folders, fast_fits, capsys, args, message):
@@ -353,3 +362,67 @@ def test_kme_honours_the_integer_flag(tmp_path, fast_fits):
     assert (syn["hours"] % 1 != 0).mean() > 0.5 and syn["hours"].between(0, 60).all()
     report = json.loads((out / "syn.privacy.json").read_text())
     assert report["is_private"] is True and report["leaks"] == []
+
+
+def test_raw_csv_end_to_end_is_private(tmp_path, fast_fits, capsys):
+    """A CSV with missing values, dates, text and no schema: no leak, the schema
+    estimation in the privacy files, and the same columns and types back."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    a = rng.normal(50, 10, n).round(2)
+    a[rng.random(n) < 0.1] = np.nan
+    raw = pd.DataFrame({
+        "a": a,
+        "k": rng.integers(0, 10, n),
+        "when": (pd.Timestamp("2021-01-01")
+                 + pd.to_timedelta(rng.integers(0, 900, n), unit="D")).strftime("%Y-%m-%d"),
+        "flag": rng.random(n) < 0.3,
+        "city": rng.choice(["A", "B", "C"], n),
+        "y": np.where(rng.random(n) < 0.4, "yes", "no"),
+    })
+    raw.to_csv(tmp_path / "raw.csv", index=False)
+    status = main(["synthesize", str(tmp_path / "raw.csv"), "--target", "y", "--epsilon", "1",
+                   "--out", str(tmp_path / "synthetic.csv"), "--random-state", "0", "--quiet",
+                   "--strict"])
+    assert status == 0, capsys.readouterr().err
+    report = json.loads((tmp_path / "synthetic.privacy.json").read_text())
+    assert report["is_private"] is True and report["leaks"] == []
+    # at most the budget: a text column typed as dates reserved a threshold's δ it
+    # did not use, so the releases made cost a little less than planned
+    assert 0.95 < report["epsilon"] <= 1.0 + 1e-9
+    names = {r["release"] for r in report["releases"]}
+    assert {"schema: numeric", "schema: text types", "schema: text", "schema: classes"} <= names
+    syn = pd.read_csv(tmp_path / "synthetic.csv")
+    assert list(syn.columns) == list(raw.columns)
+    back = pd.read_csv(tmp_path / "raw.csv")
+    for col in ("a", "k", "flag"):
+        assert syn[col].dtype.kind == back[col].dtype.kind, col
+    assert pd.to_datetime(syn["when"], format="%Y-%m-%d").notna().all()  # whole days
+    assert set(syn["city"]) <= {"A", "B", "C", "other"}
+    assert set(syn["y"]) <= {"yes", "no", "other"}
+
+
+def test_private_schema_command(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    n = 3000
+    pd.DataFrame({
+        "x": rng.normal(0, 1, n), "c": rng.choice(["u", "v"], n),
+        "label": rng.choice(["p", "q"], n),
+    }).to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "schema.json"
+    assert main(["schema", str(tmp_path / "data.csv"), "--epsilon", "0.5", "--target", "label",
+                 "--out", str(out)]) == 0
+    schema = json.loads(out.read_text())
+    assert list(schema) == ["x", "c", "label"]
+    assert schema["x"]["type"] == "numeric" and schema["c"]["type"] == "categorical"
+    assert set(schema["label"]["categories"]) >= {"p", "q"}
+    report = json.loads((tmp_path / "schema.privacy.json").read_text())
+    assert report["is_private"] and report["epsilon"] == pytest.approx(0.5, abs=1e-6)
+    # a fit with that schema spends nothing on it
+    schema_only = {k: v for k, v in schema.items()}
+    (tmp_path / "public.json").write_text(json.dumps(schema_only))
+    assert main(["synthesize", str(tmp_path / "data.csv"), "--target", "label", "--schema",
+                 str(tmp_path / "public.json"), "--out", str(tmp_path / "syn.csv"),
+                 "--quiet", "--strict"]) == 0
+    fit = json.loads((tmp_path / "syn.privacy.json").read_text())
+    assert not any(r["release"].startswith("schema") for r in fit["releases"])

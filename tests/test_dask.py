@@ -174,13 +174,25 @@ def test_synthesizer_fits_from_dask_dataframe(client, adult, cls, same_noise):
     np.testing.assert_array_equal(synth.feature_names_in_, data.columns)
 
 
-def test_synthesizer_leaks_from_dask_warn(client, adult):
+def test_synthesizer_schema_left_out_from_dask(client, adult):
+    """What the schema leaves out: estimated privately (its columns computed on the
+    client), or read with recorded leaks (infer_schema="data")."""
     data, target, schema = adult
     partial = {k: v for k, v in schema.items() if k != "age"}
     ddf = dd.from_pandas(data.assign(income=target.astype(str)), npartitions=3)
+    params = dict(schema=partial, epochs=1, steps_per_epoch=2, batch_size=50, random_state=0,
+                  device="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        synth = DPMERFSynthesizer(**params).fit(ddf.drop(columns="income"), ddf["income"])
+    report = synth.privacy_report_
+    assert report.is_private and not report.leaks
+    assert {"schema: numeric", "schema: classes"} <= {r.name for r in report.releases}
+    lo, hi = synth.schema_["age"]["bounds"]
+    assert lo <= data["age"].quantile(0.05) and hi >= data["age"].quantile(0.95)
+
     with pytest.warns(PrivacyLeakWarning) as record:
-        synth = DPMERFSynthesizer(schema=partial, epochs=1, steps_per_epoch=2, batch_size=50,
-                                  random_state=0, device="cpu").fit(
+        synth = DPMERFSynthesizer(**params, infer_schema="data").fit(
             ddf.drop(columns="income"), ddf["income"])
     messages = " ".join(str(w.message) for w in record)
     assert "'age'" in messages and "class list" in messages

@@ -1,10 +1,13 @@
 import math
+import sys
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.spatial.distance import cdist
+from sklearn.datasets import make_classification
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
@@ -210,6 +213,59 @@ def test_paper_models():
     assert np.isfinite(table.to_numpy()).all()
     assert table.loc["mean", "roc_auc"] == pytest.approx(table.iloc[:-1]["roc_auc"].mean())
     assert table.loc["mean", "roc_auc"] > 0.8
+
+
+def test_paper_models_fallback_without_xgboost(monkeypatch):
+    # None in sys.modules makes "import xgboost" raise ImportError, as when
+    # the package is not installed
+    monkeypatch.setitem(sys.modules, "xgboost", None)
+    models = paper_models(random_state=5)
+    assert len(models) == 12
+    assert "xgboost" not in models
+    assert list(models)[-1] == "xgboost (stand-in: HistGradientBoosting)"
+    stand_in = models["xgboost (stand-in: HistGradientBoosting)"]
+    assert isinstance(stand_in, HistGradientBoostingClassifier)
+    params = stand_in.get_params()
+    assert (params["learning_rate"], params["max_iter"], params["max_depth"]) == (0.5, 100, 6)
+    assert params["max_leaf_nodes"] is None and params["early_stopping"] is False
+    assert params["random_state"] == 5
+
+    X, y = make_classification(n_samples=200, n_features=4, random_state=0)
+    table = downstream_utility(X[:150], y[:150], X[150:], y[150:],
+                               models={"stand-in": stand_in})
+    assert table.loc["stand-in", "roc_auc"] > 0.8
+
+
+def test_paper_models_uses_real_xgboost():
+    xgboost = pytest.importorskip("xgboost")
+    models = paper_models(random_state=7)
+    assert len(models) == 12
+    assert list(models)[-1] == "xgboost"
+    assert not any("stand-in" in name for name in models)
+    model = models["xgboost"]
+    assert type(model) is xgboost.XGBClassifier
+    params = model.get_params()
+    assert params["learning_rate"] == 0.5
+    assert (params["n_estimators"], params["max_depth"]) == (100, 6)
+    assert params["random_state"] == 7
+    assert params["n_jobs"] == 1
+
+    # string labels (encoded to 0..k-1 before xgboost sees them), binary and
+    # multiclass, and the same scores from the same seed
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=300), "c": rng.choice(["u", "v"], size=300)})
+    score = X["a"] + (X["c"] == "u")
+    y2 = np.where(score > 0.5, "yes", "no")
+    y3 = np.select([score < 0, score < 1], ["low", "mid"], "high")
+    xgb = {"xgboost": model}
+    binary = downstream_utility(X[:200], y2[:200], X[200:], y2[200:], models=xgb)
+    assert list(binary.columns) == ["roc_auc", "pr_auc"]
+    assert binary.loc["xgboost", "roc_auc"] > 0.8
+    again = downstream_utility(X[:200], y2[:200], X[200:], y2[200:], models=xgb)
+    pd.testing.assert_frame_equal(binary, again)
+    multi = downstream_utility(X[:200], y3[:200], X[200:], y3[200:], models=xgb)
+    assert list(multi.columns) == ["f1_weighted", "accuracy"]
+    assert multi.loc["xgboost", "accuracy"] > 0.6
 
 
 # ---------------------------------------------------------------------------

@@ -146,35 +146,61 @@ def test_pickle_round_trip_holds_no_training_row(make):
 
 @pytest.mark.parametrize("make", SYNTHS, ids=IDS)
 def test_leak_warnings_exactly_when_taken_from_data(make, frame):
+    """infer_schema="data": what the schema leaves out is read, warned and recorded."""
     X, y = frame
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         report = make(schema=SCHEMA, classes=CLASSES).fit(X, y).privacy_report_
     assert report.leaks == () and report.is_private
+    data = dict(infer_schema="data")
     # a Categorical's categories are collected from the values by pandas: not
     # a declaration, for labels as for columns
     with pytest.warns(PrivacyLeakWarning, match="class list"):
-        report = make(schema=SCHEMA).fit(X, pd.Series(pd.Categorical(y))).privacy_report_
+        report = make(schema=SCHEMA, **data).fit(X, pd.Series(pd.Categorical(y))).privacy_report_
     assert [leak.what for leak in report.leaks] == ["classes"] and not report.is_private
     no_city = {k: v for k, v in SCHEMA.items() if k != "city"}
-    with pytest.warns(PrivacyLeakWarning, match="Categorical dtype"):
-        report = make(schema=no_city, classes=CLASSES).fit(X, y).privacy_report_
+    with pytest.warns(PrivacyLeakWarning, match="'city'"):
+        report = make(schema=no_city, classes=CLASSES, **data).fit(X, y).privacy_report_
     assert [(leak.what, leak.column) for leak in report.leaks] == [("categories", "city")]
     assert not report.is_private
     # leaks are on the record even when every warning is filtered
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        report = make(schema=no_city).fit(X, pd.Series(pd.Categorical(y))).privacy_report_
+        report = make(schema=no_city, **data).fit(
+            X, pd.Series(pd.Categorical(y))).privacy_report_
     assert {leak.what for leak in report.leaks} == {"categories", "classes"}
     assert "NOT PRIVATE" in str(report) and report.to_dict()["is_private"] is False
     partial = {k: v for k, v in SCHEMA.items() if k != "income"}
-    with pytest.warns(PrivacyLeakWarning, match="bounds of numeric column 'income'"):
-        make(schema=partial, classes=CLASSES).fit(X, y)
-    Xo = X.assign(city=X["city"].astype(object))
-    with pytest.warns(PrivacyLeakWarning, match="categories of column 'city'"):
-        make(schema=no_city, classes=CLASSES).fit(Xo, y)
+    with pytest.warns(PrivacyLeakWarning, match="'income'"):
+        make(schema=partial, classes=CLASSES, **data).fit(X, y)
     with pytest.warns(PrivacyLeakWarning, match="class list"):
-        make(schema=SCHEMA).fit(X, y)
+        make(schema=SCHEMA, **data).fit(X, y)
+
+
+@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+def test_what_the_schema_leaves_out_is_estimated_privately_by_default(make):
+    X, y = make_frame(n=3000)  # the categories' counts (about 1,000) pass the threshold
+    partial = {k: v for k, v in SCHEMA.items() if k not in ("income", "city")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        synth = make(schema=partial).fit(X, pd.Series(pd.Categorical(y)), epsilon=2.0)
+    report = synth.privacy_report_
+    assert report.leaks == () and report.is_private
+    assert report.epsilon == pytest.approx(2.0, abs=1e-6)
+    names = {r.name for r in report.releases}
+    assert {"schema: numeric", "schema: categories", "schema: classes"} <= names
+    assert [name for name, _, _ in report.selections] == ["schema: categories",
+                                                          "schema: classes"]
+    assert set(synth.schema_) == set(X.columns)
+    assert synth.schema_["age"] == partial["age"]  # declared entries are kept as they are
+    lo, hi = synth.schema_["income"]["bounds"]
+    assert lo <= np.quantile(X["income"], 0.1) and hi >= np.quantile(X["income"], 0.9)
+    assert {"A", "B", "C"} <= set(synth.schema_["city"]["categories"])
+    # with the estimated schema, a later fit spends nothing on it
+    again = make(schema=synth.schema_, classes=list(synth.classes_)).fit(X, y)
+    assert not any(r.name.startswith("schema") for r in again.privacy_report_.releases)
+    with pytest.raises(ValueError, match="income.*city|city.*income"):
+        make(schema=partial, infer_schema="error").fit(X, y)
 
 
 @pytest.mark.parametrize("make", SYNTHS, ids=IDS)

@@ -34,12 +34,34 @@ __all__ = ["downstream_utility", "paper_models"]
 XGBOOST_STAND_IN = "xgboost (stand-in: HistGradientBoosting)"
 
 
+def _import_xgboost():
+    """The :mod:`xgboost` module, or None when it cannot be imported."""
+    try:
+        import xgboost
+    except ImportError:
+        return None
+    return xgboost
+
+
 def paper_models(random_state=0):
     """The twelve classifiers of the DP-HP paper's tabular benchmark, unfitted.
 
     Settings are the base models of the authors' released evaluation code
     (see Notes of :func:`downstream_utility`); every model with a
     ``random_state`` parameter gets ``random_state``, the same for all.
+
+    The twelfth model is the real XGBoost classifier when :mod:`xgboost`
+    can be imported (``pip install "skdpgen[xgboost]"``, which installs the
+    CPU-only ``xgboost-cpu`` wheel on Linux and Windows and ``xgboost`` on
+    macOS): ``xgboost.XGBClassifier(learning_rate=0.5, n_estimators=100,
+    max_depth=6, tree_method="hist", n_jobs=1)``, the paper's setting with
+    xgboost's default tree count and depth written out, on one thread
+    (:func:`downstream_utility` parallelizes over models). Otherwise it is
+    the fallback ``HistGradientBoostingClassifier(learning_rate=0.5,
+    max_iter=100, max_depth=6, max_leaf_nodes=None, early_stopping=False)``
+    (same learning rate, tree count and depth), named
+    ``"xgboost (stand-in: HistGradientBoosting)"`` so that tables say which
+    one was used.
 
     Parameters
     ----------
@@ -50,7 +72,8 @@ def paper_models(random_state=0):
     -------
     models : dict
         Model name -> unfitted estimator, in the paper's order. The last
-        entry is ``"xgboost"`` when :mod:`xgboost` can be imported, else
+        entry is ``"xgboost"`` (an ``xgboost.XGBClassifier``) when
+        :mod:`xgboost` can be imported, else
         ``"xgboost (stand-in: HistGradientBoosting)"``.
 
     Examples
@@ -75,9 +98,8 @@ def paper_models(random_state=0):
         "gradient boosting": GradientBoostingClassifier(subsample=0.1, n_estimators=50),
         "mlp": MLPClassifier(),
     }
-    try:
-        import xgboost
-    except ImportError:
+    xgboost = _import_xgboost()
+    if xgboost is None:
         # Same learning rate and tree count as the paper's XGBClassifier
         # (learning_rate=0.5, xgboost's default 100 trees of depth 6),
         # depth-wise trees without early stopping, as xgboost grows them.
@@ -89,7 +111,18 @@ def paper_models(random_state=0):
             early_stopping=False,
         )
     else:
-        models["xgboost"] = xgboost.XGBClassifier(learning_rate=0.5)
+        # The paper's XGBClassifier(learning_rate=0.5), with xgboost's
+        # default 100 trees of depth 6 written out (defaults change between
+        # releases), the histogram method, and one thread: downstream_utility
+        # runs the models in parallel itself.
+        models["xgboost"] = xgboost.XGBClassifier(
+            learning_rate=0.5,
+            n_estimators=100,
+            max_depth=6,
+            tree_method="hist",
+            n_jobs=1,
+            verbosity=0,
+        )
     for model in models.values():
         if "random_state" in model.get_params(deep=False):
             model.set_params(random_state=random_state)
@@ -250,11 +283,15 @@ def downstream_utility(
     test set that this function deliberately does not reproduce (so its
     numbers can be lower than the paper's). Defaults are those of the
     installed scikit-learn, which may differ from the versions the paper
-    used. When :mod:`xgboost` is not installed, the XGBoost row is replaced by
+    used. The XGBoost row is the real ``xgboost.XGBClassifier`` when
+    :mod:`xgboost` is installed (the ``xgboost`` extra:
+    ``pip install "skdpgen[xgboost]"``), with ``n_estimators=100,
+    max_depth=6`` (xgboost's defaults) written out, ``tree_method="hist"``
+    and ``n_jobs=1``. Only when it is not installed is it replaced by
     ``HistGradientBoostingClassifier(learning_rate=0.5, max_iter=100,
     max_depth=6, max_leaf_nodes=None, early_stopping=False)`` (xgboost's
-    default tree count and depth) and named
-    ``"xgboost (stand-in: HistGradientBoosting)"``.
+    default tree count and depth), named
+    ``"xgboost (stand-in: HistGradientBoosting)"``; see :func:`paper_models`.
 
     **PR-AUC of hard predictions depends on the base rate.** With 0/1 scores
     the average precision is ``recall · precision + (1 − recall) · π``, with

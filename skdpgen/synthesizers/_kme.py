@@ -14,8 +14,9 @@ from .._device import resolve_device
 from ..utils import check_generator, torch_generator
 from ..base import PrivateEstimator, estimator_init
 from ..embedding import mmd2
-from ..kernels import HermiteFeatures, RandomFourierFeatures
+from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows
+from ..private_schema import SchemaPlan, map_unlisted
 from ..schema import TableEncoder
 from ._mechanism import EmbeddingMechanism, ReleaseContext
 from ._network import build_network
@@ -38,6 +39,8 @@ SHARED_DEFAULTS = dict(
     schema=None,
     bounds=None,
     classes=None,
+    infer_schema="private",
+    schema_share=0.1,
     label_share=0.05,
     epochs=10,
     steps_per_epoch=100,
@@ -58,6 +61,8 @@ SHARED_CONSTRAINTS = {
     "schema": [dict, None],
     "bounds": [tuple, list, None],
     "classes": ["array-like", None],
+    "infer_schema": [StrOptions({"private", "data", "error"})],
+    "schema_share": [Interval(Real, 0, 1, closed="neither")],
     "label_share": [Interval(Real, 0, 1, closed="neither")],
     "epochs": [Interval(Integral, 1, None, closed="left")],
     "steps_per_epoch": [Interval(Integral, 1, None, closed="left")],
@@ -78,13 +83,24 @@ SHARED_PARAMETERS_DOC = """\
     delta : float, default=1e-5
         Total δ of a fit.
     schema : dict, default=None
-        Public bounds and categories per column (see :mod:`skdpgen.schema`).
-        Columns it leaves out are read from the data, recorded as leaks in
-        ``privacy_report_`` with a :class:`~skdpgen.privacy.PrivacyLeakWarning`.
+        Public description of the columns (bounds, categories, integer and
+        missing flags, dates; see :mod:`skdpgen.schema`). What it leaves out
+        is handled as ``infer_schema`` says.
     bounds : tuple of (float, float), default=None
         Public bounds for every numeric column the schema leaves out.
     classes : array-like, default=None
-        Public list of labels; otherwise read from ``y`` (a recorded leak).
+        Public list of labels; otherwise handled as ``infer_schema`` says.
+    infer_schema : {{"private", "data", "error"}}, default="private"
+        What the schema (and ``classes``) leave out: ``"private"`` estimates
+        it from the rows with ``schema_share`` of the budget
+        (:mod:`skdpgen.private_schema`), listed release by release in
+        ``privacy_report_``; ``"data"`` reads it from the rows exactly, each
+        value recorded in ``privacy_report_.leaks`` with a
+        :class:`~skdpgen.privacy.PrivacyLeakWarning`; ``"error"`` raises,
+        naming the columns. Nothing is spent when the schema is complete.
+    schema_share : float, default=0.1
+        Share of the budget spent on the schema estimation (with
+        ``infer_schema="private"`` and an incomplete schema).
     label_share : float, default=0.05
         Share of the budget spent on the class proportions (with labels).
     epochs : int, default=10
@@ -120,6 +136,9 @@ SHARED_PARAMETERS_DOC = """\
 SHARED_ATTRIBUTES_DOC = """\
     epsilon_, delta_ : float
         The budget this fit used.
+    schema_ : dict
+        The complete public schema of the fit: the declared entries and the
+        estimated ones (reuse it in later fits to spend nothing on it).
     privacy_report_ : PrivacyReport
         Every release (the mechanism's, and the label proportions) and every
         leak.
@@ -224,21 +243,18 @@ class KMESynthesizer(PrivateEstimator):
     __init__ = estimator_init(features=None, **SHARED_DEFAULTS)
 
     # -- what presets change -------------------------------------------------
-    def _mechanism(self, encoder, rng):
-        """The (unfitted) mechanism of this synthesizer; ``rng`` for public seeds."""
-        features = self.features
-        if features is None:
-            features = HermiteFeatures(order=20, length_scale=0.5,
-                                       category_sizes=encoder.category_sizes_)
-        return EmbeddingMechanism(features)
+    def _mechanism(self, rng):
+        """The (not yet set up) mechanism of this synthesizer; ``rng`` for public seeds."""
+        return EmbeddingMechanism(self.features)
 
     supports_labels = True
 
     @classmethod
-    def from_cli(cls, *, columns, schema, classes, labeled, random_state, device, verbose):
+    def from_cli(cls, *, columns, schema, classes, labeled, random_state, device, verbose,
+                 infer_schema="private"):
         """The estimator the command line builds (see :mod:`skdpgen.registry`)."""
         return cls(schema=schema, classes=classes, random_state=random_state, device=device,
-                   verbose=verbose)
+                   verbose=verbose, infer_schema=infer_schema)
 
     def _set_mechanism_attributes(self, mechanism):
         """Copy the fitted mechanism's public choices to the estimator."""
@@ -270,8 +286,39 @@ class KMESynthesizer(PrivateEstimator):
         return super().fit(X, y, epsilon=epsilon, delta=delta)
 
     def _fit_private(self, X, y, budget):
-        encoder = TableEncoder(self.schema, self.bounds).fit(X)
-        rows = make_rows(self, X, y, reset=True, encoder=encoder, classes=self.classes,
+        # 1. what the schema leaves out, from public facts (names, dtypes, schema)
+        plan = SchemaPlan.from_table(X, y, schema=self.schema, bounds=self.bounds,
+                                     classes=self.classes)
+        estimate = budget.private and self.infer_schema == "private" and plan.missing_entries()
+        if self.infer_schema == "error" and plan.missing_entries():
+            raise ValueError(
+                f"The schema leaves out {plan.missing_entries()}; declare them, or pass "
+                "infer_schema='private' (estimated with a share of the budget) or 'data'."
+            )
+        # 2. one budget for everything: schema estimation, labels, the mechanism
+        rng = check_generator(self.random_state)
+        mechanism = self._mechanism(rng)
+        shares = dict(mechanism.budget_shares(self.epochs))
+        if y is not None:
+            shares = _scaled(shares, 1.0 - self.label_share)
+            shares["label proportions"] = self.label_share
+        selections = ()
+        if estimate:
+            shares = _scaled(shares, 1.0 - self.schema_share)
+            shares.update(plan.shares(self.schema_share))
+            selections = plan.selections()
+        accountant = budget.plan(shares, selections=selections)
+        # 3. the complete public schema (and class list), then the encoding
+        if estimate:
+            schema, classes = plan.estimate(X, y, accountant)
+            if plan.estimate_classes:  # labels not kept map to the public "other" label
+                y = map_unlisted(y, classes, plan.class_other_)
+        elif plan.missing_entries():  # infer_schema="data", or a non-private fit
+            schema, classes = plan.read_from_data(X, y)
+        else:
+            schema, classes = self.schema, self.classes
+        encoder = TableEncoder(schema).fit(X)
+        rows = make_rows(self, X, y, reset=True, encoder=encoder, classes=classes,
                          private=budget.private, min_rows=2)
         k = rows.n_classes
         if y is not None and k < 2:
@@ -285,20 +332,12 @@ class KMESynthesizer(PrivateEstimator):
                 "at least 2 rows and one row per class."
             )
         device = resolve_device(self.device)
-        rng = check_generator(self.random_state)
         network = build_network(
             self.network, self.noise_dim, k, tuple(self.network_widths),
             encoder.n_numeric_, encoder.category_sizes_, self.image_shape,
             torch_generator(rng, "cpu"),
         ).to(device)
-        mechanism = self._mechanism(encoder, rng).setup(encoder, k, self.epochs, rng)
-        shares = dict(mechanism.budget_shares())
-        if k:
-            scale = 1.0 - self.label_share
-            shares = {name: (v[0] * scale, v[1]) if isinstance(v, tuple) else v * scale
-                      for name, v in shares.items()}
-            shares["label proportions"] = self.label_share
-        accountant = budget.plan(shares)
+        mechanism.setup(encoder, k, self.epochs, rng)
         class_weights = _release_proportions(rows, accountant) if k else None
         context = ReleaseContext(rows, accountant, class_weights, rng, device,
                                  rows.release_device(device))
@@ -311,6 +350,7 @@ class KMESynthesizer(PrivateEstimator):
         # the latent noise is drawn on the training device: no host round trips
         self.loss_history_ = trainer.train(network, mechanism, context,
                                            torch_generator(rng, device))
+        self.schema_ = dict(schema) if schema is not None else {}
         self.encoder_ = encoder
         self.classes_ = rows.classes
         self.n_classes_ = k
@@ -410,11 +450,17 @@ class KMESynthesizer(PrivateEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = False
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True  # missing values (schema "missing")
         return tags
 
 
 KMESynthesizer.__doc__ = synthesizer_doc(KMESynthesizer.__doc__, learning_rate="1e-2")
+
+
+def _scaled(shares, factor):
+    """Budget shares (``share`` or ``(share, count)``) multiplied by ``factor``."""
+    return {name: (v[0] * factor, v[1]) if isinstance(v, tuple) else v * factor
+            for name, v in shares.items()}
 
 
 def _release_proportions(rows, accountant):

@@ -18,7 +18,7 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from ..kernels import BoundedFeatureMap
+from ..kernels import BoundedFeatureMap, HermiteFeatures
 
 __all__ = ["EmbeddingMechanism", "Mechanism", "ReleaseContext", "embedding_loss"]
 
@@ -150,8 +150,13 @@ class Mechanism:
         self._on_device = {}
         return self
 
-    def budget_shares(self):  # pragma: no cover - protocol
-        """``name -> share`` or ``name -> (share, count)`` of every planned release."""
+    def budget_shares(self, epochs):  # pragma: no cover - protocol
+        """``name -> share`` or ``name -> (share, count)`` of every planned release.
+
+        Called before :meth:`setup` (the fit plans one budget for everything,
+        schema estimation included): it may depend on the hyperparameters and
+        on ``epochs``, never on the data or the encoding.
+        """
         raise NotImplementedError
 
     def release(self, epoch, context):  # pragma: no cover - protocol
@@ -208,20 +213,26 @@ class EmbeddingMechanism(Mechanism):
 
     Parameters
     ----------
-    features : BoundedFeatureMap
+    features : BoundedFeatureMap or None
         Fitted on the encoded width, or unfitted (then cloned and fitted on
-        it).
+        it). None: DP-HP's sum kernel of the encoded table,
+        ``HermiteFeatures(order=20, length_scale=0.5)`` over the numeric
+        columns with the one-hot blocks kept as they are.
     """
 
-    def __init__(self, features):
+    def __init__(self, features=None):
         self.features = features
 
     def setup(self, encoder, n_classes, epochs, rng):
         super().setup(encoder, n_classes, epochs, rng)
-        self.features_ = fitted_feature_map(self.features, encoder.n_encoded_)
+        features = self.features
+        if features is None:
+            features = HermiteFeatures(order=20, length_scale=0.5,
+                                       category_sizes=encoder.category_sizes_)
+        self.features_ = fitted_feature_map(features, encoder.n_encoded_)
         return self
 
-    def budget_shares(self):
+    def budget_shares(self, epochs):
         return {"mean embedding": 1.0}
 
     def release(self, epoch, context):

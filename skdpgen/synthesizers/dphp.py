@@ -44,7 +44,6 @@ class HermiteMechanism(Mechanism):
 
     def setup(self, encoder, n_classes, epochs, rng):
         super().setup(encoder, n_classes, epochs, rng)
-        self.epochs = epochs
         self.category_sizes_ = list(encoder.category_sizes_)
         self.n_columns_ = encoder.n_numeric_ + len(self.category_sizes_)
         self.features_ = HermiteFeatures(
@@ -54,12 +53,12 @@ class HermiteMechanism(Mechanism):
         self.product_columns_ = []
         return self
 
-    def budget_shares(self):
+    def budget_shares(self, epochs):
         if self.product_share == 0:
             return {"sum kernel": 1.0}
         return {
             "sum kernel": 1.0 - self.product_share,
-            "product kernel": (self.product_share, self.epochs),
+            "product kernel": (self.product_share, epochs),
         }
 
     def release(self, epoch, context):
@@ -181,7 +180,7 @@ class DPHPSynthesizer(KMESynthesizer):
         product_share=0.5, **{**SHARED_DEFAULTS, "learning_rate": 3e-3},
     )
 
-    def _mechanism(self, encoder, rng):
+    def _mechanism(self, rng):
         return HermiteMechanism(
             order=self.order, length_scale=self.length_scale, product_order=self.product_order,
             product_size=self.product_size, gamma=self.gamma, product_share=self.product_share,

@@ -1,0 +1,461 @@
+"""Private schema estimation (skdpgen.private_schema): plans, estimates, leaks.
+
+Each statistical assertion below fails on a correct implementation with
+probability below about 1e-4 (stated where it matters); the noise is fresh
+OS entropy at every run, as in a real fit.
+"""
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+
+from skdpgen import privacy
+from skdpgen.private_schema import (
+    CATEGORIES,
+    CLASSES,
+    TEXT,
+    TYPES,
+    DATETIME,
+    MISSING,
+    NUMERIC,
+    NUMERIC_FLAGS,
+    SENSITIVITY,
+    SchemaPlan,
+    column_kind,
+    estimate_schema,
+    map_unlisted,
+    numeric_grid,
+    time_grid,
+)
+from skdpgen.privacy import GaussianAccountant, PrivacyLeakWarning, leak_ledger
+from skdpgen.schema import TableEncoder
+
+N = 5_000
+
+
+def _table(n=N, seed=0):
+    """Numeric (10 % missing), integer, datetime, bool, string columns; string labels."""
+    rng = np.random.default_rng(seed)
+    income = rng.lognormal(10.0, 0.5, n)
+    income[rng.random(n) < 0.1] = np.nan
+    days = rng.integers(0, 730, n)  # 2021-01-01 … 2022-12-31
+    city = rng.choice(["A", "B", "C"], n, p=[0.5, 0.3, 0.2]).astype(object)
+    city[:250] = [f"rare{i}" for i in range(250)]  # 250 values held by one record each
+    city[250] = "solo"
+    X = pd.DataFrame({
+        "income": income,
+        "age": rng.integers(18, 91, n),
+        "when": pd.Timestamp("2021-01-01") + pd.to_timedelta(days, unit="D"),
+        "member": pd.array(rng.random(n) < 0.4, dtype="boolean"),
+        "city": city,
+    })
+    y = np.where(rng.random(n) < 0.3, "yes", "no").astype(object)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def table():
+    return _table()
+
+
+@pytest.fixture(scope="module")
+def estimated(table):
+    X, y = table
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # nothing leaks
+        return estimate_schema(X, y, epsilon=1.0, delta=1e-5)
+
+
+def _edges():
+    return set(numeric_grid().ravel().tolist())
+
+
+# ---------------------------------------------------------------------------
+# kinds and plans: public facts only
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype, kind", [
+    (np.dtype("int8"), "numeric"), (np.dtype("uint64"), "numeric"),
+    (np.dtype("float32"), "numeric"), (pd.Int64Dtype(), "numeric"),
+    (pd.Float64Dtype(), "numeric"), (np.dtype("datetime64[ns]"), "datetime"),
+    (np.dtype("datetime64[s]"), "datetime"), (pd.DatetimeTZDtype(tz="Europe/Paris"), "datetime"),
+    (np.dtype(bool), "bool"), (pd.BooleanDtype(), "bool"), (np.dtype(object), "text"),
+    (pd.StringDtype(), "text"), (pd.CategoricalDtype([1, 2]), "categorical"),
+    (pd.CategoricalDtype([True, False]), "categorical"),
+])
+def test_column_kind(dtype, kind):
+    assert column_kind(dtype) == kind
+
+
+@pytest.mark.parametrize("dtype", [np.dtype("timedelta64[ns]"), np.dtype(complex)])
+def test_column_kind_rejects_what_no_schema_describes(dtype):
+    with pytest.raises(ValueError, match="not supported"):
+        column_kind(dtype)
+
+
+def test_plan_reads_no_row(table):
+    X, y = table
+    plan = SchemaPlan.from_table(X, y)
+    empty = SchemaPlan.from_table(X.iloc[:0], y[:0])  # same columns and dtypes, no rows
+    assert plan.shares(0.1) == empty.shares(0.1)
+    # "city" is text (object dtype): its type is released first, then its values
+    assert plan.selections() == empty.selections() == [TEXT, CLASSES]
+    assert plan.missing_entries() == ["income", "age", "when", "member", "city", "classes"]
+    shares = plan.shares(0.35)
+    assert shares == {NUMERIC: pytest.approx((0.1, 2)), DATETIME: pytest.approx((0.05, 1)),
+                      MISSING: pytest.approx((0.05, 1)), TYPES: pytest.approx((0.05, 1)),
+                      TEXT: pytest.approx((0.05, 1)), CLASSES: pytest.approx((0.05, 1))}
+    # equal shares per release: one noise multiplier for all
+    acc = GaussianAccountant(1.0, 1e-5, shares, selections=plan.selections())
+    assert len({round(s, 9) for s in acc.noise_multipliers.values()}) == 1
+    with pytest.raises(ValueError, match="schema_share"):
+        plan.shares(0.0)
+
+
+def test_plan_follows_the_users_schema(table):
+    X, y = table
+    schema = {"income": {"type": "numeric", "bounds": [0, 1e6], "integer": False,
+                         "missing": True},
+              "city": {"type": "categorical", "categories": ["A", "B", "C"], "other": "C"}}
+    plan = SchemaPlan.from_table(X, y, schema=schema, classes=["no", "yes"], bounds=(0, 120))
+    assert plan.missing_entries() == ["age", "when", "member"]
+    assert set(plan.shares()) == {NUMERIC_FLAGS, DATETIME, MISSING}
+    assert plan.selections() == []
+    with pytest.raises(ValueError, match="lacks"):
+        SchemaPlan.from_table(X, schema={"nope": {"type": "numeric", "bounds": [0, 1]}})
+    with pytest.raises(ValueError, match="bounds"):
+        SchemaPlan.from_table(X, bounds=(1, 1))
+
+
+def test_complete_schema_spends_nothing_and_reads_nothing(table):
+    X, y = table
+    full, classes, _ = estimate_schema(X, y, epsilon=np.inf)
+    plan = SchemaPlan.from_table(X, y, schema=full, classes=classes)
+    assert plan.shares() == {} and plan.selections() == [] and plan.missing_entries() == []
+    out, out_classes = plan.estimate(None, None, None)  # the rows are not even looked at
+    assert out == full and out_classes == classes
+    schema, classes2, report = estimate_schema(X, y, schema=full, classes=classes)
+    assert schema == full and classes2 == classes
+    assert report.n_releases == 0 and report.epsilon == 0 and report.is_private
+
+
+# ---------------------------------------------------------------------------
+# the estimate at ε = 1, n = 5,000
+# ---------------------------------------------------------------------------
+
+
+def test_estimate_schema_is_complete_and_sensible(table, estimated):
+    X, y = table
+    schema, classes, _ = estimated
+    assert list(schema) == list(X.columns)
+    json.dumps(schema)  # public and serializable
+    # numeric with 10 % missing: bounds cover the bulk, are grid edges
+    income = schema["income"]
+    assert income["type"] == "numeric" and income["missing"] is True
+    assert income["integer"] is False
+    lo, hi = income["bounds"]
+    assert lo in _edges() and hi in _edges() and lo < hi
+    values = X["income"].dropna()
+    assert values.between(lo, hi).mean() >= 0.95
+    assert values.min() / 10 <= lo and hi <= values.max() * 10
+    # integers 18 … 90: bins (15, 20] … (80, 100], each with ≥ 200 records; an empty
+    # bin next to them joins w.p. 2.3 % (hysteresis), two w.p. 5e-4, three w.p. 1e-5
+    age = schema["age"]
+    assert age["integer"] is True and age["missing"] is False
+    assert age["bounds"][0] in (10.0, 12.0, 15.0) and age["bounds"][1] in (100.0, 125.0, 150.0)
+    # datetimes of 2021-2022 (≈ 208 per month): monthly edges covering them
+    when = schema["when"]
+    assert when["type"] == "datetime" and when["missing"] is False and when["timezone"] is None
+    assert set(when["bounds"]) <= set(time_grid())
+    assert when["bounds"][0] in ("2020-11-01", "2020-12-01", "2021-01-01")
+    assert when["bounds"][1] in ("2023-01-01", "2023-02-01", "2023-03-01")
+    # bool: fixed categories, no missing value
+    # no missing flag: a missing value would map to "other" (False), never raise
+    assert schema["member"] == {"type": "categorical", "categories": [False, True],
+                                "ordered": False, "missing": False, "other": False}
+    # frequent values kept, the 251 singletons dropped into a public other category
+    # (each singleton survives w.p. δ_each = 2.5e-6: "solo" is checked, and at most
+    # one rare value may survive, w.p. 6e-4 in all)
+    city = schema["city"]
+    assert city["categories"][:3] == ["A", "B", "C"] and city["categories"][-1] == "other"
+    assert len(city["categories"]) <= 5 and "solo" not in city["categories"]
+    assert city["other"] == "other" and city["missing"] is False and city["ordered"] is False
+    # no rare label: the class list is the two labels (an other label w.p. 0.13 %)
+    assert classes[:2] == ["no", "yes"] and len(classes) <= 3
+
+
+def test_estimate_schema_report(estimated):
+    _, _, report = estimated
+    assert report.is_private and report.leaks == ()
+    assert report.epsilon == pytest.approx(1.0, rel=1e-6)  # the whole budget, exactly
+    assert report.delta == 1e-5 and report.budget == (1.0, 1e-5)
+    assert report.selection_delta == pytest.approx(0.5e-5)  # the thresholds' δ, in the report
+    assert {(name, c) for name, _, c in report.selections} == {(TEXT, 1), (CLASSES, 1)}
+    listed = {(r.name, r.sensitivity, r.count) for r in report.releases}
+    assert listed == {(NUMERIC, math.sqrt(3), 2), (DATETIME, math.sqrt(3), 1),
+                      (MISSING, 1.0, 1), (TYPES, math.sqrt(2), 1), (TEXT, math.sqrt(2), 1),
+                      (CLASSES, math.sqrt(2), 1)}
+    assert report.to_dict()["selections"]
+
+
+def test_estimated_schema_is_accepted_by_the_encoder(table, estimated):
+    X, _ = table
+    schema, _, _ = estimated
+    try:
+        TableEncoder({"when": schema["when"]}).fit(X[["when"]])
+    except (ValueError, KeyError, TypeError) as exc:
+        pytest.skip(f"TableEncoder does not read datetime specs yet: {exc}")
+    encoder = TableEncoder(schema).fit(X)
+    assert encoder.leaks_ == []
+    encoded = encoder.transform(X)  # rare values go to "other", NaN to the missing slot
+    assert encoded.shape[0] == len(X) and np.all(np.isfinite(encoded))
+
+
+def test_a_singleton_is_dropped_and_frequent_values_kept():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"c": np.r_[rng.choice(["x", "y"], N - 1), ["lonely"]].astype(object)})
+    y = np.r_[rng.choice([3, 7], N - 1), [99]]  # numeric labels, one held by one record
+    plan = SchemaPlan.from_table(X, y)
+    acc = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
+    schema, classes = plan.estimate(X, y, acc)
+    # lonely survives w.p. δ_each = 2.5e-6; the other category is added w.p. 0.13 %
+    categories = schema["c"]["categories"]
+    assert categories[:2] == ["x", "y"] and "lonely" not in categories
+    if schema["c"]["categories"] == ["x", "y"]:  # the rare mass folds into the mode
+        noisy = plan.noisy_["c"]
+        assert schema["c"]["other"] == ["x", "y"][int(np.argmax(noisy[1:]))]  # after "lonely"
+    assert classes[:2] == [3, 7] and 99 not in classes
+    other = plan.class_other_
+    assert other in classes and (other == -1 or other in (3, 7))
+    assert map_unlisted([3, 99, 7], classes, other).tolist() == [3, other, 7]
+
+
+def test_rare_mass_gets_an_other_category_and_missing_a_flag():
+    values = np.array(["a"] * 900 + ["b"] * 700 + [f"r{i}" for i in range(300)] + [None] * 100,
+                      dtype=object)
+    X = pd.DataFrame({"other": values})  # "other" itself is a kept value
+    X.loc[0, "other"] = "other"
+    X.loc[1:400, "other"] = "other"
+    # δ = 1e-9: each of the 300 singletons survives w.p. 5e-10
+    spec, _, report = estimate_schema(X, epsilon=2.0, delta=1e-9)
+    spec = spec["other"]
+    assert spec["categories"] == ["a", "b", "other", "__other__"]
+    assert spec["other"] == "__other__" and spec["missing"] is True
+    assert map_unlisted(["r1", None, "a"], spec["categories"], spec["other"]).tolist() == [
+        "__other__", "__other__", "a"]
+
+
+def test_nothing_survives():
+    X = pd.DataFrame({"c": [f"v{i}" for i in range(300)]})
+    schema, _, _ = estimate_schema(X, epsilon=1.0, delta=1e-9)
+    assert schema["c"]["categories"] == ["other"] and schema["c"]["other"] == "other"
+
+
+def test_empty_histogram_falls_back_to_the_widest_bounds():
+    X = pd.DataFrame({"x": np.full(500, np.nan), "t": pd.Series([pd.NaT] * 500,
+                                                                dtype="datetime64[ns]")})
+    schema, _, _ = estimate_schema(X, epsilon=1.0)
+    assert schema["x"]["bounds"] == [-1e15, 1e15]
+    assert schema["x"]["missing"] is True and schema["t"]["missing"] is True
+    assert schema["t"]["bounds"] == ["1900-01-01", "2100-01-01"]
+
+
+def test_diffuse_values_are_found_at_the_coarse_level():
+    # 2,400 values spread over 200 years (one a month): no month is occupied,
+    # the years hold 12 each, the decades … the coarse level is years.
+    X = pd.DataFrame({"t": pd.date_range("1900-01-15", periods=2400, freq="MS")})
+    schema, _, _ = estimate_schema(X, epsilon=20.0)
+    assert schema["t"]["bounds"][0] <= "1902-01-01" and schema["t"]["bounds"][1] >= "2098-01-01"
+
+
+def test_numeric_flags_with_public_bounds_and_infinite_epsilon():
+    X = pd.DataFrame({"x": [0.5, 2.0, np.nan, 3.25], "k": [1, 2, 3, 4]})
+    with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
+        schema, _, report = estimate_schema(X, bounds=(-10, 10), epsilon=np.inf)
+    assert schema["x"] == {"type": "numeric", "bounds": [-10.0, 10.0], "integer": False,
+                           "missing": True, "impute": False}
+    # no missing flag: a missing value would be imputed at the centre, never raise
+    assert schema["k"] == {"type": "numeric", "bounds": [-10.0, 10.0], "integer": True,
+                           "missing": False, "impute": True}
+    assert {r.name for r in report.releases} == {NUMERIC_FLAGS}
+    assert not report.is_private
+    # without public bounds, ε = inf gives the exact occupied bins
+    with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
+        schema, _, _ = estimate_schema(X, epsilon=np.inf)
+    # k: bins (0.8, 1] … (3, 4], rounded outward to integers
+    assert schema["x"]["bounds"] == [0.4, 4.0] and schema["k"]["bounds"] == [0.0, 4.0]
+
+
+def test_integer_bounds_are_rounded_outward_and_a_constant_column_widened():
+    X = pd.DataFrame({"k": np.r_[np.full(400, 3), np.full(400, 130)], "z": np.zeros(800)})
+    with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
+        schema, _, _ = estimate_schema(X, epsilon=np.inf)
+    assert schema["k"]["bounds"] == [2.0, 150.0]  # bins (2.5, 3] and (125, 150]
+    assert schema["z"]["bounds"] == [-1.0, 1.0] and schema["z"]["integer"] is True
+
+
+def test_numpy_arrays_and_time_zones():
+    rng = np.random.default_rng(2)
+    schema, classes, report = estimate_schema(rng.normal(100.0, 1.0, (4000, 2)),
+                                              epsilon=1.0)
+    assert list(schema) == [0, 1] and classes is None
+    assert all(s["bounds"][0] <= 99.0 and s["bounds"][1] >= 101.0 for s in schema.values())
+    assert {r.name for r in report.releases} == {NUMERIC} and report.selections == ()
+    # a tz-aware column: the zone is kept, bounds are on its wall time
+    t = pd.Series(pd.date_range("2022-03-01 00:30", periods=3000, freq="h", tz="Asia/Tokyo"))
+    schema, _, _ = estimate_schema(pd.DataFrame({"t": t}), epsilon=1.0)
+    assert schema["t"]["timezone"] == "Asia/Tokyo"
+    assert schema["t"]["bounds"] == ["2022-03-01", "2022-08-01"]  # UTC would start in February
+
+
+def test_ordered_categorical_keeps_its_order():
+    c = pd.Categorical(["lo"] * 500 + ["hi"] * 500 + ["mid"] * 500,
+                       categories=["lo", "mid", "hi", "never"], ordered=True)
+    schema, _, _ = estimate_schema(pd.DataFrame({"c": c}), epsilon=1.0)
+    assert schema["c"]["categories"][:3] == ["lo", "mid", "hi"] and schema["c"]["ordered"]
+    assert "never" not in schema["c"]["categories"]  # unused dtype categories are no candidates
+
+
+def test_dask_columns_to_estimate_are_computed_on_the_client(table):
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = table
+    declared = {"city": {"type": "categorical", "categories": ["A", "B", "C"]}}
+    plan = SchemaPlan.from_table(dd.from_pandas(X, npartitions=2), schema=declared)
+    assert plan.missing_entries() == [c for c in X.columns if c != "city"]
+    schema, _, report = estimate_schema(dd.from_pandas(X, npartitions=2), schema=declared,
+                                        epsilon=1.0)
+    assert schema["city"] == declared["city"] and set(schema) == set(X.columns)
+    assert report.is_private and report.n_releases == len(plan.missing_entries())
+
+
+def test_estimate_checks_its_input(table):
+    X, y = table
+    plan = SchemaPlan.from_table(X, y)
+    acc = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
+    with pytest.raises(ValueError, match="labels"):
+        plan.estimate(X, None, acc)
+    with pytest.raises(ValueError, match="columns"):
+        plan.estimate(X[["age"]], y, acc)
+    with pytest.raises(ValueError, match="kinds"):
+        plan.estimate(X.assign(age=X["age"].astype(str)), y, acc)
+
+
+# ---------------------------------------------------------------------------
+# privacy: noise only through the accountant; no leak in private mode
+# ---------------------------------------------------------------------------
+
+
+def test_no_noise_is_drawn_outside_the_accountant(table, monkeypatch):
+    X, y = table
+    draws = []
+    draw = privacy._gaussian_noise
+
+    def counting(rng, std, shape):
+        draws.append((std, shape))
+        return draw(rng, std, shape)
+
+    monkeypatch.setattr(privacy, "_gaussian_noise", counting)
+    made = []
+    add_noise = GaussianAccountant.add_noise
+
+    def recording(self, name, value, *, sensitivity):
+        made.append((name, sensitivity))
+        return add_noise(self, name, value, sensitivity=sensitivity)
+
+    monkeypatch.setattr(GaussianAccountant, "add_noise", recording)
+    plan = SchemaPlan.from_table(X, y)
+    acc = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
+    with leak_ledger() as leaks:
+        plan.estimate(X, y, acc)
+    assert leaks == []
+    assert sorted(made) == sorted(
+        [(NUMERIC, SENSITIVITY[NUMERIC])] * 2 + [(DATETIME, math.sqrt(3)), (MISSING, 1.0),
+                                                 (TYPES, math.sqrt(2)), (TEXT, math.sqrt(2)),
+                                                 (CLASSES, math.sqrt(2))])
+    assert len(draws) == len(made) == 7  # one noise draw per release, all in add_noise
+    stds = sorted(std for std, _ in draws)
+    sigma = acc.noise_multipliers[NUMERIC]
+    assert stds == pytest.approx(sorted([sigma * SENSITIVITY[name] for name, _ in made]))
+
+
+def test_read_from_data_records_leaks(table):
+    X, y = table
+    plan = SchemaPlan.from_table(X, y, schema={"age": {"type": "numeric", "bounds": [0, 120],
+                                                       "integer": True}})
+    with pytest.warns(PrivacyLeakWarning), leak_ledger() as leaks:
+        schema, classes = plan.read_from_data(X, y)
+    assert [(leak.what, leak.column) for leak in leaks] == [
+        ("bounds", "income"), ("bounds", "when"), ("missing", "member"),
+        ("categories", "city"), ("classes", None)]
+    income = X["income"].dropna()
+    assert schema["income"] == {"type": "numeric", "bounds": [income.min(), income.max()],
+                                "integer": False, "missing": True}
+    assert schema["age"] == {"type": "numeric", "bounds": [0, 120], "integer": True}
+    first, last = X["when"].min().floor("D"), X["when"].max().ceil("D")
+    assert schema["when"]["bounds"] == [first.strftime("%Y-%m-%d"), last.strftime("%Y-%m-%d")]
+    assert len(schema["city"]["categories"]) == 254 and "solo" in schema["city"]["categories"]
+    assert classes == ["no", "yes"]
+    # public bounds: the flags are still read (and recorded)
+    with pytest.warns(PrivacyLeakWarning), leak_ledger() as leaks:
+        SchemaPlan.from_table(X[["age"]], bounds=(0, 200)).read_from_data(X[["age"]])
+    assert [leak.what for leak in leaks] == ["integer"]
+
+
+# ---------------------------------------------------------------------------
+# partition selection: the threshold and its δ
+# ---------------------------------------------------------------------------
+
+
+def test_partition_selection_threshold_holds_its_delta(table):
+    """20,000 singleton keys through one ``select`` at the planned σ.
+
+    δ_each = 0.05 (a large δ, for power): a key held by one record must
+    survive w.p. exactly 0.05 (Binomial(20000, 0.05): mean 1000, sd 30.8;
+    the test allows 4.5 sd either way, so it fails w.p. < 1e-5 when correct,
+    and a threshold lowered by 0.1 s, a survival rate of 0.061, is caught).
+    Keys with a count 6 s above the threshold survive (each w.p. 1 − 1e-9).
+    """
+    X, y = table
+    plan = SchemaPlan.from_table(X, y)
+    acc = GaussianAccountant(1.0, 0.2, plan.shares(), selections=plan.selections(),
+                             selection_delta=0.1)
+    assert acc.delta_each == pytest.approx(0.05)
+    s = acc.noise_multipliers[TEXT] * math.sqrt(2)
+    tau = 1.0 + s * norm.isf(0.05)
+    assert norm.sf((tau - 1.0) / s) == pytest.approx(0.05)  # the derivation: P(keep | 1) = δ_each
+    trials, frequent = 20_000, 1_000
+    keep, noisy = acc.select(TEXT, np.r_[np.ones(trials), np.full(frequent, tau + 6 * s)])
+    survived = int(keep[:trials].sum())
+    sd = math.sqrt(trials * 0.05 * 0.95)
+    assert abs(survived - 0.05 * trials) <= 4.5 * sd, survived
+    assert keep[trials:].all()
+    assert np.std(noisy[:trials] - 1.0) == pytest.approx(s, rel=0.03)
+    assert np.array_equal(keep, noisy > tau)
+
+
+def test_text_columns_are_typed_privately():
+    """Columns read from a CSV file as text: numbers and dates are recognized from
+    noisy counts of the values that parse, then coerced; other text is categorical."""
+    rng = np.random.default_rng(3)
+    n = 5000
+    dates = (pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 900, n), unit="D"))
+    X = pd.DataFrame({
+        "price": pd.Series(rng.normal(100, 10, n).round(2).astype(str), dtype=object),
+        "day": pd.Series(dates.strftime("%Y-%m-%d"), dtype=object),
+        "city": pd.Series(rng.choice(["A", "B"], n), dtype=object),
+    })
+    X.loc[:40, "price"] = "n/a"  # a few values that do not parse
+    schema, _, report = estimate_schema(X, epsilon=1.0)
+    assert schema["price"]["type"] == "numeric" and schema["price"]["coerce"]
+    assert schema["day"]["type"] == "datetime" and schema["day"]["coerce"]
+    assert schema["day"]["resolution"] == "day"  # whole days: no time of day
+    assert schema["city"]["type"] == "categorical"
+    assert report.is_private and {r.name for r in report.releases} == {TYPES, TEXT}
+    encoded = TableEncoder(schema).fit(X).transform(X)  # "n/a" is imputed, never an error
+    assert np.all(np.isfinite(encoded))

@@ -1,0 +1,449 @@
+"""TableEncoder on real tables: missing values, datetimes, booleans, integers."""
+
+import contextlib
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdpgen.privacy import PrivacyLeakWarning
+from skdpgen.schema import TableEncoder, output_dtype
+
+SCHEMA = {
+    "x": {"type": "numeric", "bounds": [0, 10], "missing": True},
+    "k": {"type": "numeric", "bounds": [0, 100], "integer": True, "missing": True},
+    "n": {"type": "numeric", "bounds": [0, 5], "integer": True},
+    "d": {"type": "datetime", "bounds": ["2020-01-01", "2025-12-31"], "missing": True},
+    "dz": {"type": "datetime", "bounds": ["2020-01-01", "2025-12-31"], "missing": True,
+           "timezone": "Europe/Paris"},
+    "c": {"type": "categorical", "categories": ["a", "b", "z"], "missing": True},
+    "b": {"type": "categorical", "categories": [False, True], "missing": True},
+    "f": {"type": "categorical", "categories": [False, True]},
+}
+
+NAT = pd.NaT
+
+
+def make_frame():
+    return pd.DataFrame({
+        "x": [1.5, np.nan, 3.25, 10.0, 0.0],
+        "k": pd.array([1, None, 7, 100, 0], dtype="Int64"),
+        "n": [0, 5, 3, 2, 1],
+        "d": pd.to_datetime(["2021-03-04 05:06:07", None, "2020-01-01 00:00:00",
+                             "2025-12-31 00:00:00", "2023-07-01 12:00:00"]).as_unit("ns"),
+        "dz": pd.to_datetime(["2021-03-04 05:06:07", None, "2024-06-01 00:00:00",
+                              "2022-10-30 02:30:00", "2025-01-01 00:00:00"]
+                             ).as_unit("ns").tz_localize("Europe/Paris", ambiguous=[False] * 5),
+        "c": ["a", None, "z", "b", "a"],
+        "b": pd.array([True, None, False, True, None], dtype="boolean"),
+        "f": [True, False, False, True, True],
+    })
+
+
+@contextlib.contextmanager
+def no_leaks():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        yield
+
+
+def block_codes(encoder, Z):
+    """The numeric block and one code array per one-hot block (argmax)."""
+    p = encoder.n_numeric_
+    offsets = np.concatenate([[p], p + np.cumsum(encoder.category_sizes_)]).astype(int)
+    return Z[:, :p], [Z[:, a:b].argmax(1) for a, b in zip(offsets[:-1], offsets[1:])]
+
+
+def round_trip(encoder, X):
+    return encoder.decode(*block_codes(encoder, encoder.transform(X)))
+
+
+def assert_times_close(got, expected, tol_ns=1000):
+    got, expected = pd.Series(got), pd.Series(expected)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got.isna(), expected.isna())
+    diff = (got - expected).dropna().abs()
+    assert (diff <= pd.Timedelta(tol_ns, "ns")).all(), diff
+
+
+# ---------------------------------------------------------------------------
+# round trip, layout, dtypes
+# ---------------------------------------------------------------------------
+
+
+def test_round_trip_with_missing_values():
+    X = make_frame()
+    with no_leaks():
+        enc = TableEncoder(SCHEMA).fit(X)
+    assert enc.leaks_ == []
+    back = round_trip(enc, X)
+    assert list(back.columns) == list(X.columns)
+    assert isinstance(back.index, pd.RangeIndex)
+    np.testing.assert_allclose(back["x"], X["x"], rtol=0, atol=1e-14)
+    assert back["x"].dtype == np.float64 and back["x"].isna().tolist() == X["x"].isna().tolist()
+    pd.testing.assert_series_equal(back["k"], X["k"])
+    assert back["k"].dtype == "Int64"
+    pd.testing.assert_series_equal(back["n"], X["n"])
+    assert back["n"].dtype == np.int64
+    assert back["d"].dtype == np.dtype("datetime64[ns]")
+    assert_times_close(back["d"], X["d"])
+    assert back["dz"].dtype == pd.DatetimeTZDtype("ns", "Europe/Paris")
+    assert_times_close(back["dz"], X["dz"])
+    assert back["c"].dtype == pd.CategoricalDtype(["a", "b", "z"])
+    assert back["c"].tolist()[:1] == ["a"] and pd.isna(back["c"][1])
+    assert back["c"].astype(object).where(back["c"].notna(), None).tolist() == [
+        "a", None, "z", "b", "a"]
+    pd.testing.assert_series_equal(back["b"], X["b"])
+    assert back["b"].dtype == "boolean"
+    pd.testing.assert_series_equal(back["f"], X["f"])
+    assert back["f"].dtype == bool
+    # whole seconds within the bounds come back to the second
+    assert (back["d"].dropna().dt.round("s") == X["d"].dropna()).all()
+    # (rounded in UTC: 2022-10-30 02:30 is an ambiguous wall time in Paris)
+    assert (back["dz"].dropna().dt.tz_convert("UTC").dt.round("s") == X["dz"].dropna()).all()
+
+
+def test_encoding_layout_and_widths():
+    X = make_frame()
+    with no_leaks():
+        enc = TableEncoder(SCHEMA).fit(X)
+    # the numeric block: numeric and datetime columns in column order
+    assert enc.numeric_columns_ == ["x", "k", "n", "d", "dz"] and enc.n_numeric_ == 5
+    # one-hot blocks: categorical columns (a missing slot last), then indicators
+    assert enc.block_columns_ == ["c", "b", "f", "x", "k", "d", "dz"]
+    assert enc.indicator_columns_ == ["x", "k", "d", "dz"]
+    assert enc.category_sizes_ == [4, 3, 2, 2, 2, 2, 2]
+    Z = enc.transform(X)
+    assert Z.shape == (5, 5 + 4 + 3 + 2 + 4 * 2) == (5, enc.n_encoded_)
+    num = Z[:, :5]
+    # missing values sit at the centre of the public range
+    assert num[1, 0] == 0.0 and num[1, 1] == 0.0 and num[1, 3] == 0.0 and num[1, 4] == 0.0
+    np.testing.assert_allclose(num[[0, 2, 3, 4], 0], np.array([1.5, 3.25, 10, 0]) / 5 - 1)
+    np.testing.assert_allclose(num[[0, 2, 3, 4], 1], np.array([1, 7, 100, 0]) / 50 - 1)
+    np.testing.assert_allclose(num[:, 2], np.array([0, 5, 3, 2, 1]) / 2.5 - 1)
+    # datetimes: nanoseconds on the bounds, mapped linearly
+    lo, hi = pd.Timestamp("2020-01-01").value, pd.Timestamp("2025-12-31").value
+    d = X["d"].astype("datetime64[ns]").to_numpy().view(np.int64)[[0, 2, 3, 4]]
+    np.testing.assert_allclose(num[[0, 2, 3, 4], 3], 2 * (d - lo) / (hi - lo) - 1, atol=1e-15)
+    assert num[2, 3] == -1.0 and num[3, 3] == 1.0
+    # tz-aware: naive bounds are wall times in the declared timezone (UTC+1 in winter)
+    lo_z = pd.Timestamp("2020-01-01", tz="Europe/Paris").value
+    assert lo_z == lo - 3600 * 10**9
+    # categorical: the category's position, the missing slot last
+    np.testing.assert_array_equal(Z[:, 5:9], [[1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0],
+                                             [0, 1, 0, 0], [1, 0, 0, 0]])
+    np.testing.assert_array_equal(Z[:, 9:12], [[0, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0],
+                                              [0, 0, 1]])
+    np.testing.assert_array_equal(Z[:, 12:14], [[0, 1], [1, 0], [1, 0], [0, 1], [0, 1]])
+    # indicators [present, missing] for x, k, d, dz
+    for b in range(4):
+        np.testing.assert_array_equal(Z[:, 14 + 2 * b: 16 + 2 * b],
+                                      [[1, 0], [0, 1], [1, 0], [1, 0], [1, 0]])
+    # decode takes exactly one code array per one-hot block
+    numeric, codes = block_codes(enc, Z)
+    with pytest.raises(ValueError, match="7 code arrays"):
+        enc.decode(numeric, codes[:-1])
+    # an indicator at "missing" wins over any value in the numeric block
+    codes[3][:] = 1
+    numeric[:, 0] = 0.5
+    assert enc.decode(numeric, codes)["x"].isna().all()
+
+
+def test_existing_layout_is_unchanged_without_new_keys():
+    X = pd.DataFrame({"a": [1.0, 2.0], "c": ["u", "v"], "m": [True, False]})
+    schema = {"a": {"type": "numeric", "bounds": [0, 4]},
+              "c": {"type": "categorical", "categories": ["u", "v"]},
+              "m": {"type": "categorical", "categories": [False, True]}}
+    with no_leaks():
+        enc = TableEncoder(schema).fit(X)
+    assert enc.n_numeric_ == 1 and enc.category_sizes_ == [2, 2]
+    assert enc.indicator_columns_ == [] and enc.block_columns_ == ["c", "m"]
+    np.testing.assert_array_equal(enc.transform(X), [[-0.5, 1, 0, 0, 1], [0.0, 0, 1, 1, 0]])
+    assert enc.specs_[1] == {"type": "categorical", "categories": ["u", "v"]}
+
+
+def test_output_dtypes_depend_on_the_spec_alone():
+    full = make_frame().drop(index=1).reset_index(drop=True)  # no missing value anywhere
+    # pandas infers other dtypes for the table without a missing value
+    full = full.assign(k=full["k"].astype(np.int64), b=full["b"].astype(object)
+                       .where(full["b"].notna(), True).astype(bool))
+    holed = make_frame()
+    with no_leaks():
+        a, b = TableEncoder(SCHEMA).fit(full), TableEncoder(SCHEMA).fit(holed)
+    assert a.dtypes_ == b.dtypes_
+    assert a.category_sizes_ == b.category_sizes_ and a.n_encoded_ == b.n_encoded_
+    numeric = np.linspace(-1, 1, 3 * 5).reshape(3, 5)
+    codes = [np.array([0, 1, 3]), np.array([0, 1, 2]), np.array([1, 0, 1])] + [
+        np.array([0, 0, 1])] * 4
+    da, db = a.decode(numeric, codes), b.decode(numeric, codes)
+    pd.testing.assert_frame_equal(da, db)
+    assert list(da.dtypes) == list(a.dtypes_)
+    # the same dtypes when the generator produces no missing value at all
+    present = a.decode(numeric, codes[:3] + [np.zeros(3, int)] * 4)
+    assert list(present.dtypes) == list(a.dtypes_)
+    # integer columns with missing values arrive as float64 or Int64: the same encoding
+    as_float = holed.assign(k=holed["k"].astype("float64"))
+    assert as_float["k"].dtype == np.float64
+    np.testing.assert_array_equal(b.transform(as_float), b.transform(holed))
+    # output_dtype, from the spec alone
+    assert output_dtype({"type": "numeric", "bounds": [0, 1], "missing": True}) == np.float64
+    assert output_dtype({"type": "numeric", "bounds": [0, 1], "integer": True,
+                         "missing": True}) == pd.Int64Dtype()
+    assert output_dtype({"type": "numeric", "bounds": [0, 1], "integer": True}) == np.int64
+    assert output_dtype({"type": "datetime", "bounds": ["2020", "2021"]}) == np.dtype("M8[ns]")
+    assert output_dtype({"type": "datetime", "bounds": ["2020", "2021"], "missing": True,
+                         "timezone": "UTC"}) == pd.DatetimeTZDtype("ns", "UTC")
+    assert output_dtype({"type": "categorical", "categories": [False, True],
+                         "missing": True}) == pd.BooleanDtype()
+    assert output_dtype({"type": "categorical", "categories": [False, True]}) == bool
+    cat = {"type": "categorical", "categories": ["p", "q"], "ordered": True}
+    assert output_dtype({**cat, "missing": True}) == output_dtype(cat)
+
+
+def test_datetimes_are_clipped_to_their_bounds():
+    schema = {"t": {"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"]}}
+    values = pd.to_datetime(["1990-05-05", "2020-01-01", "2020-07-02", "2021-01-01",
+                             "2040-01-01"]).as_unit("ns")
+    X = pd.DataFrame({"t": values})
+    with no_leaks():
+        enc = TableEncoder(schema).fit(X)
+    z = enc.transform(X)[:, 0]
+    assert z[0] == -1.0 and z[1] == -1.0 and z[3] == 1.0 and z[4] == 1.0
+    assert abs(z[2]) < 1e-2  # 2020 is a leap year: 2020-07-02 is the middle
+    back = enc.decode(z[:, None], [])["t"]
+    expected = pd.to_datetime(["2020-01-01", "2020-01-01", "2020-07-02", "2021-01-01",
+                               "2021-01-01"])
+    assert_times_close(back, pd.Series(expected.as_unit("ns"), name="t"))
+    # far outside the nanosecond range (other units), and decoding beyond [-1, 1]
+    far = pd.DataFrame({"t": np.array(["1500-01-01", "2500-01-01"], dtype="M8[s]")})
+    assert far["t"].dtype == np.dtype("M8[s]")
+    np.testing.assert_array_equal(enc.transform(far)[:, 0], [-1.0, 1.0])
+    out = enc.decode(np.array([[-7.0], [3.0]]), [])["t"]
+    assert out.tolist() == [pd.Timestamp("2020-01-01"), pd.Timestamp("2021-01-01")]
+
+
+def test_datetime_inputs_strings_and_timezones():
+    schema = {"t": {"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"]}}
+    strings = pd.DataFrame({"t": ["2020-03-01", "2020-06-15 12:00", "2020-12-31T23:59:59"]})
+    parsed = pd.DataFrame({"t": pd.to_datetime(strings["t"], format="mixed")})
+    with no_leaks():
+        enc = TableEncoder(schema).fit(strings)
+    np.testing.assert_array_equal(enc.transform(strings), enc.transform(parsed))
+    with pytest.raises(ValueError, match=r"'t' is declared datetime but holds values that "
+                                         r"are not dates: \['soon'\]"):
+        enc.transform(pd.DataFrame({"t": ["2020-03-01", "soon", "2020-04-01"]}))
+    # a tz-aware column without "timezone": the dtype's timezone, not a leak
+    aware = parsed.assign(t=parsed["t"].dt.tz_localize("America/New_York"))
+    with no_leaks():
+        tz_enc = TableEncoder(schema).fit(aware)
+    assert tz_enc.leaks_ == []
+    assert tz_enc.dtypes_ == [pd.DatetimeTZDtype("ns", "America/New_York")]
+    # the naive bounds are wall times there, and values are instants
+    assert tz_enc.specs_[0]["bounds"][0] == pd.Timestamp("2020-01-01", tz="America/New_York")
+    in_utc = aware.assign(t=aware["t"].dt.tz_convert("UTC"))
+    np.testing.assert_allclose(tz_enc.transform(in_utc), tz_enc.transform(aware), atol=0)
+    back = tz_enc.decode(*block_codes(tz_enc, tz_enc.transform(aware)))
+    assert_times_close(back["t"], aware["t"].dt.as_unit("ns"))
+    # a declared timezone: naive values are wall times in it
+    declared = {"t": {**schema["t"], "timezone": "Asia/Tokyo"}}
+    with no_leaks():
+        tokyo = TableEncoder(declared).fit(parsed)
+    np.testing.assert_allclose(tokyo.transform(parsed), enc.transform(parsed), atol=1e-15)
+    out = tokyo.decode(np.array([[-1.0], [1.0]]), [])["t"]
+    assert out.dtype == pd.DatetimeTZDtype("ns", "Asia/Tokyo")
+    assert out.tolist() == [pd.Timestamp("2020-01-01", tz="Asia/Tokyo"),
+                            pd.Timestamp("2021-01-01", tz="Asia/Tokyo")]
+
+
+def test_other_category():
+    schema = {"job": {"type": "categorical", "categories": ["clerk", "nurse", "other"],
+                      "other": "other"},
+              "g": {"type": "categorical", "categories": ["u", "v"], "other": "u",
+                    "missing": True}}
+    X = pd.DataFrame({"job": ["clerk", "pilot", "nurse", "baker"],
+                      "g": ["v", None, "w", "u"]})
+    with no_leaks():
+        enc = TableEncoder(schema).fit(X)
+    assert enc.category_sizes_ == [3, 3]
+    back = round_trip(enc, X)
+    assert back["job"].tolist() == ["clerk", "other", "nurse", "other"]
+    # a missing value is missing, not "other"
+    assert back["g"].astype(object).where(back["g"].notna(), None).tolist() == [
+        "v", None, "u", "u"]
+    # without "missing": true, a missing value is one more unlisted value
+    with no_leaks():
+        folded = TableEncoder({"job": schema["job"]}).fit(X[["job"]])
+    holed = pd.DataFrame({"job": ["nurse", None, np.nan]})
+    assert round_trip(folded, holed)["job"].tolist() == ["nurse", "other", "other"]
+    # without "other" unknown values are errors
+    strict = TableEncoder({"job": {"type": "categorical",
+                                   "categories": ["clerk", "nurse", "other"]}})
+    with no_leaks():
+        strict.fit(X[["job"]])
+    with pytest.raises(ValueError, match=r"not in the schema: \['pilot', 'baker'\]"):
+        strict.transform(X[["job"]])
+
+
+def test_numpy_arrays_with_missing_values():
+    X = np.array([[1.0, 2.0], [np.nan, 3.0], [4.0, 1.0]])
+    schema = {0: {"type": "numeric", "bounds": [0, 10], "missing": True, "integer": True},
+              1: {"type": "categorical", "categories": [1.0, 2.0, 3.0], "missing": True}}
+    with no_leaks():
+        enc = TableEncoder(schema).fit(X)
+    assert enc.category_sizes_ == [4, 2]
+    back = round_trip(enc, X)
+    assert isinstance(back, np.ndarray) and back.dtype == np.float64
+    np.testing.assert_array_equal(back, X)
+    out = enc.decode(np.zeros((2, 1)), [np.array([3, 0]), np.array([0, 1])])
+    np.testing.assert_array_equal(out, [[5.0, np.nan], [np.nan, 1.0]])
+    # NaN in a column that does not declare "missing"
+    with pytest.raises(ValueError, match="NaN"):
+        TableEncoder({0: {"type": "numeric", "bounds": [0, 10]}}, bounds=(0, 5)).fit(X)
+    with pytest.raises(ValueError, match="NaN"):
+        TableEncoder(bounds=(0, 5)).fit(X)
+    # datetime columns need a DataFrame
+    with pytest.raises(ValueError, match="DataFrame"):
+        TableEncoder({0: {"type": "datetime", "bounds": ["2020", "2021"]}}).fit(X[[0, 2]])
+
+
+def test_undeclared_datetime_column_is_a_leak_of_bounds_not_of_categories():
+    t = pd.to_datetime(["2020-02-01", "2020-03-01", "2020-05-01"]).as_unit("ns")
+    X = pd.DataFrame({"t": t, "x": [0.1, 0.2, 0.3]})
+    with pytest.warns(PrivacyLeakWarning, match="datetime column 't'"):
+        enc = TableEncoder(bounds=(0, 1)).fit(X)
+    assert [(leak.what, leak.column) for leak in enc.leaks_] == [("bounds", "t")]
+    assert enc.specs_[0]["type"] == "datetime"
+    assert enc.specs_[0]["bounds"] == [t[0], t[-1]]
+    assert enc.n_numeric_ == 2 and enc.category_sizes_ == []
+    assert enc.dtypes_[0] == np.dtype("M8[ns]")
+    assert_times_close(round_trip(enc, X)["t"], X["t"])
+    aware = X.assign(t=X["t"].dt.tz_localize("UTC"))
+    with pytest.warns(PrivacyLeakWarning):
+        tz_enc = TableEncoder(bounds=(0, 1)).fit(aware)
+    assert tz_enc.dtypes_[0] == pd.DatetimeTZDtype("ns", "UTC")
+
+
+# ---------------------------------------------------------------------------
+# errors
+# ---------------------------------------------------------------------------
+
+
+def test_missing_values_where_the_schema_allows_none_are_errors():
+    X = make_frame()
+    strict = {key: {k: v for k, v in spec.items() if k != "missing"}
+              for key, spec in SCHEMA.items()}
+    with no_leaks():
+        enc = TableEncoder(strict).fit(X)
+    full = X.drop(index=[1, 4]).astype({"k": np.int64, "b": bool})
+    enc.transform(full)  # no missing value: fine
+    for col, match in (("x", "'x' contains NaN or infinity; declare \"missing\": true"),
+                       ("k", "'k' contains NaN or infinity"),
+                       ("d", "'d' contains missing values \\(NaT\\)"),
+                       ("dz", "'dz' contains missing values \\(NaT\\)"),
+                       ("c", "'c' contains missing values"),
+                       ("b", "'b' contains missing values")):
+        holed = full.copy()
+        holed[col] = X[col].drop(index=[0, 4]).to_numpy()
+        with pytest.raises(ValueError, match=match):
+            enc.transform(holed)
+    # infinity is never a missing value
+    with no_leaks():
+        loose = TableEncoder(SCHEMA).fit(X)
+    with pytest.raises(ValueError, match="'x' contains NaN or infinity"):
+        loose.transform(X.assign(x=[1.0, np.inf, 2.0, 3.0, 4.0]))
+
+
+@pytest.mark.parametrize("spec, match", [
+    ({"type": "datetime", "bounds": ["2021-01-01", "2020-01-01"]}, "'t'.*lo < hi"),
+    ({"type": "datetime", "bounds": ["2021-01-01", "2021-01-01"]}, "'t'.*lo < hi"),
+    ({"type": "datetime", "bounds": ["yesterday-ish", "2020-01-01"]}, "'t' must be dates"),
+    ({"type": "datetime", "bounds": [None, "2020-01-01"]}, "'t' must be dates"),
+    ({"type": "datetime", "bounds": ["2020-01-01"]}, "'t' must be a pair"),
+    ({"type": "datetime", "bounds": ["1000-01-01", "2020-01-01"]}, "'t'.*between 1677 and 2262"),
+    ({"type": "datetime"}, "'t' of type 'datetime' needs 'bounds'"),
+    ({"type": "datetime", "bounds": ["2020", "2021"], "timezone": "Mars/Olympus"},
+     "timezone of column 't' is unknown"),
+    ({"type": "datetime", "bounds": ["2020", "2021"], "timezone": 5}, "timezone of column 't'"),
+    ({"type": "datetime", "bounds": ["2020", "2021"], "missing": "yes"},
+     "'missing' of column 't' must be true or false"),
+    ({"type": "numeric", "bounds": [0, 1], "integer": 1}, "'integer' of column 't'"),
+    ({"type": "numeric", "bounds": [0, 1], "missing": None}, "'missing' of column 't'"),
+    ({"type": "numeric", "bounds": ["a", 1]}, "bounds of column 't'"),
+    ({"type": "numeric"}, "'t' of type 'numeric' needs 'bounds'"),
+    ({"type": "categorical", "categories": ["a", "b"], "other": "c"},
+     "'other' of column 't' must be one of its categories"),
+    ({"type": "categorical", "categories": ["a", None]}, "'t' may not hold NaN or None"),
+    ({"type": "categorical", "categories": ["a", np.nan]}, "'t' may not hold NaN or None"),
+    ({"type": "categorical", "categories": ["a"], "ordered": "no"}, "'ordered' of column 't'"),
+    ({"type": "categorical"}, "'t' of type 'categorical' needs 'categories'"),
+    ("numeric", "'t' must be a dict"),
+])
+def test_invalid_specs_name_the_column(spec, match):
+    X = pd.DataFrame({"t": ["2020-06-01", "2020-07-01"]})
+    with pytest.raises(ValueError, match=match):
+        TableEncoder({"t": spec}).fit(X)
+
+
+def test_datetime_columns_with_numbers_are_errors():
+    spec = {"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"], "missing": True}
+    with pytest.raises(ValueError, match="'t' is declared datetime but has dtype int64"):
+        TableEncoder({"t": spec}).fit(pd.DataFrame({"t": [1, 2]}))
+    with pytest.raises(ValueError, match="'t' is declared datetime but has dtype bool"):
+        TableEncoder({"t": spec}).fit(pd.DataFrame({"t": [True, False]}))
+    # an empty column read from a CSV file (all NaN, float64) is all missing
+    empty = pd.DataFrame({"t": [np.nan, np.nan]})
+    with no_leaks():
+        enc = TableEncoder({"t": spec}).fit(empty)
+    np.testing.assert_array_equal(enc.transform(empty), [[0.0, 0.0, 1.0]] * 2)
+    with pytest.raises(ValueError, match="'t' is declared datetime but holds float64 values"):
+        enc.transform(pd.DataFrame({"t": [1.5, np.nan]}))
+
+
+# ---------------------------------------------------------------------------
+# end to end
+# ---------------------------------------------------------------------------
+
+
+def test_synthesizer_end_to_end_with_missing_values(one_torch_thread):
+    from skdpgen import DPHPSynthesizer
+
+    rng = np.random.default_rng(0)
+    n = 600
+    x = rng.uniform(0, 10, n)
+    x[rng.random(n) < 0.3] = np.nan
+    k = pd.array(rng.integers(0, 50, n), dtype="Int64")
+    k[rng.random(n) < 0.3] = pd.NA
+    days = rng.integers(0, 2000, n).astype("timedelta64[D]")
+    d = pd.Series(np.datetime64("2020-01-01", "ns") + days)
+    d[rng.random(n) < 0.3] = pd.NaT
+    c = pd.Series(rng.choice(["a", "b", "z"], n), dtype=object)
+    c[rng.random(n) < 0.3] = None
+    b = pd.array(rng.random(n) < 0.5, dtype="boolean")
+    b[rng.random(n) < 0.3] = pd.NA
+    X = pd.DataFrame({"x": x, "k": k, "n": rng.integers(0, 6, n), "d": d,
+                      "dz": d.dt.tz_localize("UTC"), "c": c, "b": b,
+                      "f": rng.random(n) < 0.5})
+    y = rng.choice(["no", "yes"], n)
+    schema = {**SCHEMA, "dz": {**SCHEMA["dz"], "timezone": "UTC"}}
+    start = time.perf_counter()
+    with no_leaks():
+        synth = DPHPSynthesizer(schema=schema, classes=["no", "yes"], epochs=1,
+                                steps_per_epoch=5, batch_size=64, device="cpu",
+                                random_state=0).fit(X, y)
+    Xs, ys = synth.sample(2000, random_state=0)
+    assert time.perf_counter() - start < 10
+    assert list(Xs.columns) == list(X.columns) and len(Xs) == 2000
+    assert list(Xs.dtypes) == [np.dtype(np.float64), pd.Int64Dtype(), np.dtype(np.int64),
+                               np.dtype("M8[ns]"), pd.DatetimeTZDtype("ns", "UTC"),
+                               pd.CategoricalDtype(["a", "b", "z"]), pd.BooleanDtype(),
+                               np.dtype(bool)]
+    assert set(ys) <= {"no", "yes"}
+    for col in ("x", "k", "d", "dz", "c", "b"):
+        rate = Xs[col].isna().mean()
+        assert 0.15 < rate < 0.5, (col, rate)  # 0.3 in the data (5 steps of training)
+    assert Xs["f"].notna().all() and Xs["n"].between(0, 5).all()
+    present = Xs["d"].dropna()
+    assert present.between(pd.Timestamp("2020-01-01"), pd.Timestamp("2025-12-31")).all()
+    assert set(Xs["c"].dropna()) <= {"a", "b", "z"}
