@@ -118,9 +118,10 @@ kept) only when ``r`` is large, and the label that labels outside the list
 map to is :attr:`SchemaPlan.class_other_` (see :func:`map_unlisted`).
 Labels outside the list are thus rows of a known class, never an error.
 
-**Budget shares.** :meth:`SchemaPlan.shares` splits the schema's share
-equally over the estimated columns (and the class list): every estimation
-release gets the same noise multiplier ``σ_i``.
+**Budget shares.** :meth:`SchemaPlan.shares` gives an estimated class list
+a quarter of the schema's share (the whole of it when no column is
+estimated) and splits the rest equally over the estimated columns' releases,
+which all get the same noise multiplier ``σ_i``.
 """
 
 # Authors: the skdpgen developers
@@ -185,6 +186,8 @@ INTEGER_STDS = 4.0
 # A text column is numeric (dates) when at least this share of its present
 # values (noisy counts) parse as numbers (dates).
 TYPE_SHARE = 0.98
+# Share of the schema budget of an estimated class list (with estimated columns).
+CLASS_SHARE = 0.25
 TYPE_STDS = 3.0
 MISSING_STDS = 4.0
 OTHER_STDS = 3.0
@@ -674,9 +677,14 @@ class SchemaPlan:
     def shares(self, schema_share=1.0):
         """Budget shares of the estimation releases.
 
-        ``schema_share`` is split equally over the estimated columns and the
-        class list: each release gets ``schema_share / k`` of the budget
-        (``k`` releases in all), so all have the same noise multiplier. Pass
+        ``schema_share`` is split equally over the estimation releases
+        (each gets ``schema_share / k``, ``k`` releases in all, so all have
+        the same noise multiplier), except that an estimated class list
+        gets ``CLASS_SHARE`` (a quarter) of ``schema_share`` when columns
+        are estimated too, and the columns split the rest: a class that
+        does not survive its selection fails the fit (or merges into the
+        other label), while a noisier bound only blurs its column, and on a
+        wide table an equal split would leave the labels a vanishing share. Pass
         the result, merged with the fit's other shares, to
         :class:`~skdpgen.privacy.GaussianAccountant` together with
         :meth:`selections`.
@@ -696,8 +704,17 @@ class SchemaPlan:
         if not (schema_share > 0 and math.isfinite(schema_share)):
             raise ValueError(f"schema_share must be positive and finite, got {schema_share}.")
         counts = self.release_counts()
-        total = sum(counts.values())
-        return {name: (schema_share * c / total, c) for name, c in counts.items()}
+        columns = {name: c for name, c in counts.items() if name != CLASSES}
+        if CLASSES not in counts or not columns:
+            total = sum(counts.values())
+            return {name: (schema_share * c / total, c) for name, c in counts.items()}
+        # a lost class fails the fit, an imprecise bound only blurs a column:
+        # the class list keeps CLASS_SHARE however wide the table
+        total = sum(columns.values())
+        rest = schema_share * (1.0 - CLASS_SHARE)
+        shares = {name: (rest * c / total, c) for name, c in columns.items()}
+        shares[CLASSES] = (schema_share * CLASS_SHARE, 1)
+        return {name: shares[name] for name in counts}
 
     def selections(self):
         """The names among :meth:`shares` that are partition selections.

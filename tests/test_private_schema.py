@@ -108,12 +108,20 @@ def test_plan_reads_no_row(table):
     assert plan.selections() == empty.selections() == [TEXT, CLASSES]
     assert plan.missing_entries() == ["income", "age", "when", "member", "city", "classes"]
     shares = plan.shares(0.35)
-    assert shares == {NUMERIC: pytest.approx((0.1, 2)), DATETIME: pytest.approx((0.05, 1)),
-                      MISSING: pytest.approx((0.05, 1)), TYPES: pytest.approx((0.05, 1)),
-                      TEXT: pytest.approx((0.05, 1)), CLASSES: pytest.approx((0.05, 1))}
-    # equal shares per release: one noise multiplier for all
+    # the class list a quarter; six column releases share the rest equally
+    each = 0.35 * 0.75 / 6
+    assert shares == {NUMERIC: pytest.approx((2 * each, 2)), DATETIME: pytest.approx((each, 1)),
+                      MISSING: pytest.approx((each, 1)), TYPES: pytest.approx((each, 1)),
+                      TEXT: pytest.approx((each, 1)), CLASSES: pytest.approx((0.35 / 4, 1))}
+    # equal shares per column release: one noise multiplier for all of them
     acc = GaussianAccountant(1.0, 1e-5, shares, selections=plan.selections())
-    assert len({round(s, 9) for s in acc.noise_multipliers.values()}) == 1
+    sigmas = acc.noise_multipliers
+    assert len({round(v, 9) for k, v in sigmas.items() if k != CLASSES}) == 1
+    assert sigmas[CLASSES] == pytest.approx(sigmas[TEXT] * math.sqrt(each / (0.35 / 4)))
+    # without estimated columns, the class list has the whole share
+    z = {"type": "numeric", "bounds": [0, 1], "integer": False, "missing": False}
+    labels_only = SchemaPlan.from_table(X[[]].assign(z=0.0), y, schema={"z": z})
+    assert labels_only.shares(0.2) == {CLASSES: pytest.approx((0.2, 1))}
     with pytest.raises(ValueError, match="schema_share"):
         plan.shares(0.0)
 
@@ -380,8 +388,8 @@ def test_no_noise_is_drawn_outside_the_accountant(table, monkeypatch):
                                                  (CLASSES, math.sqrt(2))])
     assert len(draws) == len(made) == 7  # one noise draw per release, all in add_noise
     stds = sorted(std for std, _ in draws)
-    sigma = acc.noise_multipliers[NUMERIC]
-    assert stds == pytest.approx(sorted([sigma * SENSITIVITY[name] for name, _ in made]))
+    sigma = acc.noise_multipliers
+    assert stds == pytest.approx(sorted([sigma[name] * SENSITIVITY[name] for name, _ in made]))
 
 
 def test_read_from_data_records_leaks(table):

@@ -715,3 +715,26 @@ def test_dphp_length_scale_is_validated(frame):
         with pytest.raises(ValueError, match="length_scale"):
             DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=bad, **FAST).fit(X, y)
     DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=[0.3, 2.0], **FAST).fit(X, y)
+
+
+def test_dpmerf_default_length_scale_is_a_function_of_the_public_encoding():
+    from skdpgen.synthesizers.dpmerf import LENGTH_SCALE_FACTOR, default_length_scale
+
+    # (2/3)·3 numeric + 2·(1 − 1/3) city + 2·(1 − 1/2) member = 2 + 4/3 + 1
+    expected = LENGTH_SCALE_FACTOR * math.sqrt(2 + 4 / 3 + 1)
+    assert default_length_scale(3, [3, 2]) == pytest.approx(expected)
+    assert default_length_scale(3, [3, 2], factor=1.0) == pytest.approx(math.sqrt(2 + 4 / 3 + 1))
+    schema = {**SCHEMA, "extra": {"type": "numeric", "bounds": [0, 1]}}
+    scales = []
+    for seed in (0, 1):  # different rows, same public schema: the same length scale
+        X, y = make_frame(seed=seed)
+        X = X.assign(extra=np.random.default_rng(seed).uniform(size=len(X)))
+        synth = DPMERFSynthesizer(schema=schema, classes=CLASSES, n_components=50,
+                                  **FAST).fit(X, y)
+        assert synth.length_scale == "auto"  # the parameter is left as it was
+        scales.append(synth.length_scale_)
+    assert scales[0] == scales[1] == pytest.approx(expected)
+    assert synth.features_.length_scale == synth.length_scale_
+    fixed = DPMERFSynthesizer(schema=schema, classes=CLASSES, n_components=50, length_scale=0.7,
+                              **FAST).fit(X, y)
+    assert fixed.length_scale_ == 0.7

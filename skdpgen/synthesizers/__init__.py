@@ -12,7 +12,7 @@ from ._kme import KMESynthesizer
 from ._mechanism import EmbeddingMechanism, Mechanism, ReleaseContext, embedding_loss
 from ._trainer import GeneratorTrainer
 from .dphp import DPHPSynthesizer, HermiteMechanism
-from .dpmerf import DPMERFSynthesizer
+from .dpmerf import DPMERFSynthesizer, default_length_scale
 
 __all__ = [
     "DPHPSynthesizer",
@@ -23,5 +23,6 @@ __all__ = [
     "KMESynthesizer",
     "Mechanism",
     "ReleaseContext",
+    "default_length_scale",
     "embedding_loss",
 ]

@@ -321,6 +321,13 @@ class KMESynthesizer(PrivateEstimator):
         rows = make_rows(self, X, y, reset=True, encoder=encoder, classes=classes,
                          private=budget.private, min_rows=2)
         k = rows.n_classes
+        if y is not None and k < 2 and estimate and plan.estimate_classes:
+            raise ValueError(
+                f"The private class list kept a single class ({rows.classes[0]!r}): at this "
+                "budget the noisy label counts do not clear the partition-selection "
+                "threshold. Pass classes=[...] (the public list of labels), or a larger "
+                "epsilon or schema_share."
+            )
         if y is not None and k < 2:
             raise ValueError(
                 f"y has a single class ({rows.classes[0]!r}); fit without y to synthesize "
