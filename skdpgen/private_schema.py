@@ -68,9 +68,12 @@ of bins (decades of the numeric grid, years of the time grid: noise
 the range extends to the occupied coarse groups that lie entirely outside
 the fine range. Values outside the bounds are clipped by the encoder.
 When nothing is
-occupied at either level (an all-noise histogram: too few rows for the
-budget), the bounds are the grid's outer edges (``[-1e15, 1e15]``,
-``["1900-01-01", "2100-01-01"]``). Integer columns have their bounds
+occupied at either level (too few rows for the budget), the bounds are the
+coarse group (decade, year) with the largest noisy sum: the column's whole
+mass in one decade beats the largest noise of the empty ones (about
+``3.5 s sqrt(10)`` for the numeric grid) long before it clears the
+detection threshold, so a starved budget still gets the right order of
+magnitude rather than the whole grid. Integer columns have their bounds
 rounded outward to integers; a range of one value ``v`` (the exact-zero
 bin) becomes ``[v − 0.5, v + 0.5]``.
 
@@ -393,18 +396,21 @@ def _trimmed_range(sums, sizes, s, grow):
 
 
 def _occupied_range(noisy, groups, s):
-    """First and last bin of the robust occupied range, or None (see module doc).
+    """First and last bin of the robust occupied range (see module doc).
 
     ``noisy`` are the noisy bin counts (noise std ``s`` each); ``groups`` a
     non-decreasing group id per bin (the coarse level). The fine range is
     extended to coarse groups found occupied entirely outside it (values too
-    diffuse for single bins).
+    diffuse for single bins); with nothing occupied, the range is the coarse
+    group of largest noisy sum.
     """
     groups = np.asarray(groups)
     n_groups = int(groups[-1]) + 1
+    sums = np.bincount(groups, weights=noisy, minlength=n_groups)
     fine = _trimmed_range(noisy, np.ones(noisy.size), s, grow=True)
-    coarse = _trimmed_range(np.bincount(groups, weights=noisy, minlength=n_groups),
-                            np.bincount(groups, minlength=n_groups), s, grow=False)
+    coarse = _trimmed_range(sums, np.bincount(groups, minlength=n_groups), s, grow=False)
+    if coarse is None and fine is None:  # nothing detected: the heaviest coarse group
+        coarse = (int(np.argmax(sums)),) * 2
     if coarse is None:
         return fine
     in_first = np.flatnonzero(groups == coarse[0])
@@ -896,9 +902,8 @@ class SchemaPlan:
         s = self._sigma(accountant, name) * SENSITIVITY[structure]
         integer, missing = _flags(noisy[-2], noisy[-1], n, s)
         if structure == NUMERIC:
-            found = _occupied_range(noisy[:-2], groups, s)
-            lo, hi = (-1e15, 1e15) if found is None else (lower[found[0]], upper[found[1]])
-            bounds = _finish_bounds(lo, hi, integer)
+            first, last = _occupied_range(noisy[:-2], groups, s)
+            bounds = _finish_bounds(lower[first], upper[last], integer)
         else:
             bounds = list(self.bounds)
         return {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
@@ -915,8 +920,7 @@ class SchemaPlan:
         s = self._sigma(accountant, name) * SENSITIVITY[DATETIME]
         # whole days decided like the integer flag of numeric columns
         days, missing = _flags(noisy[-2], noisy[-1], n, s)
-        found = _occupied_range(noisy[:-2], np.arange(_N_MONTHS) // 12, s)
-        first, last = (0, _N_MONTHS - 1) if found is None else found
+        first, last = _occupied_range(noisy[:-2], np.arange(_N_MONTHS) // 12, s)
         spec = {"type": "datetime", "bounds": [_month_label(first), _month_label(last + 1)],
                 "missing": missing, "timezone": self.timezones.get(key), "impute": not missing}
         if days:

@@ -265,13 +265,32 @@ def test_nothing_survives():
     assert schema["c"]["categories"] == ["other"] and schema["c"]["other"] == "other"
 
 
-def test_empty_histogram_falls_back_to_the_widest_bounds():
+def test_empty_histogram_falls_back_to_one_coarse_group():
     X = pd.DataFrame({"x": np.full(500, np.nan), "t": pd.Series([pd.NaT] * 500,
                                                                 dtype="datetime64[ns]")})
     schema, _, _ = estimate_schema(X, epsilon=1.0)
-    assert schema["x"]["bounds"] == [-1e15, 1e15]
+    lo, hi = schema["x"]["bounds"]  # one decade of the grid (or the zero bin, widened)
+    assert (lo > 0 and hi / lo == pytest.approx(10)) or (hi < 0 and lo / hi == pytest.approx(10)) \
+        or (lo, hi) in {(-0.5, 0.5), (0.0, 1e-6), (-1e-6, 0.0)}, (lo, hi)
     assert schema["x"]["missing"] is True and schema["t"]["missing"] is True
-    assert schema["t"]["bounds"] == ["1900-01-01", "2100-01-01"]
+    first, last = (pd.Timestamp(b) for b in schema["t"]["bounds"])  # one calendar year
+    assert (first.month, first.day, last.month, last.day) == (1, 1, 1, 1)
+    assert last.year - first.year == 1
+
+
+def test_a_starved_budget_falls_back_to_the_heaviest_decade():
+    """Nothing clears a threshold: the bounds are the decade of largest noisy sum."""
+    from skdpgen.private_schema import _numeric_grid, _occupied_range
+
+    lower, upper, groups, _ = _numeric_grid()
+    s = 10.0
+    noisy = np.random.default_rng(0).normal(0.0, s, lower.size)
+    noisy = np.clip(noisy, -2 * s, 2 * s)  # no bin near its detection threshold
+    in_1_10 = (lower >= 1) & (upper <= 10)
+    assert in_1_10.sum() == 10
+    noisy[in_1_10] = 1.4 * s  # the decade (1, 10]: 14 s in all, 4.4 s·sqrt(10) < 4.6
+    first, last = _occupied_range(noisy, groups, s)
+    assert (lower[first], upper[last]) == (1.0, 10.0)
 
 
 def test_diffuse_values_are_found_at_the_coarse_level():
