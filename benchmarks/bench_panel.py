@@ -505,7 +505,15 @@ def run_study(args, mode, params, tables):
                "tv2": [[] for _ in scales], "s": [[] for _ in scales]}
         for seed in seeds:
             for j, ls in enumerate(scales):
-                X_syn, y_syn, _, secs = fit_synthesizer("DP-MERF", s, mode, seed, params, ls)
+                try:
+                    X_syn, y_syn, _, secs = fit_synthesizer("DP-MERF", s, mode, seed, params,
+                                                            ls)
+                except Exception as exc:  # report and go on
+                    print(f"  {name} {names[j]} seed {seed}: failed: {type(exc).__name__}: "
+                          f"{exc}", flush=True)
+                    for k in res:
+                        res[k][j].append(np.nan)
+                    continue
                 res["u"][j].append(utility(s, X_syn, y_syn, s.X_test, s.y_test)[key])
                 f1, f2 = fidelity(s, s.X_train, s.y_train, X_syn, y_syn)
                 res["tv1"][j].append(f1)
@@ -521,14 +529,15 @@ def run_study(args, mode, params, tables):
             tv.row([r["table"]] + [_stat(x) for x in r[a]])
     print()
     U = np.array([[np.nanmean(x) - r["real"] for x in r["u"]] for r in out])
-    T1 = np.array([[np.mean(x) for x in r["tv1"]] for r in out])
-    T2 = np.array([[np.mean(x) for x in r["tv2"]] for r in out])
+    T1 = np.array([[np.nanmean(x) for x in r["tv1"]] for r in out])
+    T2 = np.array([[np.nanmean(x) for x in r["tv2"]] for r in out])
     ranks = np.mean([pd.Series(row).rank(ascending=False).to_numpy()
                      for row in np.nan_to_num(U, nan=-1)], axis=0)
     for j, n in enumerate(names):
         print(f"{n:>8}: mean (utility - real) {np.nanmean(U[:, j]):+.3f}, mean utility rank "
-              f"{ranks[j]:.2f} (1 = best), mean 1-way TV {T1[:, j].mean():.3f}, "
-              f"2-way {T2[:, j].mean():.3f}, mean fit {np.mean([np.mean(r['s'][j]) for r in out]):.1f} s")
+              f"{ranks[j]:.2f} (1 = best), mean 1-way TV {np.nanmean(T1[:, j]):.3f}, "
+              f"2-way {np.nanmean(T2[:, j]):.3f}, mean fit "
+              f"{np.nanmean([np.nanmean(r['s'][j]) for r in out]):.1f} s")
     return out
 
 

@@ -28,7 +28,7 @@ release (report name)      released vector, per column                    Δ
                            count of non-integer values, count of missing
 ``schema: numeric flags``  count of non-integer values, count of missing  √2
                            (numeric columns whose bounds are public)
-``schema: datetime``       histogram over the public monthly grid,        √2
+``schema: datetime``       histogram over the public yearly grid,         √2
                            count of missing
 ``schema: missing``        count of missing (bool columns)                1
 ``schema: categories``     counts of the values present and of missing    √2
@@ -42,15 +42,17 @@ release (report name)      released vector, per column                    Δ
 ``1e-6`` to ``1e15`` with the edges ``m·10^d`` for the mantissas
 ``1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8`` (each bin spans a ratio of at most
 4/3), and the mirror image for negative values: 423 bins. Values beyond
-``±1e15`` fall in the outermost bins. Datetimes are binned by calendar month
-of their wall time, January 1900 to December 2099 (:func:`time_grid`): 2,400
-bins, with earlier and later values in the first and last bin.
+``±1e15`` fall in the outermost bins. Datetimes are binned by calendar year
+of their wall time, 1900 to 2099 (:func:`time_grid`): 200 bins, with
+earlier and later values in the first and last bin (a coarse grid: a
+yearly count of a table spread over decades clears the noise where monthly
+counts would not, and yearly bounds are public ranges enough).
 
 **Bounds** (post-processing of the noisy histogram, with noise standard
 deviation ``s`` per bin). A bin counts as occupied when its noisy count
 exceeds ``z·s``, with ``z`` chosen so that, over all bins of the grid, an
 empty bin is taken for an occupied one with probability at most 1e-4
-(Bonferroni: ``z = Φ⁻¹(1 − 1e-4/n_bins)``, 5.0 for the numeric grid, 5.4 for
+(Bonferroni: ``z = Φ⁻¹(1 − 1e-4/n_bins)``, 5.0 for the numeric grid, 4.9 for
 the time grid); a spurious bin would stretch the bounds to it, so the rate
 is kept small. Bins whose noisy count exceeds ``2s`` and that touch an
 occupied bin are occupied too, repeatedly (hysteresis thresholding): the
@@ -63,13 +65,14 @@ bin counts): the bounds are the lower edge of the bin holding the 0.5 %
 quantile and the upper edge of the bin holding the 99.5 % one, so they are
 rounded outward to grid edges. Values too diffuse to occupy single bins are
 looked for on a coarse level too, the same test on the noisy sums of groups
-of bins (decades of the numeric grid, years of the time grid: noise
-``s·sqrt(size)``, again at most 1e-4 false alarms, without hysteresis);
-the range extends to the occupied coarse groups that lie entirely outside
-the fine range. Values outside the bounds are clipped by the encoder.
+of bins (decades of the numeric grid, decades of years of the time grid:
+noise ``s·sqrt(size)``, again at most 1e-4 false alarms per
+level, and the same hysteresis); the range extends, level by level, to the
+occupied coarse groups that lie entirely outside the range so far. Values
+outside the bounds are clipped by the encoder.
 When nothing is
-occupied at either level (too few rows for the budget), the bounds are the
-coarse group (decade, year) with the largest noisy sum: the column's whole
+occupied at any level (too few rows for the budget), the bounds are the
+first coarse level's group (decade, year) with the largest noisy sum: the column's whole
 mass in one decade beats the largest noise of the empty ones (about
 ``3.5 s sqrt(10)`` for the numeric grid) long before it clears the
 detection threshold, so a starved budget still gets the right order of
@@ -199,7 +202,7 @@ GROW_STDS = 2.0
 _MANTISSAS = ("1", "1.25", "1.5", "2", "2.5", "3", "4", "5", "6", "8")
 _DECADES = range(-6, 15)  # edges 1e-6 … 8e14, then 1e15
 _FIRST_YEAR, _END_YEAR = 1900, 2100
-_N_MONTHS = 12 * (_END_YEAR - _FIRST_YEAR)
+_N_YEARS = _END_YEAR - _FIRST_YEAR
 
 
 # ---------------------------------------------------------------------------
@@ -323,17 +326,17 @@ def _numeric_positions(x):
     return np.where(x > 0, n_side + 1 + j, np.where(x < 0, n_side - 1 - j, n_side))
 
 
-def _month_label(k):
-    return f"{_FIRST_YEAR + k // 12:04d}-{k % 12 + 1:02d}-01"
+def _year_label(k):
+    return f"{_FIRST_YEAR + k:04d}-01-01"
 
 
 def time_grid():
-    """The public grid of datetime bins: calendar months 1900–2099.
+    """The public grid of datetime bins: calendar years 1900–2099.
 
     Returns
     -------
     edges : list of str
-        The 2,401 month starts ``"1900-01-01"`` … ``"2100-01-01"``; bin
+        The 201 year starts ``"1900-01-01"`` … ``"2100-01-01"``; bin
         ``k`` runs from ``edges[k]`` to ``edges[k + 1]``. Datetimes are
         binned by their wall time (in their own time zone when tz-aware);
         earlier and later ones fall in the first and last bin.
@@ -343,9 +346,9 @@ def time_grid():
     >>> from skdpgen.private_schema import time_grid
     >>> edges = time_grid()
     >>> len(edges), edges[0], edges[13], edges[-1]
-    (2401, '1900-01-01', '1901-02-01', '2100-01-01')
+    (201, '1900-01-01', '1913-01-01', '2100-01-01')
     """
-    return [_month_label(k) for k in range(_N_MONTHS + 1)]
+    return [_year_label(k) for k in range(_N_YEARS + 1)]
 
 
 def _wall_times(column):
@@ -356,11 +359,11 @@ def _wall_times(column):
     return column
 
 
-def _month_positions(column):
-    """Month index since January 1900 of each non-missing datetime, clipped."""
+def _year_positions(column):
+    """Year index since 1900 of each non-missing datetime, clipped."""
     wall = _wall_times(column).dropna().to_numpy()  # naive datetime64, any unit
-    months = wall.astype("datetime64[M]").astype(np.int64)  # since January 1970
-    return np.clip(months + 12 * (1970 - _FIRST_YEAR), 0, _N_MONTHS - 1)
+    years = wall.astype("datetime64[Y]").astype(np.int64)  # since 1970
+    return np.clip(years + (1970 - _FIRST_YEAR), 0, _N_YEARS - 1)
 
 
 # ---------------------------------------------------------------------------
@@ -395,34 +398,41 @@ def _trimmed_range(sums, sizes, s, grow):
     return first, last
 
 
-def _occupied_range(noisy, groups, s):
+def _occupied_range(noisy, levels, s):
     """First and last bin of the robust occupied range (see module doc).
 
-    ``noisy`` are the noisy bin counts (noise std ``s`` each); ``groups`` a
-    non-decreasing group id per bin (the coarse level). The fine range is
-    extended to coarse groups found occupied entirely outside it (values too
-    diffuse for single bins); with nothing occupied, the range is the coarse
-    group of largest noisy sum.
+    ``noisy`` are the noisy bin counts (noise std ``s`` each); ``levels`` a
+    list of coarse levels, finest first, each a non-decreasing group id per
+    bin. The fine range is extended, level by level, to the coarse groups
+    found occupied entirely outside it (values too diffuse for single bins);
+    with nothing occupied at any level, the range is the group of largest
+    noisy sum of the first coarse level.
     """
-    groups = np.asarray(groups)
-    n_groups = int(groups[-1]) + 1
-    sums = np.bincount(groups, weights=noisy, minlength=n_groups)
-    fine = _trimmed_range(noisy, np.ones(noisy.size), s, grow=True)
-    coarse = _trimmed_range(sums, np.bincount(groups, minlength=n_groups), s, grow=False)
-    if coarse is None and fine is None:  # nothing detected: the heaviest coarse group
-        coarse = (int(np.argmax(sums)),) * 2
-    if coarse is None:
-        return fine
-    in_first = np.flatnonzero(groups == coarse[0])
-    in_last = np.flatnonzero(groups == coarse[1])
-    if fine is None:
-        return int(in_first[0]), int(in_last[-1])
-    first, last = fine
-    if in_first[-1] < first:
-        first = int(in_first[0])
-    if in_last[0] > last:
-        last = int(in_last[-1])
-    return first, last
+    found = _trimmed_range(noisy, np.ones(noisy.size), s, grow=True)
+    for groups in levels:
+        groups = np.asarray(groups)
+        n_groups = int(groups[-1]) + 1
+        sums = np.bincount(groups, weights=noisy, minlength=n_groups)
+        coarse = _trimmed_range(sums, np.bincount(groups, minlength=n_groups), s, grow=True)
+        if coarse is None:
+            continue
+        in_first = np.flatnonzero(groups == coarse[0])
+        in_last = np.flatnonzero(groups == coarse[1])
+        if found is None:
+            found = int(in_first[0]), int(in_last[-1])
+            continue
+        first, last = found
+        if in_first[-1] < first:
+            first = int(in_first[0])
+        if in_last[0] > last:
+            last = int(in_last[-1])
+        found = first, last
+    if found is None:  # nothing detected: the heaviest group of the first coarse level
+        groups = np.asarray(levels[0])
+        heaviest = int(np.argmax(np.bincount(groups, weights=noisy)))
+        in_it = np.flatnonzero(groups == heaviest)
+        found = int(in_it[0]), int(in_it[-1])
+    return found
 
 
 def _flags(noisy_nonint, noisy_missing, n, s):
@@ -815,7 +825,7 @@ class SchemaPlan:
         * ``schema: numeric flags``, ``[non-integer count, missing count]``:
           a non-integer value against a missing one changes both:
           ``Δ = √2``.
-        * ``schema: datetime``, ``[monthly histogram, count of values that
+        * ``schema: datetime``, ``[yearly histogram, count of values that
           are not at midnight, missing count]``: two present values move one
           count between two bins and may differ in time of day; a present
           value not at midnight against a missing one changes its bin and
@@ -902,7 +912,7 @@ class SchemaPlan:
         s = self._sigma(accountant, name) * SENSITIVITY[structure]
         integer, missing = _flags(noisy[-2], noisy[-1], n, s)
         if structure == NUMERIC:
-            first, last = _occupied_range(noisy[:-2], groups, s)
+            first, last = _occupied_range(noisy[:-2], [groups], s)
             bounds = _finish_bounds(lower[first], upper[last], integer)
         else:
             bounds = list(self.bounds)
@@ -910,8 +920,8 @@ class SchemaPlan:
                 "impute": not missing}
 
     def _estimate_datetime(self, key, column, n, accountant, name=DATETIME):
-        months = _month_positions(column)
-        hist = np.bincount(months, minlength=_N_MONTHS)
+        years = _year_positions(column)
+        hist = np.bincount(years, minlength=_N_YEARS)
         wall = _wall_times(column).dropna()
         not_midnight = float((wall != wall.dt.normalize()).sum())
         value = np.concatenate([hist, [not_midnight, column.isna().sum()]]).astype(np.float64)
@@ -920,8 +930,8 @@ class SchemaPlan:
         s = self._sigma(accountant, name) * SENSITIVITY[DATETIME]
         # whole days decided like the integer flag of numeric columns
         days, missing = _flags(noisy[-2], noisy[-1], n, s)
-        first, last = _occupied_range(noisy[:-2], np.arange(_N_MONTHS) // 12, s)
-        spec = {"type": "datetime", "bounds": [_month_label(first), _month_label(last + 1)],
+        first, last = _occupied_range(noisy[:-2], [np.arange(_N_YEARS) // 10], s)
+        spec = {"type": "datetime", "bounds": [_year_label(first), _year_label(last + 1)],
                 "missing": missing, "timezone": self.timezones.get(key), "impute": not missing}
         if days:
             spec["resolution"] = "day"
@@ -1117,7 +1127,7 @@ class SchemaPlan:
         )
         wall = _wall_times(column).dropna()
         if wall.empty:
-            bounds = [_month_label(0), _month_label(_N_MONTHS)]
+            bounds = [_year_label(0), _year_label(_N_YEARS)]
         else:
             lo = wall.min().floor("D")
             hi = max(wall.max().ceil("D"), lo + pd.Timedelta(days=1))
