@@ -56,7 +56,7 @@ def default_length_scale(n_numeric, category_sizes, factor=None):
     --------
     >>> from skdpgen.synthesizers import default_length_scale
     >>> round(default_length_scale(6, [2, 9, 16]), 3)
-    1.622
+    1.471
     """
     factor = LENGTH_SCALE_FACTOR if factor is None else factor
     squared = 2.0 / 3.0 * n_numeric + sum(2.0 * (1.0 - 1.0 / k) for k in category_sizes)
