@@ -578,6 +578,52 @@ class PrivacyReport:
             ],
         }
 
+    @classmethod
+    def from_dict(cls, data):
+        """The report that :meth:`to_dict` describes (e.g. a CLI ``*.privacy.json``).
+
+        For composing the reports of separate runs, such as a schema
+        estimated with ``skdpgen schema`` and the fits that reuse it.
+
+        Parameters
+        ----------
+        data : dict
+            The output of :meth:`to_dict` (or its JSON, loaded).
+
+        Returns
+        -------
+        report : PrivacyReport
+            The same releases, δ, budget, leaks, selections and
+            reproducibility; its ``epsilon`` is recomputed from them.
+
+        Examples
+        --------
+        >>> import json
+        >>> from skdpgen.privacy import GaussianRelease, PrivacyReport, compose_reports
+        >>> schema = PrivacyReport([GaussianRelease("schema: numeric", 1.7, 40.0)], delta=1e-5)
+        >>> fit = PrivacyReport([GaussianRelease("sum kernel", 0.001, 0.01)], delta=1e-5)
+        >>> saved = json.loads(json.dumps(schema.to_dict()))  # a *.privacy.json file
+        >>> total = compose_reports([PrivacyReport.from_dict(saved), fit])
+        >>> total.epsilon > fit.epsilon
+        True
+        """
+
+        def number(value):
+            return math.inf if value == "inf" else float(value)
+
+        releases = [GaussianRelease(r["release"], number(r["sensitivity"]),
+                                    number(r["noise_multiplier"]), int(r["count"]))
+                    for r in data["releases"]]
+        leaks = [PrivacyLeak(leak["what"], leak.get("column"), leak["why"])
+                 for leak in data.get("leaks", [])]
+        budget = data.get("budget")
+        selections = [(s["release"], float(s["delta_each"]), int(s["count"]))
+                      for s in data.get("selections", [])]
+        return cls(releases, float(data["delta"]),
+                   budget=None if budget is None else tuple(number(b) for b in budget),
+                   leaks=leaks, reproducible=bool(data.get("reproducible_noise", False)),
+                   selections=selections)
+
     def to_frame(self):
         """The releases and the leaks as a pandas DataFrame, one row each.
 

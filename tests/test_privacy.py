@@ -189,3 +189,35 @@ def test_infinite_epsilon_warns_that_nothing_is_private():
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         check_epsilon_delta(1.0, 1e-5)
+
+
+def test_report_round_trips_through_its_dict_and_json():
+    import json
+    import warnings
+
+    from skdpgen.privacy import (
+        GaussianAccountant,
+        PrivacyReport,
+        compose_reports,
+        leak_ledger,
+        record_leak,
+    )
+
+    acc = GaussianAccountant(1.0, 1e-5, {"mean": (0.6, 2), "keys": 0.4}, selections=["keys"])
+    acc.add_noise("mean", [0.0, 1.0], sensitivity=0.1)
+    acc.add_noise("mean", [2.0], sensitivity=0.1)
+    acc.select("keys", [5.0, 500.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with leak_ledger() as leaks:
+            record_leak("bounds", "read from the rows", column="age")
+    report = PrivacyReport(acc.report().releases, 1e-5, budget=(1.0, 1e-5), leaks=leaks,
+                           selections=acc.report().selections)
+    again = PrivacyReport.from_dict(json.loads(json.dumps(report.to_dict())))
+    assert again.to_dict() == report.to_dict()
+    assert again.epsilon == report.epsilon and again.is_private is False
+    assert again.selection_delta == report.selection_delta > 0
+    # composing a saved report with a later one counts both
+    total = compose_reports([again, acc.report()])
+    assert total.epsilon == pytest.approx(compose_reports([report, acc.report()]).epsilon)
+    assert total.epsilon > report.epsilon
