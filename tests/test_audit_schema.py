@@ -38,7 +38,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skdpgen import privacy
 from skdpgen.audit import gaussian_mu, gaussian_mu_audit
 from skdpgen.private_schema import (
     TEXT,
@@ -52,6 +51,8 @@ from skdpgen.private_schema import (
     SchemaPlan,
 )
 from skdpgen.privacy import GaussianAccountant
+
+from _capture import capture_fits
 
 DELTA = 1e-5
 EPSILON = 16.7
@@ -100,54 +101,31 @@ def _fit(plan):
     return fit
 
 
-def _capture(fit, data, n_runs, noise_scale=1.0):
-    """``fit(*data)`` n_runs times; per run, (name, exact, noisy, Δ) of each release."""
-    add_noise = GaussianAccountant.add_noise
-    draw = privacy._gaussian_noise
-    runs, reports = [], []
-
-    def capturing(self, name, value, *, sensitivity):
-        noisy = add_noise(self, name, value, sensitivity=sensitivity)
-        runs[-1].append((name, np.array(value, dtype=float).ravel(),
-                         np.array(noisy, dtype=float).ravel(), float(sensitivity),
-                         self.noise_multipliers[name]))
-        return noisy
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(GaussianAccountant, "add_noise", capturing)
-        if noise_scale != 1.0:
-            mp.setattr(privacy, "_gaussian_noise",
-                       lambda rng, std, shape: noise_scale * draw(rng, std, shape))
-        for _ in range(n_runs):
-            runs.append([])
-            reports.append(fit(*data))
-    return runs, reports
-
-
 def _audit(public_bounds, n_runs, noise_scale=1.0):
     plan, d, d_prime = _pair(public_bounds)
     fit = _fit(plan)
-    on_d, reports = _capture(fit, d, n_runs, noise_scale)
-    on_d_prime, reports_prime = _capture(fit, d_prime, n_runs, noise_scale)
-    names = [r[0] for r in on_d[0]]
-    assert all([r[0] for r in run] == names for run in on_d + on_d_prime), "releases differ"
+    on_d, reports = capture_fits(fit, d, n_runs, noise_scale=noise_scale)
+    on_d_prime, reports_prime = capture_fits(fit, d_prime, n_runs, noise_scale=noise_scale)
+    names = [r.name for r in on_d[0]]
+    assert all([r.name for r in run] == names for run in on_d + on_d_prime), "releases differ"
     for side in (on_d, on_d_prime):  # the exact statistics are the same in every run
         for k in range(len(names)):
-            assert all(np.array_equal(run[k][1], side[0][k][1]) for run in side), names[k]
+            assert all(np.array_equal(run[k].value, side[0][k].value) for run in side), names[k]
     report = reports[0]
     assert all(r.to_dict()["releases"] == report.to_dict()["releases"]
                for r in reports + reports_prime)
 
     flags, rows, direction = set(), [], []
     listed = Counter({(r.name, r.sensitivity): r.count for r in report.releases})
-    if listed != Counter((r[0], r[3]) for r in on_d[0]) or not report.is_private:
+    if listed != Counter((r.name, r.sensitivity) for r in on_d[0]) or not report.is_private:
         flags.add(("report", "all"))
     claims = {(r.name, r.sensitivity): r for r in report.releases}
-    noisy = [np.array([run[k][2] for run in on_d]) for k in range(len(names))]
-    noisy_prime = [np.array([run[k][2] for run in on_d_prime]) for k in range(len(names))]
-    for k, (name, exact, _, sensitivity, _) in enumerate(on_d[0]):
+    noisy = [np.array([run[k].noisy for run in on_d]) for k in range(len(names))]
+    noisy_prime = [np.array([run[k].noisy for run in on_d_prime]) for k in range(len(names))]
+    for k, (name, exact, sensitivity) in enumerate((r.name, r.value, r.sensitivity)
+                                                 for r in on_d[0]):
         claim = claims[(name, sensitivity)]
-        diff = exact - on_d_prime[0][k][1]
+        diff = exact - on_d_prime[0][k].value
         attained = float(np.linalg.norm(diff))
         measured = gaussian_mu_audit(noisy[k], noisy_prime[k], direction=diff, alpha=ALPHA)
         rows.append((name, claim, attained, measured))
