@@ -16,7 +16,6 @@ from scipy.stats import norm
 
 from skdpgen import privacy
 from skdpgen.private_schema import (
-    CATEGORIES,
     CLASSES,
     TEXT,
     TYPES,
