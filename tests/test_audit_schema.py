@@ -16,8 +16,9 @@ call it too), and compared with the report:
 (r) ``report``: the report lists every release made and is private.
 
 The pair changes one record in every column at once, so that every release
-attains its claimed sensitivity: a non-integer number in one bin against a
-missing value (histogram bin, non-integer and missing counts: √3), a date
+attains its claimed sensitivity: a non-integer number in one bin against an
+integer in another (two bins, two sub-bins of the fine grid and the
+non-integer count: √5; with public bounds, against a missing value: √2), a date
 against a missing one (√2), ``True`` against ``NA`` (1), and, for the
 categories and the labels, one value against another value present in both
 tables (√2; the candidate keys are the same in both tables).
@@ -83,10 +84,13 @@ def _pair(public_bounds=False):
             "c": np.array(base["c"] + [c], dtype=object),
         })
 
-    # "a" (text) against a date (text): the text type counts move too
+    # "a" (text) against a date (text): the text type counts move too. The number:
+    # with the histograms, a non-integer value against an integer one in another
+    # bin (two bins, two sub-bins and the non-integer count: √5); with public
+    # bounds, against a missing value (the non-integer and missing counts: √2)
     d = (table(0.5, pd.Timestamp("2031-07-04 12:00"), True, "a"),  # not at midnight
          np.array(labels + ["p"], dtype=object))
-    d_prime = (table(np.nan, pd.NaT, pd.NA, "2031-07-04"),
+    d_prime = (table(np.nan if public_bounds else 7.0, pd.NaT, pd.NA, "2031-07-04"),
                np.array(labels + ["q"], dtype=object))
     bounds = (0.0, 100.0) if public_bounds else None
     plan = SchemaPlan.from_table(d[0], d[1], bounds=bounds)

@@ -205,7 +205,7 @@ def test_estimate_schema_report(estimated):
     assert report.selection_delta == pytest.approx(0.5e-5)  # the thresholds' δ, in the report
     assert {(name, c) for name, _, c in report.selections} == {(TEXT, 1), (CLASSES, 1)}
     listed = {(r.name, r.sensitivity, r.count) for r in report.releases}
-    assert listed == {(NUMERIC, math.sqrt(3), 2), (DATETIME, math.sqrt(3), 1),
+    assert listed == {(NUMERIC, math.sqrt(5), 2), (DATETIME, math.sqrt(3), 1),
                       (MISSING, 1.0, 1), (TYPES, math.sqrt(2), 1), (TEXT, math.sqrt(2), 1),
                       (CLASSES, math.sqrt(2), 1)}
     assert report.to_dict()["selections"]
@@ -315,7 +315,8 @@ def test_numeric_flags_with_public_bounds_and_infinite_epsilon():
     # without public bounds, ε = inf gives the exact occupied bins
     with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
         schema, _, _ = estimate_schema(X, epsilon=np.inf)
-    # k: bins (0.8, 1] … (3, 4], rounded outward to integers
+    # k: bins (0.8, 1] … (3, 4], rounded outward to integers (the fine grid's range
+    # with its margins reaches past both end bins: nothing to refine)
     assert schema["x"]["bounds"] == [0.4, 4.0] and schema["k"]["bounds"] == [0.0, 4.0]
 
 
@@ -325,6 +326,32 @@ def test_integer_bounds_are_rounded_outward_and_a_constant_column_widened():
         schema, _, _ = estimate_schema(X, epsilon=np.inf)
     assert schema["k"]["bounds"] == [2.0, 150.0]  # bins (2.5, 3] and (125, 150]
     assert schema["z"]["bounds"] == [-1.0, 1.0] and schema["z"]["integer"] is True
+
+
+def test_the_fine_grid_refines_values_far_from_zero():
+    """A year column: the logarithmic grid alone gives [1500, 2500]."""
+    from skdpgen.private_schema import FINE_BINS, _fine_edges, _fine_positions, _numeric_positions
+
+    years = np.repeat(np.arange(1995, 2004), 1000)  # 1995-2003, 9,000 rows
+    X = pd.DataFrame({"year": years, "w": np.linspace(0.5, 2.5, years.size)})
+    # exact counts (ε = inf): the occupied groups of 16 sub-bins, (1968.75, 2000]
+    # and (2000, 2031.25], span more than the sub-bins; the range is theirs, widened
+    # by half its width (31.25) at each end
+    with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
+        schema, _, _ = estimate_schema(X, epsilon=np.inf)
+    assert schema["year"]["bounds"] == [1937.0, 2063.0]
+    for _ in range(5):  # at ε = 1 the range stays within decades of the data
+        schema, _, _ = estimate_schema(X, epsilon=1.0)
+        lo, hi = schema["year"]["bounds"]
+        assert 1900 <= lo <= 1995 and 2003 <= hi <= 2100, (lo, hi)
+        lo, hi = schema["w"]["bounds"]  # a column spread over its bins: the bins' edges
+        assert lo in _edges() and hi in _edges(), (lo, hi)
+    # the fine positions: 256 equal sub-bins of each bin, edges back from positions
+    x = np.array([1995.0, 2000.0, 2000.5, 0.0, -3.0])
+    fine = _fine_positions(x, _numeric_positions(x))
+    lo, hi = zip(*(_fine_edges(f) for f in fine))
+    assert np.all(np.array(lo) <= x) and np.all(x <= np.array(hi))
+    assert np.all(np.array(hi) - np.array(lo) <= 500 / FINE_BINS)
 
 
 def test_numpy_arrays_and_time_zones():
