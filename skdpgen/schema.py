@@ -47,6 +47,11 @@ The keys of a column's spec:
 ``"coerce"`` (numeric and datetime, default false)
     The column holds text (as read from a CSV file): values are parsed as
     numbers or dates, and those that do not parse count as missing.
+``"levels"`` (numeric with ``"integer": true``, default absent)
+    ``true``: encode the column as a one-hot block over the integers in its
+    bounds (an exact delta kernel on each value, as for a categorical
+    column) rather than as one scaled number; ``false``: as a number.
+    Absent, the encoder's ``max_levels`` decides (:class:`TableEncoder`).
 ``"impute"`` (numeric and datetime, default false)
     Without ``"missing"``: a missing value is encoded as the centre of the
     bounds instead of raising (privately estimated schemas set it, so that
@@ -81,6 +86,7 @@ from .privacy import leak_ledger, record_leak
 __all__ = [
     "TableEncoder",
     "as_frame",
+    "encodes_as_levels",
     "is_categorical_dtype",
     "numeric_schema",
     "output_dtype",
@@ -159,6 +165,44 @@ def paired_frames(first, second, names=("X_real", "X_synthetic")):
             raise ValueError(f"Columns {missing} of {names[0]} are missing from {names[1]}.")
         return a, b[list(a.columns)]
     return a, b.set_axis(a.columns, axis=1)
+
+
+def _n_levels(lo, hi):
+    """How many integers lie in ``[lo, hi]``."""
+    return max(int(np.floor(hi)) - int(np.ceil(lo)) + 1, 0)
+
+
+def encodes_as_levels(spec, max_levels):
+    """Whether a resolved numeric spec is encoded as a one-hot block of its integers.
+
+    ``"levels"`` in the spec decides; without it, integer columns whose
+    bounds hold at most ``max_levels`` integers are (see
+    :class:`TableEncoder`).
+
+    Parameters
+    ----------
+    spec : dict
+        A resolved column spec.
+    max_levels : int
+        The encoder's ``max_levels``.
+
+    Returns
+    -------
+    levels : bool
+
+    Examples
+    --------
+    >>> from skdpgen.schema import encodes_as_levels
+    >>> spec = {"type": "numeric", "bounds": [1, 16], "integer": True}
+    >>> encodes_as_levels(spec, 100), encodes_as_levels(spec, 0)
+    (True, False)
+    """
+    if spec["type"] != "numeric" or not spec.get("integer", False):
+        return False
+    if "levels" in spec:
+        return bool(spec["levels"])
+    n = _n_levels(*spec["bounds"])
+    return 1 <= n <= max_levels
 
 
 _TYPES = ("numeric", "datetime", "categorical")
@@ -274,6 +318,13 @@ def _check_spec(key, spec, dtype=None):
         for name in ("impute", "coerce"):
             if _flag(key, spec, name):
                 out[name] = True
+        if "levels" in spec:
+            out["levels"] = _flag(key, spec, "levels")
+            if out["levels"] and not (out["integer"] and _n_levels(lo, hi) >= 1):
+                raise ValueError(
+                    f"Schema column {key!r} has \"levels\": true; that needs \"integer\": "
+                    "true and bounds holding at least one integer."
+                )
     elif kind == "datetime":
         tz = _check_timezone(key, spec.get("timezone"))
         if tz is None and isinstance(dtype, pd.DatetimeTZDtype):
@@ -456,6 +507,11 @@ class TableEncoder:
         Public column descriptions (see the module docstring).
     bounds : tuple of (float, float), default=None
         Public bounds for every numeric column the schema leaves out.
+    max_levels : int, default=0
+        Integer columns (``"integer": true``) whose public bounds hold at
+        most this many integers are encoded as one-hot blocks over those
+        integers ("levels") instead of one scaled number, unless their spec
+        says otherwise (``"levels"``). 0: only columns whose spec asks.
 
     Attributes
     ----------
@@ -470,12 +526,17 @@ class TableEncoder:
     is_frame_ : bool
         Whether the input was a DataFrame (output is then a DataFrame).
     n_numeric_ : int
-        Width of the numeric block: the numeric and datetime columns.
+        Width of the numeric block: the numeric and datetime columns not
+        encoded as levels.
     numeric_columns_ : list
         The keys of the numeric block's columns, in order.
+    level_columns_ : list
+        The integer columns encoded as one-hot blocks of their integers
+        (:func:`encodes_as_levels`), in column order.
     category_sizes_ : list of int
-        Size of each one-hot block, in encoding order: the categorical
-        columns' blocks, then the 2-way missing indicators.
+        Size of each one-hot block, in encoding order: the blocks of the
+        categorical and level columns, in column order, then the 2-way
+        missing indicators.
     block_columns_ : list
         The column key of each one-hot block (same order).
     indicator_columns_ : list
@@ -499,11 +560,15 @@ class TableEncoder:
                                           mapped to ``2 (v − lo)/(hi − lo) − 1``;
                                           0 (the centre) where missing
     one block per categorical column      one-hot over the categories, in the
-                                          schema's order, then one slot for a
-                                          missing value with ``"missing": true``
+    or level column, in column order      schema's order (a level column's
+                                          integers ``ceil(lo) … floor(hi)``,
+                                          values rounded and clipped to them),
+                                          then one slot for a missing value
+                                          with ``"missing": true``
     missing indicators                    one ``[present, missing]`` block (2 wide)
-                                          per numeric or datetime column with
-                                          ``"missing": true``, in column order
+                                          per numeric or datetime column of the
+                                          numeric block with ``"missing":
+                                          true``, in column order
     ====================================  ========================================
 
     Datetimes are encoded as nanoseconds since the epoch (UTC for tz-aware
@@ -539,9 +604,10 @@ class TableEncoder:
     ``hi − lo`` is finite, which the schema check requires.
     """
 
-    def __init__(self, schema=None, bounds=None):
+    def __init__(self, schema=None, bounds=None, max_levels=0):
         self.schema = schema
         self.bounds = bounds
+        self.max_levels = max_levels
 
     # -- fitting -----------------------------------------------------------
     def fit(self, X):
@@ -621,14 +687,17 @@ class TableEncoder:
                     )
         self.dtypes_ = [output_dtype(spec) for spec in self.specs_]
         pairs = list(zip(columns, self.specs_))
-        self.numeric_columns_ = [k for k, s in pairs if s["type"] in _VALUE_TYPES]
+        self.level_columns_ = [k for k, s in pairs if encodes_as_levels(s, self.max_levels)]
+        levels = set(self.level_columns_)
+        value = [(k, s) for k, s in pairs if s["type"] in _VALUE_TYPES and k not in levels]
+        self.numeric_columns_ = [k for k, _ in value]
         self.n_numeric_ = len(self.numeric_columns_)
-        categorical = [(k, s) for k, s in pairs if s["type"] == "categorical"]
-        self.indicator_columns_ = [k for k, s in pairs
-                                   if s["type"] in _VALUE_TYPES and s.get("missing")]
-        self.block_columns_ = [k for k, _ in categorical] + self.indicator_columns_
+        blocks = [(k, s) for k, s in pairs if s["type"] == "categorical" or k in levels]
+        self.indicator_columns_ = [k for k, s in value if s.get("missing")]
+        self.block_columns_ = [k for k, _ in blocks] + self.indicator_columns_
         self.category_sizes_ = (
-            [len(s["categories"]) + int(bool(s.get("missing"))) for _, s in categorical]
+            [(_n_levels(*s["bounds"]) if k in levels else len(s["categories"]))
+             + int(bool(s.get("missing"))) for k, s in blocks]
             + [2] * len(self.indicator_columns_)
         )
 
@@ -729,6 +798,7 @@ class TableEncoder:
         """
         frame = self._frame(X)
         n = len(frame)
+        levels = set(self.level_columns_)
         num = np.empty((n, self.n_numeric_))
         onehots, indicators = [], []
         j = 0
@@ -751,6 +821,9 @@ class TableEncoder:
                            "; declare \"missing\": true in its schema to allow NaN.")
                     )
                 lo, hi = spec["bounds"]
+                if key in levels:
+                    onehots.append(self._level_block(spec, values, missing, n))
+                    continue
                 # (v − lo)/(hi − lo) ≤ 1 first: finite for any finite hi − lo
                 z = (np.clip(values, lo, hi) - lo) / (hi - lo) * 2.0 - 1.0
             elif spec["type"] == "datetime":
@@ -772,6 +845,21 @@ class TableEncoder:
             num[:, j] = z
             j += 1
         return np.hstack([num] + onehots + indicators)
+
+    @staticmethod
+    def _level_block(spec, values, missing, n):
+        """One-hot block of an integer column over its levels (missing: last slot)."""
+        lo, hi = spec["bounds"]
+        first, size = int(np.ceil(lo)), _n_levels(lo, hi)
+        codes = np.clip(np.round(np.where(missing, first, values)) - first, 0, size - 1)
+        codes = codes.astype(np.intp)
+        if spec.get("missing", False):
+            codes[missing] = size
+        else:  # "impute": the middle level, as the scaled encoding takes the centre
+            codes[missing] = (size - 1) // 2
+        block = np.zeros((n, size + int(bool(spec.get("missing", False)))))
+        block[np.arange(n), codes] = 1.0
+        return block
 
     @staticmethod
     def _one_hot(key, spec, col, n):
@@ -836,9 +924,17 @@ class TableEncoder:
         n_cat = len(self.category_sizes_) - len(self.indicator_columns_)
         indicator = dict(zip(self.indicator_columns_, codes[n_cat:]))
         out = {}
+        levels = set(self.level_columns_)
         j = k = 0
         for key, spec, dtype in zip(self.columns_, self.specs_, self.dtypes_):
-            if spec["type"] in _VALUE_TYPES:
+            if key in levels:
+                lo, hi = spec["bounds"]
+                size = _n_levels(lo, hi)
+                code = codes[k]
+                k += 1
+                missing = (code >= size) if spec.get("missing") else np.zeros(n, dtype=bool)
+                values = (np.ceil(lo) + np.clip(code, 0, size - 1)).astype(np.float64)
+            elif spec["type"] in _VALUE_TYPES:
                 missing = (indicator[key] == 1) if key in indicator else np.zeros(n, dtype=bool)
                 unit = (np.clip(numeric[:, j], -1.0, 1.0) + 1.0) / 2.0  # in [0, 1]
                 j += 1
@@ -847,6 +943,7 @@ class TableEncoder:
                     continue
                 lo, hi = spec["bounds"]
                 values = np.clip(lo + unit * (hi - lo), lo, hi)
+            if spec["type"] == "numeric":
                 if spec["integer"]:
                     values = np.round(values)
                 if not self.is_frame_ or not spec["integer"]:

@@ -393,3 +393,65 @@ def test_unknown_categories_and_wrong_columns_are_errors():
         arr.transform(np.zeros((3, 3)))
     with pytest.raises(ValueError, match="at least 2|minimum of 2"):
         TableEncoder(SCHEMA).fit(X.head(1))
+
+
+# ---------------------------------------------------------------------------
+# integer columns as levels (one-hot blocks of their integers)
+# ---------------------------------------------------------------------------
+
+
+def _codes(enc, Z):
+    offsets = enc.n_numeric_ + np.concatenate([[0], np.cumsum(enc.category_sizes_)])
+    return [Z[:, a:b].argmax(1) for a, b in zip(offsets[:-1], offsets[1:])]
+
+
+def test_integer_columns_with_few_values_are_levels():
+    X = make_frame()
+    enc = TableEncoder(SCHEMA, max_levels=100).fit(X)
+    # age holds 74 integers: a block in column order, before the categorical ones
+    assert enc.level_columns_ == ["age"] and enc.numeric_columns_ == ["income"]
+    assert enc.block_columns_ == ["age", "size", "city", "member"]
+    assert enc.category_sizes_ == [74, 3, 3, 2] and enc.n_encoded_ == 1 + 82
+    Z = enc.transform(X)
+    assert np.array_equal(Z[:, 1:75].argmax(1), X["age"].to_numpy() - 17)
+    assert np.array_equal(Z[:, 1:75].sum(1), np.ones(len(X)))
+    out = enc.decode(Z[:, :1], _codes(enc, Z))
+    assert out["age"].dtype == np.int64 and np.array_equal(out["age"], X["age"])
+    # values outside the bounds are clipped to the end levels, fractions rounded
+    edge = X.head(3).assign(age=[3, 90.4, 1000])
+    assert enc.transform(edge)[:, 1:75].argmax(1).tolist() == [0, 73, 73]
+    # max_levels=0 (TableEncoder's default), or fewer levels than age has: a number
+    for enc in (TableEncoder(SCHEMA).fit(X), TableEncoder(SCHEMA, max_levels=73).fit(X)):
+        assert enc.level_columns_ == [] and enc.numeric_columns_ == ["age", "income"]
+
+
+def test_the_schema_levels_key_overrides_max_levels():
+    X = make_frame()
+    on = {**SCHEMA, "age": {**SCHEMA["age"], "levels": True}}
+    off = {**SCHEMA, "age": {**SCHEMA["age"], "levels": False}}
+    assert TableEncoder(on).fit(X).level_columns_ == ["age"]
+    assert TableEncoder(off, max_levels=100).fit(X).level_columns_ == []
+    for bad in ({"type": "numeric", "bounds": [0, 9], "levels": True},  # not integer
+                {"type": "numeric", "bounds": [0.2, 0.8], "integer": True, "levels": True}):
+        with pytest.raises(ValueError, match="levels"):
+            TableEncoder({"age": bad}).fit(X[["age"]])
+
+
+def test_level_columns_with_missing_values_and_imputation():
+    X = pd.DataFrame({"k": [1.0, np.nan, 3.0, 2.0], "j": [np.nan, 2.0, 4.0, 0.0]})
+    schema = {"k": {"type": "numeric", "bounds": [0.5, 3.5], "integer": True, "missing": True},
+              "j": {"type": "numeric", "bounds": [0, 4], "integer": True, "impute": True}}
+    enc = TableEncoder(schema, max_levels=10).fit(X)
+    # k: the integers 1, 2, 3 and a missing slot; j: 0 … 4, no slot, no indicator
+    assert enc.category_sizes_ == [4, 5] and enc.indicator_columns_ == []
+    Z = enc.transform(X)
+    codes = _codes(enc, Z)
+    assert codes[0].tolist() == [0, 3, 2, 1]
+    assert codes[1].tolist() == [2, 2, 4, 0]  # the missing value: the middle level
+    out = enc.decode(np.empty((4, 0)), codes)
+    assert out["k"].dtype == pd.Int64Dtype() and out["k"].isna().tolist() == [0, 1, 0, 0]
+    assert out["k"].dropna().tolist() == [1, 3, 2] and out["j"].tolist() == [2, 2, 4, 0]
+    # arrays: float output, NaN where missing
+    arr = TableEncoder({0: schema["k"]}, max_levels=10).fit(X[["k"]].to_numpy())
+    dec = arr.decode(np.empty((4, 0)), [codes[0]])
+    assert np.array_equal(dec[:, 0], [1, np.nan, 3, 2], equal_nan=True)

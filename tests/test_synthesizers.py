@@ -713,8 +713,16 @@ def test_dphp_length_scale_is_validated(frame):
     X, y = frame
     for bad in (-0.5, [0.5, 0.5, 0.5], [0.5, np.nan]):  # two numeric columns
         with pytest.raises(ValueError, match="length_scale"):
-            DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=bad, **FAST).fit(X, y)
-    DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=[0.3, 2.0], **FAST).fit(X, y)
+            DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=bad, max_levels=0,
+                            **FAST).fit(X, y)
+    DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=[0.3, 2.0], max_levels=0,
+                    **FAST).fit(X, y)
+    # by default the integer age (74 values) is a one-hot block: one numeric column
+    synth = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=[0.3], **FAST)
+    assert synth.fit(X, y).encoder_.numeric_columns_ == ["income"]
+    with pytest.raises(ValueError, match="length_scale"):
+        DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=[0.3, 2.0],
+                        **FAST).fit(X, y)
 
 
 def test_dpmerf_default_length_scale_is_a_function_of_the_public_encoding():
@@ -738,3 +746,37 @@ def test_dpmerf_default_length_scale_is_a_function_of_the_public_encoding():
     fixed = DPMERFSynthesizer(schema=schema, classes=CLASSES, n_components=50, length_scale=0.7,
                               **FAST).fit(X, y)
     assert fixed.length_scale_ == 0.7
+
+
+def test_dphp_product_draws_stay_within_the_feature_cap():
+    from skdpgen.synthesizers.dphp import MAX_PRODUCT_FEATURES, draw_product_columns
+
+    rng = np.random.default_rng(0)
+    widths = [6, 6, 6, 74, 99, 42, 16, 2]
+    seen = set()
+    for _ in range(200):
+        cols = draw_product_columns(rng, widths, 3, max_features=5000)
+        assert 1 <= len(cols) <= 3 and np.all(np.diff(cols) > 0)
+        assert np.prod([widths[j] for j in cols]) <= 5000
+        seen.update(cols.tolist())
+    assert seen == set(range(len(widths)))  # every column is drawn at some point
+    # with the default cap, DP-HP's 3 of a table of numbers: any 3 (6³ features)
+    assert len(draw_product_columns(rng, [6] * 10, 3)) == 3 and MAX_PRODUCT_FEATURES >= 6**3
+    # nothing fits: the narrowest column alone
+    assert draw_product_columns(rng, [500, 300], 2, max_features=100).tolist() == [1]
+
+
+def test_dphp_levels_learn_point_masses_of_integer_columns():
+    """Hours a week: 45 % of the rows at 40, the rest spread over 1-99."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    hours = np.where(rng.random(n) < 0.45, 40, rng.integers(1, 100, n))
+    X = pd.DataFrame({"hours": hours, "x": rng.uniform(0, 1, n)})
+    schema = {"hours": {"type": "numeric", "bounds": [1, 99], "integer": True},
+              "x": {"type": "numeric", "bounds": [0, 1]}}
+    synth = DPHPSynthesizer(schema=schema, epsilon=20.0,
+                            **{**FAST, "epochs": 3, "steps_per_epoch": 100})
+    Xs, _ = synth.fit(X).sample(n, random_state=0)
+    assert synth.encoder_.level_columns_ == ["hours"]
+    assert Xs["hours"].dtype == np.int64 and Xs["hours"].between(1, 99).all()
+    assert abs(np.mean(Xs["hours"] == 40) - np.mean(hours == 40)) < 0.08

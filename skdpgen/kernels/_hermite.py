@@ -355,7 +355,7 @@ class HermiteFeatures(BoundedFeatureMap):
                    + np.einsum("nk,nk->n", onehot, onehot)) / D
         W = weights * unit_norm_scale(squared)[:, None]
         numeric = np.matmul(stack.transpose(0, 2, 1), W)  # (C+1, p, K)
-        numeric = numeric.transpose(1, 0, 2).reshape(p * (self.order + 1), -1)
+        numeric = numeric.transpose(1, 0, 2).reshape(p * (self.order + 1), W.shape[1])
         return np.concatenate([numeric, onehot.T @ W], axis=0) / math.sqrt(D)
 
     def get_feature_names_out(self, input_features=None):

@@ -260,6 +260,10 @@ class KMESynthesizer(PrivateEstimator):
         """Copy the fitted mechanism's public choices to the estimator."""
         self.features_ = mechanism.features_
 
+    def _encoder(self, schema):
+        """The (unfitted) public encoding of a fit, from its complete schema."""
+        return TableEncoder(schema)
+
     # -- fit ---------------------------------------------------------------
     def fit(self, X, y=None, *, epsilon=None, delta=None):
         """Privatize the data's kernel mean embeddings and train the generator.
@@ -317,7 +321,7 @@ class KMESynthesizer(PrivateEstimator):
             schema, classes = plan.read_from_data(X, y)
         else:
             schema, classes = self.schema, self.classes
-        encoder = TableEncoder(schema).fit(X)
+        encoder = self._encoder(schema).fit(X)
         rows = make_rows(self, X, y, reset=True, encoder=encoder, classes=classes,
                          private=budget.private, min_rows=2)
         k = rows.n_classes

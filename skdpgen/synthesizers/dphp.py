@@ -11,10 +11,56 @@ from sklearn.utils._param_validation import Interval
 from ..base import estimator_init
 from ..kernels import HermiteFeatures
 from ..registry import register
+from ..schema import TableEncoder
 from ._kme import SHARED_CONSTRAINTS, SHARED_DEFAULTS, KMESynthesizer, synthesizer_doc
 from ._mechanism import Mechanism, embedding_loss
 
 __all__ = ["DPHPSynthesizer", "HermiteMechanism"]
+
+#: A product-kernel draw keeps at most this many features (columns that would
+#: exceed it are passed over; the widths are public).
+MAX_PRODUCT_FEATURES = 2**15
+
+
+def draw_product_columns(rng, widths, size, max_features=MAX_PRODUCT_FEATURES):
+    """Draw the columns of one product-kernel release (public randomness).
+
+    Columns are taken in a random order, each kept when the product of the
+    kept widths stays at most ``max_features`` (a column wider than that on
+    its own is never kept), until ``size`` are kept.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    widths : sequence of int
+        Features of each table column in the product kernel (public: the
+        Hermite order plus one, or the one-hot block's size).
+    size : int
+    max_features : int, default=MAX_PRODUCT_FEATURES
+
+    Returns
+    -------
+    columns : ndarray of int
+        Sorted; at most ``size``; when no column fits, the narrowest one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen.synthesizers.dphp import draw_product_columns
+    >>> draw_product_columns(np.random.default_rng(0), [6, 6, 100, 100], 3,
+    ...                      max_features=5000).tolist()
+    [0, 1, 3]
+    """
+    kept, width = [], 1
+    for j in rng.permutation(len(widths)):
+        if len(kept) == size:
+            break
+        if width * int(widths[j]) <= max_features:
+            kept.append(int(j))
+            width *= int(widths[j])
+    if not kept:
+        kept = [int(np.argmin(widths))]
+    return np.sort(np.asarray(kept, dtype=np.intp))
 
 
 class HermiteMechanism(Mechanism):
@@ -23,7 +69,9 @@ class HermiteMechanism(Mechanism):
     The sum kernel (Hermite features of every numeric column, one-hot blocks
     of the categorical ones) is released before training; at the start of
     each epoch, ``product_size`` columns are drawn at random (public
-    randomness) and the product kernel over them is released. The loss is
+    randomness, :func:`draw_product_columns`: a draw keeps at most
+    ``MAX_PRODUCT_FEATURES`` features) and the product kernel over them is
+    released. The loss is
     ``‖μ̃ˢ − μˢ_θ‖² + γ ‖μ̃ᵖ − μᵖ_θ‖²`` (summed over classes), with the
     latest product release.
 
@@ -66,8 +114,9 @@ class HermiteMechanism(Mechanism):
             self._release(context, "sum kernel", self.features_)
         if self.product_share == 0:
             return
-        size = min(self.product_size, self.n_columns_)
-        cols = np.sort(context.rng.choice(self.n_columns_, size, replace=False))
+        widths = ([self.product_order + 1] * (self.n_columns_ - len(self.category_sizes_))
+                  + self.category_sizes_)
+        cols = draw_product_columns(context.rng, widths, self.product_size)
         self.product_columns_.append(cols)
         self._product = HermiteFeatures(
             order=self.product_order, length_scale=self.length_scale, kernel="product",
@@ -104,7 +153,10 @@ class DPHPSynthesizer(KMESynthesizer):
     length_scale : float or array-like, default=0.5
         Length scale of every numeric column's Gaussian kernel, in units of
         the public range mapped onto [-1, 1] (so 0.5 is a quarter of the
-        range). It does not look at the data.
+        range). It does not look at the data. An array gives one per column
+        of the numeric block, ``encoder_.numeric_columns_`` (numeric and
+        datetime columns, except integer columns encoded as levels, see
+        ``max_levels``).
     product_order : int, default=5
         Hermite order of numeric columns in the product kernel.
     product_size : int, default=3
@@ -114,6 +166,16 @@ class DPHPSynthesizer(KMESynthesizer):
     product_share : float, default=0.5
         Share of the (non-label) budget for the product-kernel releases; the
         rest goes to the sum kernel. ``0`` disables the product kernel.
+    max_levels : int, default=100
+        Integer columns (``"integer": true``) whose public bounds hold at
+        most this many integers are encoded as one-hot blocks of their
+        values, like categorical columns, so that the sum kernel matches
+        each value's frequency exactly (a Hermite kernel at length scale
+        0.5 blurs point masses such as "40 hours a week" over their
+        neighbours); ``0`` encodes every integer column as one number. A
+        column's ``"levels"`` in the schema overrides it (see
+        :class:`~skdpgen.schema.TableEncoder`). Ignored with
+        ``image_shape`` (pixels stay numbers).
     {shared_parameters}
 
     Attributes
@@ -121,9 +183,10 @@ class DPHPSynthesizer(KMESynthesizer):
     features_ : HermiteFeatures
         The sum kernel.
     product_columns_ : list of ndarray of int
-        The table columns of each product-kernel release, in order (numeric
-        columns first, then categorical ones; drawn from ``random_state``,
-        not from the data).
+        The table columns of each product-kernel release, in order (the
+        numeric block's columns first, then the one-hot blocks of
+        ``encoder_.block_columns_``; drawn from ``random_state``, not from
+        the data).
     {shared_attributes}
 
     See Also
@@ -174,11 +237,16 @@ class DPHPSynthesizer(KMESynthesizer):
         "product_size": [Interval(Integral, 1, None, closed="left")],
         "gamma": [Interval(Real, 0, None, closed="left")],
         "product_share": [Interval(Real, 0, 1, closed="left")],
+        "max_levels": [Interval(Integral, 0, None, closed="left")],
     }
     __init__ = estimator_init(
         order=20, length_scale=0.5, product_order=5, product_size=3, gamma=1.0,
-        product_share=0.5, **{**SHARED_DEFAULTS, "learning_rate": 3e-3},
+        product_share=0.5, max_levels=100, **{**SHARED_DEFAULTS, "learning_rate": 3e-3},
     )
+
+    def _encoder(self, schema):
+        levels = 0 if self.image_shape is not None else self.max_levels
+        return TableEncoder(schema, max_levels=levels)
 
     def _mechanism(self, rng):
         return HermiteMechanism(
