@@ -73,8 +73,11 @@ rounded outward to grid edges. Values too diffuse to occupy single bins are
 looked for on a coarse level too, the same test on the noisy sums of groups
 of bins (decades of the numeric grid, decades of years of the time grid:
 noise ``s·sqrt(size)``, again at most 1e-4 false alarms per
-level, and the same hysteresis); the range extends, level by level, to the
-occupied coarse groups that lie entirely outside the range so far. Values
+level, without hysteresis: a whole decade joining the range on a 2s
+fluctuation, as a neighbouring bin may, would stretch a numeric range
+tenfold, or a range of dates two years long sixfold); the range
+extends, level by level, to the occupied coarse groups that lie entirely
+outside the range so far. Values
 outside the bounds are clipped by the encoder.
 When nothing is
 occupied at any level (too few rows for the budget), the bounds are the
@@ -89,17 +92,19 @@ bin) becomes ``[v − 0.5, v + 0.5]``.
 **Refinement on the fine grid** (numeric columns). Within the bins of the
 range found so far, the sub-bins, and their groups of 16, are tested the
 same way (a Bonferroni threshold over the sub-bins (groups) of the range,
-the same hysteresis, no cut). With ``[a, b]`` spanning the lowest and the
+hysteresis on the sub-bins, no cut). With ``[a, b]`` spanning the lowest and the
 highest occupied sub-bin (or group) found at either level, the lower bound
 becomes ``a − (b − a)/2`` if that lies in the range's first bin, and the
 upper bound ``b + (b − a)/2`` if that lies in its last bin; otherwise that
-end stays a bin edge. The margin keeps tails that are real but too thin
-for a sub-bin to clear the noise (at ε = 1 a sub-bin needs hundreds of
-rows, so a bell-shaped column is found only near its mode), and the
-refinement only cuts empty space off the two end bins: a lone sub-bin
-found inside the range never shrinks it past bins found occupied, and
-when nothing is found on the fine grid (diffuse values, few rows) the
-range stays as it was.
+end stays a bin edge. The result replaces the range only when it is at
+most a quarter of its width: the refinement is for values packed into a
+small part of their bins (years near 2000 in bins 500 wide), not for
+spread values, whose sub-bins clear the noise here and there (a few
+isolated sub-bins found, or none, tell nothing about where the values
+end). The margin keeps tails that are real but too thin for a sub-bin to
+clear the noise (at ε = 1 a sub-bin needs hundreds of rows), and the
+refinement only cuts off parts of the two end bins, never bins found
+occupied.
 Sub-bins add one count per record to the release (``Δ`` from ``√3`` to
 ``√5``), so the noise on the histogram is ``sqrt(5/3)`` times larger for
 the same share: a year column 1995-2003 gets a range of a few decades
@@ -229,6 +234,8 @@ FINE_BINS = 256
 FINE_GROUP = 16
 #: A range refined on the fine grid is widened by this share of its width at each end.
 FINE_MARGIN = 0.5
+#: ... and replaces the range only when at most this share of its width.
+FINE_SHRINK = 0.25
 
 _MANTISSAS = ("1", "1.25", "1.5", "2", "2.5", "3", "4", "5", "6", "8")
 _DECADES = range(-6, 15)  # edges 1e-6 … 8e14, then 1e15
@@ -386,7 +393,8 @@ def _refined_range(fine, first, last, s):
     highest found at either level, widened by ``FINE_MARGIN`` times their
     distance at each end, bound the range, but only inside its first and
     last bin: a lone occupied sub-bin inside the range never shrinks it
-    past occupied bins.
+    past occupied bins. The refined range replaces the range only when it
+    is at most ``FINE_SHRINK`` of its width.
 
     Returns
     -------
@@ -396,9 +404,9 @@ def _refined_range(fine, first, last, s):
     lower, upper, _, _ = _numeric_grid()
     part = fine[first * FINE_BINS:(last + 1) * FINE_BINS]
     lows, highs = [], []
-    for size in (1, FINE_GROUP):
+    for size in (1, FINE_GROUP):  # hysteresis on the sub-bins only, as on the bins
         sums = part.reshape(-1, size).sum(axis=1)
-        found = _trimmed_range(sums, np.full(sums.size, float(size)), s, grow=True,
+        found = _trimmed_range(sums, np.full(sums.size, float(size)), s, grow=size == 1,
                                quantile=0.0)
         if found is not None:
             lows.append(found[0] * size)
@@ -409,11 +417,14 @@ def _refined_range(fine, first, last, s):
     found_lo = _fine_edges(first * FINE_BINS + min(lows))[0]
     found_hi = _fine_edges(first * FINE_BINS + max(highs))[1]
     margin = FINE_MARGIN * (found_hi - found_lo)  # the tails too thin to be found
+    new_lo, new_hi = lo, hi
     if min(lows) < FINE_BINS:  # inside the first bin
-        lo = max(lo, found_lo - margin)
+        new_lo = max(lo, found_lo - margin)
     if max(highs) >= part.size - FINE_BINS:  # inside the last bin
-        hi = min(hi, found_hi + margin)
-    return lo, hi
+        new_hi = min(hi, found_hi + margin)
+    if new_hi - new_lo > FINE_SHRINK * (hi - lo):  # no big gain: lone sub-bins, not a range
+        return lo, hi
+    return new_lo, new_hi
 
 
 def _year_label(k):
@@ -493,8 +504,9 @@ def _occupied_range(noisy, levels, s):
 
     ``noisy`` are the noisy bin counts (noise std ``s`` each); ``levels`` a
     list of coarse levels, finest first, each a non-decreasing group id per
-    bin. The fine range is extended, level by level, to the coarse groups
-    found occupied entirely outside it (values too diffuse for single bins);
+    bin. The fine range (with hysteresis) is extended, level by level, to
+    the coarse groups found occupied (without) entirely outside it (values
+    too diffuse for single bins);
     with nothing occupied at any level, the range is the group of largest
     noisy sum of the first coarse level.
     """
@@ -503,7 +515,8 @@ def _occupied_range(noisy, levels, s):
         groups = np.asarray(groups)
         n_groups = int(groups[-1]) + 1
         sums = np.bincount(groups, weights=noisy, minlength=n_groups)
-        coarse = _trimmed_range(sums, np.bincount(groups, minlength=n_groups), s, grow=True)
+        coarse = _trimmed_range(sums, np.bincount(groups, minlength=n_groups), s,
+                                grow=False)
         if coarse is None:
             continue
         in_first = np.flatnonzero(groups == coarse[0])
