@@ -164,19 +164,54 @@ def typical_distance(n_numeric, category_sizes):
 
 
 def noisy_marginals(table, n_samples, epsilon, delta, rng):
-    """Fit-and-sample of the baseline (see the module docstring); returns
-    (X_syn, y_syn, report, seconds)."""
+    """Fit-and-sample of the baseline with the public schema for free (see the
+    module docstring); returns (X_syn, y_syn, report, seconds)."""
     from skdpgen.privacy import GaussianAccountant
 
     t0 = time.perf_counter()
-    codes, cells = P.discretize(table.X_train, table.schema, bins=BINS)
-    classes = list(table.classes)
-    label_codes = pd.Index(classes).get_indexer(table.y_train)
-    hists = [np.bincount(codes[c], minlength=len(cells[c])) for c in table.schema]
+    accountant = GaussianAccountant(epsilon, delta, {"one-way marginals": 1.0})
+    X_syn, y_syn = _marginals(table.X_train, table.y_train, table.schema, list(table.classes),
+                              accountant, n_samples, rng)
+    return X_syn, y_syn, accountant.report(), time.perf_counter() - t0
+
+
+def noisy_marginals_private(table, n_samples, epsilon, delta, rng, schema_share=0.1):
+    """The same baseline with nothing public, like the synthesizers' defaults:
+    ``schema_share`` of the budget estimates the schema and the class list
+    (``SchemaPlan``, as a synthesizer's fit does), the rest releases the
+    marginals over the estimated schema's cells, all in one accountant
+    (exact composition); returns (X_syn, y_syn, report, seconds)."""
+    from skdpgen.private_schema import SchemaPlan, map_unlisted
+    from skdpgen.privacy import GaussianAccountant
+
+    t0 = time.perf_counter()
+    plan = SchemaPlan.from_table(table.X_train, table.y_train)
+    shares = {**plan.shares(schema_share), "one-way marginals": 1.0 - schema_share}
+    accountant = GaussianAccountant(epsilon, delta, shares, selections=plan.selections())
+    schema, classes = plan.estimate(table.X_train, table.y_train, accountant)
+    y = map_unlisted(np.asarray(table.y_train, dtype=object), classes, plan.class_other_)
+    X = table.X_train.copy()
+    for c, spec in schema.items():  # values the estimate dropped: its "other" category
+        if spec["type"] == "categorical":
+            known = pd.Index([P._norm_cat(v) for v in spec["categories"]])
+            col = X[c].astype(object)
+            miss = col.isna()
+            unknown = known.get_indexer(col.where(~miss, "NA").map(P._norm_cat)) < 0
+            unknown &= ~miss if spec.get("missing") else True
+            X[c] = col.where(~unknown, spec["other"])
+    X_syn, y_syn = _marginals(X, y, schema, list(classes), accountant, n_samples, rng)
+    return X_syn, y_syn, accountant.report(), time.perf_counter() - t0
+
+
+def _marginals(X, y, schema, classes, accountant, n_samples, rng):
+    """Release the one-way histograms over ``schema``'s cells (the accountant's
+    "one-way marginals") and sample every column independently."""
+    codes, cells = P.discretize(X, schema, bins=BINS)
+    label_codes = pd.Index(classes).get_indexer(np.asarray(y, dtype=object))
+    hists = [np.bincount(codes[c], minlength=len(cells[c])) for c in schema]
     hists.append(np.bincount(label_codes, minlength=len(classes)))
     sizes = [len(h) for h in hists]
     counts = np.concatenate(hists).astype(float)
-    accountant = GaussianAccountant(epsilon, delta, {"one-way marginals": 1.0})
     noisy = accountant.add_noise("one-way marginals", counts,
                                  sensitivity=math.sqrt(2 * len(hists)))
     parts = np.split(noisy, np.cumsum(sizes)[:-1])
@@ -186,7 +221,7 @@ def noisy_marginals(table, n_samples, epsilon, delta, rng):
         return p / p.sum() if p.sum() > 0 else allowed / allowed.sum()
 
     out = {}
-    for (c, spec), p in zip(table.schema.items(), parts):
+    for (c, spec), p in zip(schema.items(), parts):
         allowed = np.ones(len(p), dtype=float)
         allowed[-1] = float(bool(spec.get("missing")))  # the missing cell
         if spec["type"] == "categorical":
@@ -210,7 +245,7 @@ def noisy_marginals(table, n_samples, epsilon, delta, rng):
         out[c] = pd.to_datetime(x, unit="D", origin="unix") if spec["type"] == "datetime" else x
     y = np.asarray(classes, dtype=object)[
         rng.choice(len(classes), size=n_samples, p=probabilities(parts[-1], np.ones(len(classes))))]
-    return pd.DataFrame(out), y, accountant.report(), time.perf_counter() - t0
+    return pd.DataFrame(out), y
 
 
 # -- the synthesizers ----------------------------------------------------------------
@@ -379,7 +414,7 @@ def _stat(values, digits=3):
 
 def run_panel(args, mode, params, tables):
     methods = ["DP-HP", "DP-MERF"] + (["DP-MERF rule"] if args.merf_rule else [])
-    all_methods = methods + ["baseline"]
+    all_methods = methods + ["baseline"] + (["baseline*"] if mode == "private" else [])
     seeds = list(range(args.seed, args.seed + args.seeds))
     desc = Table("Tables (shapes of the whole table; d = features, the target excluded; "
                  "D = typical encoded distance, see --study)",
@@ -418,6 +453,10 @@ def run_panel(args, mode, params, tables):
                 try:
                     if m == "baseline":
                         X_syn, y_syn, rep, secs = noisy_marginals(
+                            t, len(t.X_train), args.epsilon, args.delta,
+                            np.random.default_rng(seed))
+                    elif m == "baseline*":
+                        X_syn, y_syn, rep, secs = noisy_marginals_private(
                             t, len(t.X_train), args.epsilon, args.delta,
                             np.random.default_rng(seed))
                     else:

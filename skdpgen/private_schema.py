@@ -389,11 +389,10 @@ def _refined_range(fine, first, last, s):
     ``fine`` is the noisy fine histogram (noise std ``s`` per sub-bin). In
     the sub-bins of the range, and in their groups of ``FINE_GROUP``, the
     occupied ones are found as the numeric bins are (a Bonferroni threshold
-    over the range, the same hysteresis, no cut); the lowest and the
+    over the range, hysteresis on the sub-bins, no cut); the lowest and the
     highest found at either level, widened by ``FINE_MARGIN`` times their
-    distance at each end, bound the range, but only inside its first and
-    last bin: a lone occupied sub-bin inside the range never shrinks it
-    past occupied bins. The refined range replaces the range only when it
+    distance at each end, bound the range where they fall inside its first
+    and last bin (or beyond them): an end bin is cut, never dropped. The refined range replaces the range only when it
     is at most ``FINE_SHRINK`` of its width.
 
     Returns
@@ -417,11 +416,11 @@ def _refined_range(fine, first, last, s):
     found_lo = _fine_edges(first * FINE_BINS + min(lows))[0]
     found_hi = _fine_edges(first * FINE_BINS + max(highs))[1]
     margin = FINE_MARGIN * (found_hi - found_lo)  # the tails too thin to be found
-    new_lo, new_hi = lo, hi
-    if min(lows) < FINE_BINS:  # inside the first bin
-        new_lo = max(lo, found_lo - margin)
-    if max(highs) >= part.size - FINE_BINS:  # inside the last bin
-        new_hi = min(hi, found_hi + margin)
+    # an end bin is cut, never dropped: it holds values
+    new_lo = found_lo - margin
+    new_lo = lo if new_lo > upper[first] else max(lo, new_lo)
+    new_hi = found_hi + margin
+    new_hi = hi if new_hi < lower[last] else min(hi, new_hi)
     if new_hi - new_lo > FINE_SHRINK * (hi - lo):  # no big gain: lone sub-bins, not a range
         return lo, hi
     return new_lo, new_hi
