@@ -47,6 +47,12 @@ stratified 75/25 split with ``random_state=0``). On the train split only:
   sampled independently, numeric values uniformly inside their bin. It gets
   the hand-written public schema for free, so in ``--schema private`` mode it
   is favoured over the synthesizers, which pay for theirs.
+* ``baseline*`` (``--schema private`` only): the same baseline with nothing
+  public, like the synthesizers' defaults: ``schema_share`` = 10 % of the
+  budget estimates the schema and the class list with the library's
+  ``SchemaPlan`` (as a synthesizer's fit does), the rest releases the
+  marginals over the estimated schema's cells, all in one accountant; values
+  the estimate dropped count as its "other" category.
 * Every method samples as many rows as the train split.
 
 **Scores.** Utility: one fixed classifier, ``HistGradientBoostingClassifier(
@@ -60,6 +66,10 @@ mean 1-way and 2-way marginal TV distance
 label included as a column) between the synthetic rows and the real *train*
 split. The test split is used for nothing but the utility scores; no
 setting is chosen on it.
+
+**--study dphp-length-scale** does the same for DP-HP, whose length scale
+(one for every numeric column, on the public range mapped to [-1, 1]) is
+taken from ``--scale-factors`` as it is.
 
 **--study length-scale** fits DP-MERF with several length scales on the
 *train split only*: it splits each train split again (stratified 80/20,
@@ -521,9 +531,13 @@ def run_study(args, mode, params, tables):
 
     factors = [float(x) for x in args.scale_factors.split(",")]
     seeds = list(range(args.seed, args.seed + args.seeds))
-    names = ["l=1.0"] + [f"{c:g}*D" for c in factors]
+    method = "DP-HP" if args.study == "dphp-length-scale" else "DP-MERF"
+    if method == "DP-HP":  # absolute length scales (DP-HP's are per column, on [-1, 1])
+        names = [f"l={c:g}" for c in factors]
+    else:
+        names = ["l=1.0"] + [f"{c:g}*D" for c in factors]
     w = 11 if len(seeds) > 1 else 5
-    ut = Table("Validation utility (DP-MERF fitted on 80% of the train split, scored on the "
+    ut = Table(f"Validation utility ({method} fitted on 80% of the train split, scored on the "
                "other 20%)" + (f"; mean±std over seeds {seeds}" if len(seeds) > 1 else ""),
                ["table", "D", "metric", "real"] + names, [13, 5, 7, 5] + [w] * len(names))
     out = []
@@ -539,14 +553,13 @@ def run_study(args, mode, params, tables):
         real = utility(s, s.X_train, s.y_train, s.X_test, s.y_test)[key]
         # factors c * D: the library's own rule (length_scale="auto", its
         # LENGTH_SCALE_FACTOR set to c), D from the fitted public encoding
-        scales = [1.0] + [("auto", c) for c in factors]
+        scales = factors if method == "DP-HP" else [1.0] + [("auto", c) for c in factors]
         res = {"u": [[] for _ in scales], "tv1": [[] for _ in scales],
                "tv2": [[] for _ in scales], "s": [[] for _ in scales]}
         for seed in seeds:
             for j, ls in enumerate(scales):
                 try:
-                    X_syn, y_syn, _, secs = fit_synthesizer("DP-MERF", s, mode, seed, params,
-                                                            ls)
+                    X_syn, y_syn, _, secs = fit_synthesizer(method, s, mode, seed, params, ls)
                 except Exception as exc:  # report and go on
                     print(f"  {name} {names[j]} seed {seed}: failed: {type(exc).__name__}: "
                           f"{exc}", flush=True)
@@ -602,7 +615,10 @@ def main(argv=None):
                         help="torch threads and OpenMP/BLAS limit (default: library defaults)")
     parser.add_argument("--merf-rule", type=float, default=None, metavar="C",
                         help="add a DP-MERF column with length_scale = C * D")
-    parser.add_argument("--study", choices=["length-scale"], default=None)
+    parser.add_argument("--study", choices=["length-scale", "dphp-length-scale"], default=None,
+                        help="length-scale: DP-MERF's c*D rule for each c of --scale-factors; "
+                             "dphp-length-scale: DP-HP at each length scale of "
+                             "--scale-factors (train split only, both)")
     parser.add_argument("--scale-factors", default="0.25,0.5,0.71,1,1.41")
     args = parser.parse_args(argv)
 
