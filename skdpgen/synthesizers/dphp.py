@@ -49,7 +49,7 @@ def draw_product_columns(rng, widths, size, max_features=MAX_PRODUCT_FEATURES):
     >>> from skdpgen.synthesizers.dphp import draw_product_columns
     >>> draw_product_columns(np.random.default_rng(0), [6, 6, 100, 100], 3,
     ...                      max_features=5000).tolist()
-    [0, 1, 3]
+    [0, 1, 2]
     """
     kept, width = [], 1
     for j in rng.permutation(len(widths)):
