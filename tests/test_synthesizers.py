@@ -194,7 +194,9 @@ def test_what_the_schema_leaves_out_is_estimated_privately_by_default(make):
     assert set(synth.schema_) == set(X.columns)
     assert synth.schema_["age"] == partial["age"]  # declared entries are kept as they are
     lo, hi = synth.schema_["income"]["bounds"]
-    assert lo <= np.quantile(X["income"], 0.1) and hi >= np.quantile(X["income"], 0.9)
+    # uniform on [0, 1e5]: the bins below 1e4 hold 20-75 rows each, a faint tail at
+    # this n and ε; the lower bound lands between 1,000 and 15,000 (200 fits)
+    assert lo <= np.quantile(X["income"], 0.2) and hi >= np.quantile(X["income"], 0.9)
     assert {"A", "B", "C"} <= set(synth.schema_["city"]["categories"])
     # with the estimated schema, a later fit spends nothing on it
     again = make(schema=synth.schema_, classes=list(synth.classes_)).fit(X, y)
