@@ -92,19 +92,18 @@ bin) becomes ``[v − 0.5, v + 0.5]``.
 **Refinement on the fine grid** (numeric columns). Within the bins of the
 range found so far, the sub-bins, and their groups of 16, are tested the
 same way (a Bonferroni threshold over the sub-bins (groups) of the range,
-hysteresis on the sub-bins, no cut). With ``[a, b]`` spanning the lowest and the
-highest occupied sub-bin (or group) found at either level, the lower bound
-becomes ``a − (b − a)/2`` if that lies in the range's first bin, and the
-upper bound ``b + (b − a)/2`` if that lies in its last bin; otherwise that
-end stays a bin edge. The result replaces the range only when it is at
-most a quarter of its width: the refinement is for values packed into a
-small part of their bins (years near 2000 in bins 500 wide), not for
-spread values, whose sub-bins clear the noise here and there (a few
-isolated sub-bins found, or none, tell nothing about where the values
-end). The margin keeps tails that are real but too thin for a sub-bin to
-clear the noise (at ε = 1 a sub-bin needs hundreds of rows), and the
-refinement only cuts off parts of the two end bins, never bins found
-occupied.
+hysteresis on the sub-bins, no cut). With ``[a, b]`` spanning the lowest
+and the highest occupied sub-bin (or group) found at either level, the
+lower bound becomes ``a − (b − a)/2`` (not below the range), unless that
+lies above the range's first bin, and the upper bound ``b + (b − a)/2``
+(not above the range), unless that lies below its last bin: an end bin is
+cut, never dropped. The result replaces the range only when it is at most
+a quarter of its width: the refinement is for values packed into a small
+part of their bins (years near 2000 in bins 500 wide), not for spread
+values, whose sub-bins clear the noise here and there (a few isolated
+sub-bins found, or none, tell nothing about where the values end). The
+margin keeps tails that are real but too thin for a sub-bin to clear the
+noise (at ε = 1 a sub-bin needs hundreds of rows).
 Sub-bins add one count per record to the release (``Δ`` from ``√3`` to
 ``√5``), so the noise on the histogram is ``sqrt(5/3)`` times larger for
 the same share: a year column 1995-2003 gets a range of a few decades
@@ -392,8 +391,9 @@ def _refined_range(fine, first, last, s):
     over the range, hysteresis on the sub-bins, no cut); the lowest and the
     highest found at either level, widened by ``FINE_MARGIN`` times their
     distance at each end, bound the range where they fall inside its first
-    and last bin (or beyond them): an end bin is cut, never dropped. The refined range replaces the range only when it
-    is at most ``FINE_SHRINK`` of its width.
+    and last bin (or beyond them): an end bin is cut, never dropped. The
+    refined range replaces the range only when it is at most
+    ``FINE_SHRINK`` of its width.
 
     Returns
     -------
