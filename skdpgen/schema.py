@@ -172,6 +172,13 @@ def _n_levels(lo, hi):
     return max(int(np.floor(hi)) - int(np.ceil(lo)) + 1, 0)
 
 
+def _one_hot_rows(codes, width):
+    """One row of ``width`` with a single 1 at each code."""
+    block = np.zeros((len(codes), width))
+    block[np.arange(len(codes)), codes] = 1.0
+    return block
+
+
 def encodes_as_levels(spec, max_levels):
     """Whether a resolved numeric spec is encoded as a one-hot block of its integers.
 
@@ -618,6 +625,9 @@ class TableEncoder:
         return self
 
     def _fit(self, X):
+        if (isinstance(self.max_levels, (bool, np.bool_))
+                or not isinstance(self.max_levels, (int, np.integer)) or self.max_levels < 0):
+            raise ValueError(f"max_levels must be an integer >= 0, got {self.max_levels!r}.")
         schema = dict(self.schema or {})
         dask_frame = is_dask_collection(X) and hasattr(X, "columns")
         self.is_frame_ = isinstance(X, pd.DataFrame) or dask_frame
@@ -822,7 +832,7 @@ class TableEncoder:
                     )
                 lo, hi = spec["bounds"]
                 if key in levels:
-                    onehots.append(self._level_block(spec, values, missing, n))
+                    onehots.append(self._level_block(spec, values, missing))
                     continue
                 # (v − lo)/(hi − lo) ≤ 1 first: finite for any finite hi − lo
                 z = (np.clip(values, lo, hi) - lo) / (hi - lo) * 2.0 - 1.0
@@ -847,7 +857,7 @@ class TableEncoder:
         return np.hstack([num] + onehots + indicators)
 
     @staticmethod
-    def _level_block(spec, values, missing, n):
+    def _level_block(spec, values, missing):
         """One-hot block of an integer column over its levels (missing: last slot)."""
         lo, hi = spec["bounds"]
         first, size = int(np.ceil(lo)), _n_levels(lo, hi)
@@ -857,9 +867,7 @@ class TableEncoder:
             codes[missing] = size
         else:  # "impute": the middle level, as the scaled encoding takes the centre
             codes[missing] = (size - 1) // 2
-        block = np.zeros((n, size + int(bool(spec.get("missing", False)))))
-        block[np.arange(n), codes] = 1.0
-        return block
+        return _one_hot_rows(codes, size + int(bool(spec.get("missing", False))))
 
     @staticmethod
     def _one_hot(key, spec, col, n):
@@ -881,9 +889,7 @@ class TableEncoder:
                 raise ValueError(f"Column {key!r} has categories not in the schema: {bad}.")
             codes[unknown] = cats.index(spec["other"])
         codes[missing] = len(cats)
-        block = np.zeros((n, len(cats) + int(allow_missing)))
-        block[np.arange(n), codes] = 1.0
-        return block
+        return _one_hot_rows(codes, len(cats) + int(allow_missing))
 
     @property
     def n_encoded_(self):

@@ -425,6 +425,12 @@ def test_integer_columns_with_few_values_are_levels():
         assert enc.level_columns_ == [] and enc.numeric_columns_ == ["age", "income"]
 
 
+@pytest.mark.parametrize("bad", [-1, 2.5, True, "100"])
+def test_max_levels_is_validated(bad):
+    with pytest.raises(ValueError, match="max_levels"):
+        TableEncoder(SCHEMA, max_levels=bad).fit(make_frame())
+
+
 def test_the_schema_levels_key_overrides_max_levels():
     X = make_frame()
     on = {**SCHEMA, "age": {**SCHEMA["age"], "levels": True}}
