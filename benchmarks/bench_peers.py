@@ -134,23 +134,17 @@ def from_cells(codes, schema, classes, rng):
 
 
 def utility(X, y, X_test, y_test, positive):
-    from sklearn.compose import ColumnTransformer
-    from sklearn.ensemble import HistGradientBoostingClassifier
+    """ROC-AUC on the real test split of the panel's fixed classifier."""
     from sklearn.metrics import roc_auc_score
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import OneHotEncoder
+
+    from bench_panel import classifier  # the same classifier as the panel's
 
     if len(set(y)) < 2:
         return float("nan")
     cats = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
-    pre = ColumnTransformer(
-        [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), cats)],
-        remainder="passthrough", sparse_threshold=0.0)
-    model = make_pipeline(pre, HistGradientBoostingClassifier(
-        max_iter=100, early_stopping=False, random_state=0))
-    as_frame = lambda F: F.assign(**{c: F[c].astype(object).astype(str) for c in cats})  # noqa: E731
-    model.fit(as_frame(X), np.asarray(y, dtype=str))
-    proba = model.predict_proba(as_frame(X_test))[:, list(model.classes_).index(positive)]
+    as_text = lambda F: F.assign(**{c: F[c].astype(object).astype(str) for c in cats})  # noqa: E731
+    model = classifier(as_text(X)).fit(as_text(X), np.asarray(y, dtype=str))
+    proba = model.predict_proba(as_text(X_test))[:, list(model.classes_).index(positive)]
     return roc_auc_score(np.asarray(y_test) == positive, proba)
 
 
