@@ -19,7 +19,7 @@ from ._base import (
 )
 from ._fourier import RandomFourierFeatures
 from ._gaussian import gaussian_gram, gaussian_kernel_sum, scale_rows
-from ._hermite import HermiteFeatures, hermite_rho, hermite_terms
+from ._hermite import HermiteFeatures, hermite_block, hermite_rho, hermite_terms
 
 __all__ = [
     "BoundedFeatureMap",
@@ -29,6 +29,7 @@ __all__ = [
     "clip_rows",
     "gaussian_gram",
     "gaussian_kernel_sum",
+    "hermite_block",
     "hermite_rho",
     "hermite_terms",
     "prepare_feature_map",

@@ -276,6 +276,27 @@ class BoundedFeatureMap(TransformerMixin, BaseEstimator):
         H *= unit_norm_scale(np.einsum("ij,ij->i", H, H))[:, None]
         return H.T @ weights
 
+    def raw_feature_sum(self, Z, weights):
+        """``Σ_i weights[i, k] h(z_i)`` *without* the clip, for generated rows.
+
+        What a generator's loss needs (the weighted means of its batch's
+        features). Rows that are not private need no clip: they have norm
+        ≤ 1 in exact arithmetic. Never use it on private rows (that is
+        :meth:`feature_sum`). A subclass may override it with a fused path
+        that never materializes the (n, n_features_out_) matrix.
+
+        Parameters
+        ----------
+        Z : ndarray or torch.Tensor of shape (n_samples, n_features)
+        weights : same type as ``Z``, of shape (n_samples, n_outputs)
+
+        Returns
+        -------
+        sums : same type, of shape (n_features_out_, n_outputs)
+            Differentiable in ``Z`` for tensors.
+        """
+        return self.raw_transform(Z).T @ weights
+
     # torch copies of fitted arrays, per device and dtype; never pickled
     def _tensor(self, name, like):
         """The fitted array ``name`` as a tensor on ``like``'s device and dtype (cached)."""

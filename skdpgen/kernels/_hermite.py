@@ -13,7 +13,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from ._base import BoundedFeatureMap, _is_tensor, check_length_scale, unit_norm_scale
 
-__all__ = ["HermiteFeatures", "hermite_rho", "hermite_terms"]
+__all__ = ["HermiteFeatures", "hermite_block", "hermite_rho", "hermite_terms"]
 
 # Inputs are clipped to ±_X_CLIP before the recursion so that no intermediate
 # product overflows; for any length scale below 1e140 every feature of such an
@@ -115,18 +115,104 @@ def _clip_inputs(x):
 
 
 def _hermite_stack(x, rho, order):
-    """All terms φ_0 … φ_C of the columns of ``x``: shape (C + 1, n, k).
+    """All terms φ_0 … φ_C of the columns of a NumPy array ``x``: (C + 1, n, k).
 
-    NumPy arrays are filled in place (float64); torch tensors are stacked
-    (differentiable, on their device and dtype).
+    Filled in place, float64 (the private side's layout: one contiguous
+    (n, k) slab per order).
     """
     x = _clip_inputs(x)
-    if _is_tensor(x):
-        return torch.stack(list(hermite_terms(x, rho, order, exp=torch.exp, sqrt=torch.sqrt)))
     out = np.empty((order + 1,) + x.shape)
     for _ in hermite_terms(x, rho, order, out=out):
         pass
     return out
+
+
+class _HermiteBlock(torch.autograd.Function):
+    """Torch Hermite terms ``(n, k, C + 1)`` with the analytic derivative.
+
+    Forward runs the recursion of :func:`hermite_terms` writing every order
+    into one preallocated, contiguous ``(C + 1, n, k)`` tensor (no per-order
+    list, stack or cat; a write per order into a strided slice would be an
+    order of magnitude slower) and returns it as an ``(n, k, C + 1)`` view;
+    backward uses ``φ_c′(x) = sqrt(2ρc) φ_{c−1}(x) − (2ρ/(1 + ρ)) x φ_c(x)``
+    on the saved terms instead of an autograd graph through the recursion.
+    """
+
+    @staticmethod
+    def forward(x, rho, order):
+        out = x.new_empty((order + 1,) + tuple(x.shape))
+        t = torch.sqrt(rho / (1.0 + rho)) * x
+        torch.exp(-(t * t), out=out[0])
+        out[0].mul_(((1.0 - rho) * (1.0 + rho)) ** 0.25)
+        if order >= 1:
+            u = torch.sqrt(2.0 * rho) * x
+            torch.mul(u, out[0], out=out[1])
+        for c in range(1, order):
+            torch.mul(out[c - 1], rho * -math.sqrt(c / (c + 1)), out=out[c + 1])
+            out[c + 1].addcmul_(u, out[c], value=1.0 / math.sqrt(c + 1))
+        return out.permute(1, 2, 0)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, rho, _ = inputs
+        ctx.save_for_backward(x, rho, output)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        x, rho, terms = ctx.saved_tensors
+        terms, grad = terms.permute(2, 0, 1), grad.permute(2, 0, 1)  # (C + 1, n, k)
+        # Σ_c g_c φ_c′ = sqrt(2ρ) Σ_{c≥1} sqrt(c) g_c φ_{c−1} − (2ρ/(1+ρ)) x Σ_c g_c φ_c
+        grad_x = torch.einsum("cnk,cnk->nk", grad, terms).mul_(-2.0 * rho / (1.0 + rho) * x)
+        order = terms.shape[0] - 1
+        if order >= 1:
+            roots = torch.sqrt(torch.arange(1, order + 1, dtype=x.dtype, device=x.device))
+            down = torch.einsum("cnk,cnk->nk", grad[1:] * roots[:, None, None], terms[:-1])
+            grad_x.add_(down.mul_(torch.sqrt(2.0 * rho)))
+        return grad_x, None, None
+
+
+def hermite_block(x, rho, order):
+    """The Hermite terms of every entry of ``x``: shape ``(n, k, order + 1)``.
+
+    ``out[i, d, c] = φ_c(x[i, d])`` of :func:`hermite_terms`, for a NumPy
+    array (float64) or a torch tensor (its dtype and device). For tensors the
+    recursion writes every order into one preallocated tensor and the
+    backward pass is analytic — Hermite functions have closed-form
+    derivatives, ``φ_c′(x) = sqrt(2ρc) φ_{c−1}(x) − (2ρ/(1 + ρ)) x φ_c(x)``
+    — so no autograd graph is built through the recursion. Inputs are
+    clipped to ±1e150 first (see :class:`HermiteFeatures`).
+
+    Parameters
+    ----------
+    x : ndarray or torch.Tensor of shape (n, k)
+        Finite inputs.
+    rho : ndarray or torch.Tensor of shape (k,)
+        Mehler parameter per column (:func:`hermite_rho`); a tensor on
+        ``x``'s device and dtype for tensor input.
+    order : int
+        Highest order C.
+
+    Returns
+    -------
+    terms : ndarray or torch.Tensor of shape (n, k, order + 1)
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skdpgen.kernels import hermite_block, hermite_rho
+    >>> x = torch.tensor([[0.3, -1.2]], dtype=torch.float64, requires_grad=True)
+    >>> rho = torch.as_tensor(hermite_rho([0.5, 1.0]))
+    >>> terms = hermite_block(x, rho, 10)
+    >>> tuple(terms.shape)
+    (1, 2, 11)
+    >>> terms.sum().backward()
+    >>> tuple(x.grad.shape)
+    (1, 2)
+    """
+    if _is_tensor(x):
+        return _HermiteBlock.apply(_clip_inputs(x), rho, int(order))
+    return np.ascontiguousarray(_hermite_stack(x, rho, order).transpose(1, 2, 0))
 
 
 class HermiteFeatures(BoundedFeatureMap):
@@ -300,12 +386,40 @@ class HermiteFeatures(BoundedFeatureMap):
         """The one-hot block of table column ``j ≥ p``."""
         return Z[:, self._offsets[j - self.n_numeric_] : self._offsets[j - self.n_numeric_ + 1]]
 
-    def raw_transform(self, Z):
+    def hermite_terms(self, Z, order=None):
+        """The Hermite terms of ``Z``'s numeric columns, to share between maps.
+
+        A sum and a product kernel with the same length scales (DP-HP's) use
+        the same terms up to their orders: compute them once, at the larger
+        order, and pass them to :meth:`raw_transform` of both.
+
+        Parameters
+        ----------
+        Z : ndarray or torch.Tensor of shape (n_samples, n_features_in_)
+        order : int, default=None
+            Highest order; ``self.order`` when None.
+
+        Returns
+        -------
+        terms : same type, of shape (n_samples, n_numeric_, order + 1)
+            :func:`hermite_block` of the numeric columns.
+        """
+        check_is_fitted(self)
+        rho = self._tensor("rho_", Z) if _is_tensor(Z) else self.rho_
+        order = self.order if order is None else int(order)
+        return hermite_block(Z[:, : self.n_numeric_], rho, order)
+
+    def raw_transform(self, Z, *, terms=None):
         """Features of every row of ``Z`` (NumPy or torch), before the clip.
 
         Parameters
         ----------
         Z : ndarray or torch.Tensor of shape (n_samples, n_features_in_)
+        terms : same type as ``Z``, of shape (n_samples, n_numeric_, > order), default=None
+            Precomputed Hermite terms of ``Z``'s numeric columns under this
+            map's length scales (:meth:`hermite_terms`, possibly of another
+            map with the same length scales and a higher order); the first
+            ``order + 1`` are used. Computed here when None.
 
         Returns
         -------
@@ -313,19 +427,26 @@ class HermiteFeatures(BoundedFeatureMap):
         """
         check_is_fitted(self)
         torch_in = _is_tensor(Z)
-        rho = self._tensor("rho_", Z) if torch_in else self.rho_
-        n, p = Z.shape[0], self.n_numeric_
+        n, p, width = Z.shape[0], self.n_numeric_, self.order + 1
+        if terms is not None and (tuple(terms.shape[:2]) != (n, p) or terms.shape[2] < width):
+            raise ValueError(
+                f"terms must have shape ({n}, {p}, >= {width}), got {tuple(terms.shape)}.")
         if self.kernel == "sum":
-            stack = _hermite_stack(Z[:, :p], rho, self.order)  # (C+1, n, p)
-            numeric = stack.permute(1, 2, 0) if torch_in else stack.transpose(1, 2, 0)
-            parts = [numeric.reshape(n, -1), Z[:, p:]]
+            if terms is None:
+                terms = self.hermite_terms(Z)
+            parts = [terms[:, :, :width].reshape(n, p * width), Z[:, p:]]
             H = torch.cat(parts, dim=1) if torch_in else np.concatenate(parts, axis=1)
             return H / math.sqrt(self._n_columns())
         numeric_dims = [int(j) for j in self.product_dims_ if j < p]
-        stack = _hermite_stack(Z[:, numeric_dims], rho[numeric_dims], self.order)
+        if terms is None:
+            rho = self._tensor("rho_", Z) if torch_in else self.rho_
+            terms = hermite_block(Z[:, numeric_dims], rho[numeric_dims], self.order)
+            position = {j: k for k, j in enumerate(numeric_dims)}
+        else:
+            position = {j: j for j in numeric_dims}
         H = None
         for j in self.product_dims_:
-            block = stack[:, :, numeric_dims.index(j)].T if j < p else self._block(Z, j)
+            block = terms[:, position[j], :width] if j < p else self._block(Z, j)
             H = block if H is None else (H[:, :, None] * block[:, None, :]).reshape(n, -1)
         return H
 
@@ -357,6 +478,40 @@ class HermiteFeatures(BoundedFeatureMap):
         numeric = np.matmul(stack.transpose(0, 2, 1), W)  # (C+1, p, K)
         numeric = numeric.transpose(1, 0, 2).reshape(p * (self.order + 1), W.shape[1])
         return np.concatenate([numeric, onehot.T @ W], axis=0) / math.sqrt(D)
+
+    def raw_feature_sum(self, Z, weights, *, terms=None):
+        """``Σ_i weights[i, k] h(z_i)`` without the clip, for generated rows.
+
+        For a tensor and the sum kernel the weighted sums are contracted
+        straight from the Hermite terms (one batched product per order), so
+        the (n, n_features_out_) matrix is never built, and the gradient
+        flows through :func:`hermite_block`'s analytic backward.
+
+        Parameters
+        ----------
+        Z : ndarray or torch.Tensor of shape (n_samples, n_features_in_)
+        weights : same type as ``Z``, of shape (n_samples, n_outputs)
+        terms : same type as ``Z``, default=None
+            Precomputed Hermite terms, as in :meth:`raw_transform`.
+
+        Returns
+        -------
+        sums : same type, of shape (n_features_out_, n_outputs)
+        """
+        if self.kernel != "sum" or not _is_tensor(Z):
+            return self.raw_transform(Z, terms=terms).T @ weights
+        n, p, width = Z.shape[0], self.n_numeric_, self.order + 1
+        if terms is None:
+            terms = self.hermite_terms(Z)
+        elif tuple(terms.shape[:2]) != (n, p) or terms.shape[2] < width:
+            raise ValueError(
+                f"terms must have shape ({n}, {p}, >= {width}), got {tuple(terms.shape)}.")
+        # (C + 1, n, p) slabs (contiguous for hermite_block's output) times weights
+        slabs = terms[:, :, :width].permute(2, 0, 1)
+        numeric = torch.matmul(weights.T, slabs)  # (C + 1, K, p)
+        numeric = numeric.permute(2, 0, 1).reshape(p * width, weights.shape[1])
+        sums = torch.cat([numeric, Z[:, p:].T @ weights], dim=0)
+        return sums / math.sqrt(self._n_columns())
 
     def get_feature_names_out(self, input_features=None):
         """Names of the output features.

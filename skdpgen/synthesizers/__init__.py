@@ -9,7 +9,14 @@ preset of :class:`KMESynthesizer`, registered for the command line with
 """
 
 from ._kme import KMESynthesizer
-from ._mechanism import EmbeddingMechanism, Mechanism, ReleaseContext, embedding_loss
+from ._mechanism import (
+    EmbeddingMechanism,
+    Mechanism,
+    ReleaseContext,
+    batch_weights,
+    embedding_loss,
+    feature_map_loss,
+)
 from ._trainer import GeneratorTrainer
 from .dphp import DPHPSynthesizer, HermiteMechanism
 from .dpmerf import DPMERFSynthesizer, default_length_scale
@@ -23,6 +30,8 @@ __all__ = [
     "KMESynthesizer",
     "Mechanism",
     "ReleaseContext",
+    "batch_weights",
     "default_length_scale",
     "embedding_loss",
+    "feature_map_loss",
 ]

@@ -20,7 +20,30 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..kernels import BoundedFeatureMap, HermiteFeatures
 
-__all__ = ["EmbeddingMechanism", "Mechanism", "ReleaseContext", "embedding_loss"]
+__all__ = ["EmbeddingMechanism", "Mechanism", "ReleaseContext", "batch_weights",
+           "embedding_loss", "feature_map_loss"]
+
+
+def batch_weights(labels, n_classes, like):
+    """Weights whose column k averages the generated rows of class k.
+
+    Parameters
+    ----------
+    labels : torch.Tensor of int of shape (batch,) or None
+        Classes of the generated rows (every class present), or None without
+        labels.
+    n_classes : int
+    like : torch.Tensor of shape (batch, ...)
+        The generated rows (for the batch size, dtype and device).
+
+    Returns
+    -------
+    weights : torch.Tensor of shape (batch, max(1, n_classes))
+    """
+    if labels is None:
+        return like.new_full((like.shape[0], 1), 1.0 / like.shape[0])
+    onehot = torch.nn.functional.one_hot(labels, n_classes).to(like)
+    return onehot / onehot.sum(0)
 
 
 def embedding_loss(target, features, labels, n_classes):
@@ -41,11 +64,33 @@ def embedding_loss(target, features, labels, n_classes):
     -------
     loss : torch.Tensor (scalar)
     """
-    if labels is None:
-        means = features.mean(0, keepdim=True)
-    else:
-        onehot = torch.nn.functional.one_hot(labels, n_classes).to(features)
-        means = (onehot.T @ features) / onehot.sum(0)[:, None]
+    means = (features.T @ batch_weights(labels, n_classes, features)).T
+    return torch.sum((target - means) ** 2)
+
+
+def feature_map_loss(target, feature_map, generated, labels, n_classes, **kwargs):
+    """:func:`embedding_loss` of ``feature_map``'s features of ``generated``.
+
+    Goes through the map's :meth:`~skdpgen.kernels.BoundedFeatureMap.raw_feature_sum`
+    (fused for :class:`~skdpgen.HermiteFeatures`' sum kernel: the feature
+    matrix of the batch is never built).
+
+    Parameters
+    ----------
+    target : torch.Tensor of shape (max(1, n_classes), F)
+    feature_map : BoundedFeatureMap
+    generated : torch.Tensor of shape (batch, n_features_in)
+    labels : torch.Tensor of int of shape (batch,) or None
+    n_classes : int
+    **kwargs
+        Passed to ``raw_feature_sum`` (e.g. precomputed Hermite ``terms``).
+
+    Returns
+    -------
+    loss : torch.Tensor (scalar)
+    """
+    weights = batch_weights(labels, n_classes, generated)
+    means = feature_map.raw_feature_sum(generated, weights, **kwargs).T
     return torch.sum((target - means) ** 2)
 
 
@@ -240,6 +285,5 @@ class EmbeddingMechanism(Mechanism):
             self._release(context, "mean embedding", self.features_)
 
     def loss(self, generated, labels):
-        return embedding_loss(self._on_device["mean embedding"],
-                              self.features_.raw_transform(generated), labels,
-                              self.n_classes_)
+        return feature_map_loss(self._on_device["mean embedding"], self.features_,
+                                generated, labels, self.n_classes_)

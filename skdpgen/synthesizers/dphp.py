@@ -13,7 +13,7 @@ from ..kernels import HermiteFeatures
 from ..registry import register
 from ..schema import TableEncoder
 from ._kme import SHARED_CONSTRAINTS, SHARED_DEFAULTS, KMESynthesizer, synthesizer_doc
-from ._mechanism import Mechanism, embedding_loss
+from ._mechanism import Mechanism, feature_map_loss
 
 __all__ = ["DPHPSynthesizer", "HermiteMechanism"]
 
@@ -125,12 +125,18 @@ class HermiteMechanism(Mechanism):
         self._release(context, "product kernel", self._product)
 
     def loss(self, generated, labels):
-        loss = embedding_loss(self._on_device["sum kernel"],
-                              self.features_.raw_transform(generated), labels, self.n_classes_)
-        if "product kernel" in self._on_device:
-            loss = loss + self.gamma * embedding_loss(
-                self._on_device["product kernel"], self._product.raw_transform(generated),
-                labels, self.n_classes_)
+        # the Hermite terms of the batch, once, at the larger order: the sum and
+        # the product kernel share the length scales, so the product's terms
+        # are the first product_order + 1 of the sum's
+        product = "product kernel" in self._on_device
+        order = max(self.order, self.product_order) if product else self.order
+        terms = self.features_.hermite_terms(generated, order)
+        loss = feature_map_loss(self._on_device["sum kernel"], self.features_, generated,
+                                labels, self.n_classes_, terms=terms)
+        if product:
+            loss = loss + self.gamma * feature_map_loss(
+                self._on_device["product kernel"], self._product, generated, labels,
+                self.n_classes_, terms=terms)
         return loss
 
 

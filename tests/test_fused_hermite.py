@@ -1,0 +1,159 @@
+"""The fused torch Hermite map (issue 14): same values and gradients as the
+reference recursion, for the terms, the sum and the product kernel, in float64
+and float32, checked with ``torch.autograd.gradcheck``."""
+
+import numpy as np
+import pytest
+import torch
+
+from skdpgen import HermiteFeatures
+from skdpgen.kernels import hermite_block, hermite_rho, hermite_terms
+from skdpgen.kernels._hermite import _clip_inputs
+from skdpgen.synthesizers import batch_weights, embedding_loss, feature_map_loss
+
+SCALES = [0.2, 0.5, 1.0, 4.0]
+
+
+def reference_block(x, rho, order):
+    """The reference: the recursion as plain torch arithmetic (autograd through
+    every step), stacked; what the torch path computed before the fused map."""
+    terms = hermite_terms(_clip_inputs(x), rho, order, exp=torch.exp, sqrt=torch.sqrt)
+    return torch.stack(list(terms), dim=-1)
+
+
+def inputs(dtype, n=40, seed=0, scale=2.0):
+    g = torch.Generator().manual_seed(seed)
+    x = (scale * torch.randn(n, len(SCALES), generator=g, dtype=torch.float64)).to(dtype)
+    x[0] = torch.tensor([0.0, -1e-3, 7.5, -30.0], dtype=dtype)  # zero, tiny, tails
+    rho = torch.as_tensor(hermite_rho(SCALES), dtype=dtype)
+    return x.requires_grad_(), rho
+
+
+TOLERANCES = {torch.float64: dict(rtol=1e-12, atol=1e-14),
+              torch.float32: dict(rtol=1e-5, atol=1e-6)}
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("order", [0, 1, 2, 20, 100])
+def test_block_values_and_gradient_equal_the_reference(dtype, order):
+    x, rho = inputs(dtype)
+    fused, ref = hermite_block(x, rho, order), reference_block(x, rho, order)
+    assert fused.shape == ref.shape == (len(x), len(SCALES), order + 1)
+    assert fused.dtype == dtype
+    torch.testing.assert_close(fused, ref, **TOLERANCES[dtype])
+    weights = torch.randn(fused.shape, generator=torch.Generator().manual_seed(1),
+                          dtype=torch.float64).to(dtype)
+    g_fused, = torch.autograd.grad((fused * weights).sum(), x)
+    g_ref, = torch.autograd.grad((ref * weights).sum(), x)
+    scale = g_ref.abs().max()
+    assert scale > 0
+    tol = 1e-12 if dtype == torch.float64 else 1e-5
+    assert (g_fused - g_ref).abs().max() <= tol * scale
+
+
+def test_block_matches_numpy_and_the_features_layout():
+    x, rho = inputs(torch.float64)
+    np_block = hermite_block(x.detach().numpy(), rho.numpy(), 12)
+    np.testing.assert_allclose(hermite_block(x, rho, 12).detach().numpy(), np_block,
+                               rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("order", [0, 3, 15])
+def test_block_gradcheck(order):
+    x, rho = inputs(torch.float64, n=6, scale=1.5)
+    assert torch.autograd.gradcheck(lambda z: hermite_block(z, rho, order), (x,))
+
+
+def test_block_gradient_vanishes_beyond_the_clip():
+    x = torch.tensor([[1e200, -1e300, 3.0]], dtype=torch.float64, requires_grad=True)
+    rho = torch.as_tensor(hermite_rho([1.0, 1.0, 1.0]))
+    terms = hermite_block(x, rho, 10)
+    assert torch.all(torch.isfinite(terms))
+    grad, = torch.autograd.grad(terms.sum(), x)
+    assert torch.all(torch.isfinite(grad))
+    assert grad[0, 0] == 0 and grad[0, 1] == 0 and grad[0, 2] != 0
+
+
+def mixed_map(kernel, **kw):
+    """Four numeric columns and two one-hot blocks (sizes 3 and 2)."""
+    fmap = HermiteFeatures(order=kw.pop("order", 8), length_scale=SCALES, kernel=kernel,
+                           category_sizes=[3, 2], **kw)
+    return fmap.fit(np.zeros((1, len(SCALES) + 5)))
+
+
+def mixed_rows(dtype, n=30, seed=0):
+    x, _ = inputs(dtype, n=n, seed=seed, scale=1.0)
+    g = torch.Generator().manual_seed(seed + 7)
+    blocks = [torch.softmax(torch.randn(n, k, generator=g, dtype=torch.float64), 1).to(dtype)
+              for k in (3, 2)]
+    return torch.cat([x.detach()] + blocks, dim=1).requires_grad_()
+
+
+def reference_features(fmap, Z):
+    """Sum/product features from the reference terms (the old torch path)."""
+    p, n = fmap.n_numeric_, Z.shape[0]
+    rho = torch.as_tensor(fmap.rho_, dtype=Z.dtype)
+    terms = reference_block(Z[:, :p], rho, fmap.order)
+    return fmap.raw_transform(Z, terms=terms)
+
+
+MAPS = {
+    "sum": lambda: mixed_map("sum"),
+    "product": lambda: mixed_map("product", order=3, product_dims=[0, 2, 4]),
+    "product-all-numeric": lambda: mixed_map("product", order=2, product_dims=[0, 1, 3]),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("kernel", list(MAPS))
+def test_kernel_features_and_gradients_equal_the_reference(kernel, dtype):
+    fmap, Z = MAPS[kernel](), mixed_rows(dtype)
+    fused, ref = fmap.raw_transform(Z), reference_features(fmap, Z)
+    torch.testing.assert_close(fused, ref, **TOLERANCES[dtype])
+    # and the same as NumPy's map
+    np.testing.assert_allclose(fused.detach().double().numpy(),
+                               fmap.raw_transform(Z.detach().double().numpy()),
+                               rtol=1e-5 if dtype == torch.float32 else 1e-12,
+                               atol=1e-6 if dtype == torch.float32 else 1e-14)
+    labels = torch.arange(len(Z)) % 3
+    target = torch.randn(3, fmap.n_features_out_, generator=torch.Generator().manual_seed(2),
+                         dtype=torch.float64).to(dtype) * 0.1
+    g_fused, = torch.autograd.grad(feature_map_loss(target, fmap, Z, labels, 3), Z)
+    g_ref, = torch.autograd.grad(embedding_loss(target, ref, labels, 3), Z)
+    tol = 1e-11 if dtype == torch.float64 else 1e-4
+    assert (g_fused - g_ref).abs().max() <= tol * g_ref.abs().max()
+
+
+@pytest.mark.parametrize("kernel", list(MAPS))
+def test_kernel_gradcheck(kernel):
+    fmap, Z = MAPS[kernel](), mixed_rows(torch.float64, n=5)
+    weights = batch_weights(torch.arange(5) % 2, 2, Z)
+    assert torch.autograd.gradcheck(lambda z: fmap.raw_feature_sum(z, weights), (Z,))
+    assert torch.autograd.gradcheck(lambda z: fmap.raw_transform(z), (Z,))
+
+
+def test_fused_sum_equals_the_feature_matrix_and_shared_terms_change_nothing():
+    sum_map = mixed_map("sum", order=8)
+    product = mixed_map("product", order=3, product_dims=[1, 3, 5])
+    Z = mixed_rows(torch.float64)
+    weights = batch_weights(torch.arange(len(Z)) % 3, 3, Z)
+    terms = sum_map.hermite_terms(Z, order=8)
+    for fmap in (sum_map, product):
+        direct = fmap.raw_transform(Z).T @ weights
+        torch.testing.assert_close(fmap.raw_feature_sum(Z, weights), direct,
+                                   rtol=1e-13, atol=1e-15)
+        torch.testing.assert_close(fmap.raw_feature_sum(Z, weights, terms=terms), direct,
+                                   rtol=1e-13, atol=1e-15)
+    with pytest.raises(ValueError, match="terms must have shape"):
+        sum_map.raw_transform(Z, terms=terms[:, :, :5])
+
+
+def test_private_side_is_unchanged_by_the_torch_path():
+    """The released sums (NumPy, float64, rows clipped) equal the torch sums of
+    the same rows: the fused generator path and the private path agree."""
+    fmap = mixed_map("sum", order=20)
+    Z = mixed_rows(torch.float64, n=50).detach()
+    weights = batch_weights(torch.arange(50) % 2, 2, Z)
+    private = fmap.feature_sum(Z.numpy(), weights.numpy())
+    np.testing.assert_allclose(fmap.raw_feature_sum(Z, weights).numpy(), private,
+                               rtol=1e-12, atol=1e-15)
