@@ -91,7 +91,7 @@ def mixed_rows(dtype, n=30, seed=0):
 
 def reference_features(fmap, Z):
     """Sum/product features from the reference terms (the old torch path)."""
-    p, n = fmap.n_numeric_, Z.shape[0]
+    p = fmap.n_numeric_
     rho = torch.as_tensor(fmap.rho_, dtype=Z.dtype)
     terms = reference_block(Z[:, :p], rho, fmap.order)
     return fmap.raw_transform(Z, terms=terms)

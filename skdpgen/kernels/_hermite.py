@@ -475,8 +475,10 @@ class HermiteFeatures(BoundedFeatureMap):
         squared = (np.einsum("cnd,cnd->n", stack, stack)
                    + np.einsum("nk,nk->n", onehot, onehot)) / D
         W = weights * unit_norm_scale(squared)[:, None]
-        numeric = np.matmul(stack.transpose(0, 2, 1), W)  # (C+1, p, K)
-        numeric = numeric.transpose(1, 0, 2).reshape(p * (self.order + 1), W.shape[1])
+        # (K, n) @ (C+1, n, p): contiguous operands, one GEMM per order (a
+        # product with the transposed stack takes BLAS's slow strided path)
+        numeric = np.matmul(W.T, stack)  # (C+1, K, p)
+        numeric = numeric.transpose(2, 0, 1).reshape(p * (self.order + 1), W.shape[1])
         return np.concatenate([numeric, onehot.T @ W], axis=0) / math.sqrt(D)
 
     def raw_feature_sum(self, Z, weights, *, terms=None):
