@@ -161,14 +161,17 @@ class _HermiteBlock(torch.autograd.Function):
     @torch.autograd.function.once_differentiable
     def backward(ctx, grad):
         x, rho, terms = ctx.saved_tensors
-        terms, grad = terms.permute(2, 0, 1), grad.permute(2, 0, 1)  # (C + 1, n, k)
-        # Σ_c g_c φ_c′ = sqrt(2ρ) Σ_{c≥1} sqrt(c) g_c φ_{c−1} − (2ρ/(1+ρ)) x Σ_c g_c φ_c
-        grad_x = torch.einsum("cnk,cnk->nk", grad, terms).mul_(-2.0 * rho / (1.0 + rho) * x)
-        order = terms.shape[0] - 1
-        if order >= 1:
-            roots = torch.sqrt(torch.arange(1, order + 1, dtype=x.dtype, device=x.device))
-            down = torch.einsum("cnk,cnk->nk", grad[1:] * roots[:, None, None], terms[:-1])
-            grad_x.add_(down.mul_(torch.sqrt(2.0 * rho)))
+        # (C + 1, n, k) slabs; the forward's buffer is contiguous in that layout,
+        # and so is the gradient of the fused sums (one copy otherwise)
+        terms, grad = terms.permute(2, 0, 1), grad.permute(2, 0, 1).contiguous()
+        # Σ_c g_c φ_c′ = sqrt(2ρ) Σ_{c≥1} sqrt(c) g_c φ_{c−1} − (2ρ/(1+ρ)) x Σ_c g_c φ_c,
+        # accumulated order by order (fused multiply-adds on contiguous slabs)
+        same = torch.mul(grad[0], terms[0])
+        down = torch.zeros_like(same)
+        for c in range(1, terms.shape[0]):
+            same.addcmul_(grad[c], terms[c])
+            down.addcmul_(grad[c], terms[c - 1], value=math.sqrt(c))
+        grad_x = down.mul_(torch.sqrt(2.0 * rho)).sub_(same.mul_(2.0 * rho / (1.0 + rho) * x))
         return grad_x, None, None
 
 
@@ -386,40 +389,12 @@ class HermiteFeatures(BoundedFeatureMap):
         """The one-hot block of table column ``j ≥ p``."""
         return Z[:, self._offsets[j - self.n_numeric_] : self._offsets[j - self.n_numeric_ + 1]]
 
-    def hermite_terms(self, Z, order=None):
-        """The Hermite terms of ``Z``'s numeric columns, to share between maps.
-
-        A sum and a product kernel with the same length scales (DP-HP's) use
-        the same terms up to their orders: compute them once, at the larger
-        order, and pass them to :meth:`raw_transform` of both.
-
-        Parameters
-        ----------
-        Z : ndarray or torch.Tensor of shape (n_samples, n_features_in_)
-        order : int, default=None
-            Highest order; ``self.order`` when None.
-
-        Returns
-        -------
-        terms : same type, of shape (n_samples, n_numeric_, order + 1)
-            :func:`hermite_block` of the numeric columns.
-        """
-        check_is_fitted(self)
-        rho = self._tensor("rho_", Z) if _is_tensor(Z) else self.rho_
-        order = self.order if order is None else int(order)
-        return hermite_block(Z[:, : self.n_numeric_], rho, order)
-
-    def raw_transform(self, Z, *, terms=None):
+    def raw_transform(self, Z):
         """Features of every row of ``Z`` (NumPy or torch), before the clip.
 
         Parameters
         ----------
         Z : ndarray or torch.Tensor of shape (n_samples, n_features_in_)
-        terms : same type as ``Z``, of shape (n_samples, n_numeric_, > order), default=None
-            Precomputed Hermite terms of ``Z``'s numeric columns under this
-            map's length scales (:meth:`hermite_terms`, possibly of another
-            map with the same length scales and a higher order); the first
-            ``order + 1`` are used. Computed here when None.
 
         Returns
         -------
@@ -427,26 +402,18 @@ class HermiteFeatures(BoundedFeatureMap):
         """
         check_is_fitted(self)
         torch_in = _is_tensor(Z)
-        n, p, width = Z.shape[0], self.n_numeric_, self.order + 1
-        if terms is not None and (tuple(terms.shape[:2]) != (n, p) or terms.shape[2] < width):
-            raise ValueError(
-                f"terms must have shape ({n}, {p}, >= {width}), got {tuple(terms.shape)}.")
+        rho = self._tensor("rho_", Z) if torch_in else self.rho_
+        n, p = Z.shape[0], self.n_numeric_
         if self.kernel == "sum":
-            if terms is None:
-                terms = self.hermite_terms(Z)
-            parts = [terms[:, :, :width].reshape(n, p * width), Z[:, p:]]
+            terms = hermite_block(Z[:, :p], rho, self.order)  # (n, p, C + 1)
+            parts = [terms.reshape(n, p * (self.order + 1)), Z[:, p:]]
             H = torch.cat(parts, dim=1) if torch_in else np.concatenate(parts, axis=1)
             return H / math.sqrt(self._n_columns())
         numeric_dims = [int(j) for j in self.product_dims_ if j < p]
-        if terms is None:
-            rho = self._tensor("rho_", Z) if torch_in else self.rho_
-            terms = hermite_block(Z[:, numeric_dims], rho[numeric_dims], self.order)
-            position = {j: k for k, j in enumerate(numeric_dims)}
-        else:
-            position = {j: j for j in numeric_dims}
+        terms = hermite_block(Z[:, numeric_dims], rho[numeric_dims], self.order)
         H = None
         for j in self.product_dims_:
-            block = terms[:, position[j], :width] if j < p else self._block(Z, j)
+            block = terms[:, numeric_dims.index(j)] if j < p else self._block(Z, j)
             H = block if H is None else (H[:, :, None] * block[:, None, :]).reshape(n, -1)
         return H
 
@@ -481,7 +448,7 @@ class HermiteFeatures(BoundedFeatureMap):
         numeric = numeric.transpose(2, 0, 1).reshape(p * (self.order + 1), W.shape[1])
         return np.concatenate([numeric, onehot.T @ W], axis=0) / math.sqrt(D)
 
-    def raw_feature_sum(self, Z, weights, *, terms=None):
+    def raw_feature_sum(self, Z, weights):
         """``Σ_i weights[i, k] h(z_i)`` without the clip, for generated rows.
 
         For a tensor and the sum kernel the weighted sums are contracted
@@ -493,24 +460,18 @@ class HermiteFeatures(BoundedFeatureMap):
         ----------
         Z : ndarray or torch.Tensor of shape (n_samples, n_features_in_)
         weights : same type as ``Z``, of shape (n_samples, n_outputs)
-        terms : same type as ``Z``, default=None
-            Precomputed Hermite terms, as in :meth:`raw_transform`.
 
         Returns
         -------
         sums : same type, of shape (n_features_out_, n_outputs)
         """
         if self.kernel != "sum" or not _is_tensor(Z):
-            return self.raw_transform(Z, terms=terms).T @ weights
-        n, p, width = Z.shape[0], self.n_numeric_, self.order + 1
-        if terms is None:
-            terms = self.hermite_terms(Z)
-        elif tuple(terms.shape[:2]) != (n, p) or terms.shape[2] < width:
-            raise ValueError(
-                f"terms must have shape ({n}, {p}, >= {width}), got {tuple(terms.shape)}.")
-        # (C + 1, n, p) slabs (contiguous for hermite_block's output) times weights
-        slabs = terms[:, :, :width].permute(2, 0, 1)
-        numeric = torch.matmul(weights.T, slabs)  # (C + 1, K, p)
+            return self.raw_transform(Z).T @ weights
+        check_is_fitted(self)
+        p, width = self.n_numeric_, self.order + 1
+        terms = hermite_block(Z[:, :p], self._tensor("rho_", Z), self.order)
+        # (C + 1, n, p) slabs, contiguous in hermite_block's buffer
+        numeric = torch.matmul(weights.T, terms.permute(2, 0, 1))  # (C + 1, K, p)
         numeric = numeric.permute(2, 0, 1).reshape(p * width, weights.shape[1])
         sums = torch.cat([numeric, Z[:, p:].T @ weights], dim=0)
         return sums / math.sqrt(self._n_columns())

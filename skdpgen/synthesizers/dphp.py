@@ -125,18 +125,16 @@ class HermiteMechanism(Mechanism):
         self._release(context, "product kernel", self._product)
 
     def loss(self, generated, labels):
-        # the Hermite terms of the batch, once, at the larger order: the sum and
-        # the product kernel share the length scales, so the product's terms
-        # are the first product_order + 1 of the sum's
-        product = "product kernel" in self._on_device
-        order = max(self.order, self.product_order) if product else self.order
-        terms = self.features_.hermite_terms(generated, order)
+        # Each kernel computes its own Hermite terms: sharing the sum kernel's
+        # (n, p, order + 1) terms with a product kernel over a few columns
+        # costs more than it saves, since autograd then scatters the product's
+        # gradient into a zero tensor of the full terms' size at every step.
         loss = feature_map_loss(self._on_device["sum kernel"], self.features_, generated,
-                                labels, self.n_classes_, terms=terms)
-        if product:
+                                labels, self.n_classes_)
+        if "product kernel" in self._on_device:
             loss = loss + self.gamma * feature_map_loss(
                 self._on_device["product kernel"], self._product, generated, labels,
-                self.n_classes_, terms=terms)
+                self.n_classes_)
         return loss
 
 
