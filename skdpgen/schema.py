@@ -78,7 +78,7 @@ from datetime import tzinfo
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_array
+from sklearn.utils import check_array, check_random_state
 
 from ._dask import is_dask_collection, meta
 from .privacy import leak_ledger, record_leak
@@ -519,6 +519,14 @@ class TableEncoder:
         most this many integers are encoded as one-hot blocks over those
         integers ("levels") instead of one scaled number, unless their spec
         says otherwise (``"levels"``). 0: only columns whose spec asks.
+    bins : int, default=0
+        When positive, every numeric or datetime column not encoded as
+        levels is encoded as a one-hot block over ``bins`` equal-width bins
+        of its public bounds ("binned"), instead of one scaled number, and
+        decoded uniformly inside its bin (:meth:`decode`): a delta kernel
+        on the bins, so that a sum kernel matches each column's histogram on
+        that grid and a product kernel the joint histograms. The grid is a
+        function of the bounds and ``bins`` only. 0: no column is binned.
 
     Attributes
     ----------
@@ -534,16 +542,19 @@ class TableEncoder:
         Whether the input was a DataFrame (output is then a DataFrame).
     n_numeric_ : int
         Width of the numeric block: the numeric and datetime columns not
-        encoded as levels.
+        encoded as levels or bins.
     numeric_columns_ : list
         The keys of the numeric block's columns, in order.
     level_columns_ : list
         The integer columns encoded as one-hot blocks of their integers
         (:func:`encodes_as_levels`), in column order.
+    binned_columns_ : list
+        The numeric and datetime columns encoded as one-hot blocks of
+        ``bins`` bins (empty when ``bins`` is 0), in column order.
     category_sizes_ : list of int
         Size of each one-hot block, in encoding order: the blocks of the
-        categorical and level columns, in column order, then the 2-way
-        missing indicators.
+        categorical, level and binned columns, in column order, then the
+        2-way missing indicators.
     block_columns_ : list
         The column key of each one-hot block (same order).
     indicator_columns_ : list
@@ -566,10 +577,12 @@ class TableEncoder:
                                           column order, clipped to its bounds and
                                           mapped to ``2 (v − lo)/(hi − lo) − 1``;
                                           0 (the centre) where missing
-    one block per categorical column      one-hot over the categories, in the
-    or level column, in column order      schema's order (a level column's
-                                          integers ``ceil(lo) … floor(hi)``,
-                                          values rounded and clipped to them),
+    one block per categorical column,     one-hot over the categories, in the
+    level column or binned column, in     schema's order (a level column's
+    column order                          integers ``ceil(lo) … floor(hi)``,
+                                          values rounded and clipped to them;
+                                          a binned column's ``bins`` bins of
+                                          ``[lo, hi]``, values clipped to it),
                                           then one slot for a missing value
                                           with ``"missing": true``
     missing indicators                    one ``[present, missing]`` block (2 wide)
@@ -611,10 +624,11 @@ class TableEncoder:
     ``hi − lo`` is finite, which the schema check requires.
     """
 
-    def __init__(self, schema=None, bounds=None, max_levels=0):
+    def __init__(self, schema=None, bounds=None, max_levels=0, bins=0):
         self.schema = schema
         self.bounds = bounds
         self.max_levels = max_levels
+        self.bins = bins
 
     # -- fitting -----------------------------------------------------------
     def fit(self, X):
@@ -628,6 +642,9 @@ class TableEncoder:
         if (isinstance(self.max_levels, (bool, np.bool_))
                 or not isinstance(self.max_levels, (int, np.integer)) or self.max_levels < 0):
             raise ValueError(f"max_levels must be an integer >= 0, got {self.max_levels!r}.")
+        if (isinstance(self.bins, (bool, np.bool_))
+                or not isinstance(self.bins, (int, np.integer)) or self.bins < 0):
+            raise ValueError(f"bins must be an integer >= 0, got {self.bins!r}.")
         schema = dict(self.schema or {})
         dask_frame = is_dask_collection(X) and hasattr(X, "columns")
         self.is_frame_ = isinstance(X, pd.DataFrame) or dask_frame
@@ -699,15 +716,25 @@ class TableEncoder:
         pairs = list(zip(columns, self.specs_))
         self.level_columns_ = [k for k, s in pairs if encodes_as_levels(s, self.max_levels)]
         levels = set(self.level_columns_)
-        value = [(k, s) for k, s in pairs if s["type"] in _VALUE_TYPES and k not in levels]
+        self.binned_columns_ = [k for k, s in pairs if self.bins and s["type"] in _VALUE_TYPES
+                                and k not in levels]
+        binned = set(self.binned_columns_)
+        value = [(k, s) for k, s in pairs
+                 if s["type"] in _VALUE_TYPES and k not in levels and k not in binned]
         self.numeric_columns_ = [k for k, _ in value]
         self.n_numeric_ = len(self.numeric_columns_)
-        blocks = [(k, s) for k, s in pairs if s["type"] == "categorical" or k in levels]
+        blocks = [(k, s) for k, s in pairs
+                  if s["type"] == "categorical" or k in levels or k in binned]
+
+        def width(k, s):
+            if k in levels:
+                return _n_levels(*s["bounds"])
+            return self.bins if k in binned else len(s["categories"])
+
         self.indicator_columns_ = [k for k, s in value if s.get("missing")]
         self.block_columns_ = [k for k, _ in blocks] + self.indicator_columns_
         self.category_sizes_ = (
-            [(_n_levels(*s["bounds"]) if k in levels else len(s["categories"]))
-             + int(bool(s.get("missing"))) for k, s in blocks]
+            [width(k, s) + int(bool(s.get("missing"))) for k, s in blocks]
             + [2] * len(self.indicator_columns_)
         )
 
@@ -809,6 +836,7 @@ class TableEncoder:
         frame = self._frame(X)
         n = len(frame)
         levels = set(self.level_columns_)
+        binned = set(getattr(self, "binned_columns_", ()))
         num = np.empty((n, self.n_numeric_))
         onehots, indicators = [], []
         j = 0
@@ -836,6 +864,9 @@ class TableEncoder:
                     continue
                 # (v − lo)/(hi − lo) ≤ 1 first: finite for any finite hi − lo
                 z = (np.clip(values, lo, hi) - lo) / (hi - lo) * 2.0 - 1.0
+                if key in binned:
+                    onehots.append(self._bin_block(spec, z, missing))
+                    continue
             elif spec["type"] == "datetime":
                 values, missing, lo, hi = _datetime_ns(key, col, spec)
                 if missing.any() and not (allow_missing or spec.get("impute", False)):
@@ -844,6 +875,9 @@ class TableEncoder:
                         "\"missing\": true in its schema to allow them."
                     )
                 z = (values - lo).astype(np.float64) / float(hi - lo) * 2.0 - 1.0
+                if key in binned:
+                    onehots.append(self._bin_block(spec, z, missing))
+                    continue
             else:
                 onehots.append(self._one_hot(key, spec, col, n))
                 continue
@@ -868,6 +902,14 @@ class TableEncoder:
         else:  # "impute": the middle level, as the scaled encoding takes the centre
             codes[missing] = (size - 1) // 2
         return _one_hot_rows(codes, size + int(bool(spec.get("missing", False))))
+
+    def _bin_block(self, spec, z, missing):
+        """One-hot block of a binned column from its values on [-1, 1] (missing: last slot)."""
+        codes = np.clip(np.floor((z + 1.0) / 2.0 * self.bins), 0, self.bins - 1)
+        codes = np.where(missing, self.bins // 2, codes).astype(np.intp)  # "impute": the centre
+        if spec.get("missing", False):
+            codes[missing] = self.bins
+        return _one_hot_rows(codes, self.bins + int(bool(spec.get("missing", False))))
 
     @staticmethod
     def _one_hot(key, spec, col, n):
@@ -896,7 +938,7 @@ class TableEncoder:
         """Width of the encoding: numeric block plus one-hot blocks."""
         return self.n_numeric_ + int(sum(self.category_sizes_))
 
-    def decode(self, numeric, categories):
+    def decode(self, numeric, categories, random_state=None):
         """Build a table from a numeric block on [-1, 1] and category codes.
 
         Parameters
@@ -907,6 +949,10 @@ class TableEncoder:
             encoding's order: the categorical columns' codes (the last code
             of a block with a missing slot is a missing value), then the
             missing indicators (1: missing).
+        random_state : int, RandomState instance, Generator or None, default=None
+            Draws the value of a binned column uniformly inside its bin
+            (``binned_columns_``); None puts it at the bin's centre. Not
+            used (nothing is drawn) when no column is binned.
 
         Returns
         -------
@@ -931,9 +977,27 @@ class TableEncoder:
         indicator = dict(zip(self.indicator_columns_, codes[n_cat:]))
         out = {}
         levels = set(self.level_columns_)
-        j = k = 0
+        binned = set(getattr(self, "binned_columns_", ()))
+        if binned and random_state is not None:
+            rng = (random_state if isinstance(random_state, np.random.Generator)
+                   else np.random.default_rng(check_random_state(random_state).randint(2**31)))
+            offsets = rng.random((n, len(binned)))
+        else:
+            offsets = np.full((n, len(binned)), 0.5)
+        j = k = b = 0
         for key, spec, dtype in zip(self.columns_, self.specs_, self.dtypes_):
-            if key in levels:
+            if key in binned:  # a bin code, then a uniform offset inside the bin
+                code = codes[k]
+                k += 1
+                missing = (code >= self.bins) if spec.get("missing") else np.zeros(n, bool)
+                unit = (np.clip(code, 0, self.bins - 1) + offsets[:, b]) / self.bins
+                b += 1
+                if spec["type"] == "datetime":
+                    out[key] = self._decode_datetime(spec, unit, missing)
+                    continue
+                lo, hi = spec["bounds"]
+                values = np.clip(lo + unit * (hi - lo), lo, hi)
+            elif key in levels:
                 lo, hi = spec["bounds"]
                 size = _n_levels(lo, hi)
                 code = codes[k]

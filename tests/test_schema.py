@@ -461,3 +461,65 @@ def test_level_columns_with_missing_values_and_imputation():
     arr = TableEncoder({0: schema["k"]}, max_levels=10).fit(X[["k"]].to_numpy())
     dec = arr.decode(np.empty((4, 0)), [codes[0]])
     assert np.array_equal(dec[:, 0], [1, np.nan, 3, 2], equal_nan=True)
+
+
+# ---------------------------------------------------------------------------
+# binned numeric and datetime columns (one-hot blocks of equal-width bins)
+# ---------------------------------------------------------------------------
+
+
+def test_numeric_columns_as_bins():
+    X = make_frame()
+    enc = TableEncoder(SCHEMA, max_levels=100, bins=8).fit(X)
+    # age is levels (74 integers), income binned: no numeric block left
+    assert enc.level_columns_ == ["age"] and enc.binned_columns_ == ["income"]
+    assert enc.numeric_columns_ == [] and enc.n_numeric_ == 0
+    assert enc.block_columns_ == ["age", "income", "size", "city", "member"]
+    assert enc.category_sizes_ == [74, 8, 3, 3, 2]
+    Z = enc.transform(X)
+    codes = _codes(enc, Z)
+    assert np.array_equal(codes[1], np.minimum(X["income"].to_numpy() // 12500, 7))
+    # decoded uniformly inside the bin (the centre without random_state)
+    out = enc.decode(Z[:, :0], codes, random_state=0)
+    assert out["income"].dtype == np.float64
+    assert np.array_equal(np.minimum(out["income"].to_numpy() // 12500, 7), codes[1])
+    assert not np.allclose(out["income"], 12500 * (codes[1] + 0.5))
+    centre = enc.decode(Z[:, :0], codes)
+    assert np.allclose(centre["income"], 12500 * (codes[1] + 0.5))
+    # an integer column with more integers than max_levels: binned, decoded as integers
+    enc = TableEncoder(SCHEMA, max_levels=10, bins=4).fit(X)
+    assert enc.binned_columns_ == ["age", "income"] and enc.category_sizes_[:2] == [4, 4]
+    out = enc.decode(np.empty((len(X), 0)), _codes(enc, enc.transform(X)), random_state=1)
+    assert out["age"].dtype == np.int64 and out["age"].between(17, 90).all()
+    # values outside the bounds go to the end bins; bins=0 (the default): numbers
+    edge = X.head(3).assign(income=[-5.0, 1e5, 1e9])
+    assert _codes(enc, enc.transform(edge))[1].tolist() == [0, 3, 3]
+    assert TableEncoder(SCHEMA).fit(X).binned_columns_ == []
+
+
+def test_binned_columns_with_missing_values_and_dates():
+    X = pd.DataFrame({"v": [0.5, np.nan, 9.5, 3.0],
+                      "w": [np.nan, 1.0, 2.0, 3.0],
+                      "d": pd.to_datetime(["2020-01-01", "2020-12-31", None, "2020-07-01"])})
+    schema = {"v": {"type": "numeric", "bounds": [0, 10], "missing": True},
+              "w": {"type": "numeric", "bounds": [0, 4], "impute": True},
+              "d": {"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"],
+                    "missing": True}}
+    enc = TableEncoder(schema, bins=4).fit(X)
+    # a missing slot instead of a [present, missing] indicator
+    assert enc.category_sizes_ == [5, 4, 5] and enc.indicator_columns_ == []
+    codes = _codes(enc, enc.transform(X))
+    assert codes[0].tolist() == [0, 4, 3, 1]
+    assert codes[1].tolist() == [2, 1, 2, 3]  # the missing value: the centre's bin
+    assert codes[2].tolist() == [0, 3, 4, 1]
+    out = enc.decode(np.empty((4, 0)), codes, random_state=np.random.default_rng(0))
+    assert out["v"].isna().tolist() == [False, True, False, False]
+    assert out["d"].isna().tolist() == [False, False, True, False]
+    assert out["d"].dtype == np.dtype("datetime64[ns]")
+    assert (out["d"].dropna() >= pd.Timestamp("2020-01-01")).all()
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, True, "8"])
+def test_bins_is_validated(bad):
+    with pytest.raises(ValueError, match="bins"):
+        TableEncoder(SCHEMA, bins=bad).fit(make_frame())

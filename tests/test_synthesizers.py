@@ -727,6 +727,21 @@ def test_dphp_length_scale_is_validated(frame):
                         **FAST).fit(X, y)
 
 
+def test_dphp_bins_encode_numeric_columns_as_histogram_blocks(frame):
+    X, y = frame
+    synth = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, bins=8, **FAST).fit(X, y)
+    enc = synth.encoder_
+    # age is levels (74 integers), income binned: the sum kernel sees no numeric column
+    assert enc.binned_columns_ == ["income"] and enc.n_numeric_ == 0
+    assert synth.features_.n_features_in_ == enc.n_encoded_
+    Xs, _ = synth.sample(200, random_state=0)
+    lo, hi = SCHEMA["income"]["bounds"]
+    assert Xs["income"].between(lo, hi).all() and Xs["income"].nunique() > 8
+    again, _ = synth.sample(200, random_state=0)
+    pd.testing.assert_frame_equal(Xs, again)
+    assert synth.privacy_report_.epsilon == pytest.approx(synth.epsilon)
+
+
 def test_dpmerf_default_length_scale_is_a_function_of_the_public_encoding():
     from skdpgen.synthesizers.dpmerf import LENGTH_SCALE_FACTOR, default_length_scale
 

@@ -421,7 +421,7 @@ class KMESynthesizer(PrivateEstimator):
             u = rng.random((n_samples, 1))
             codes.append(np.minimum((np.cumsum(Zg[:, start:stop], axis=1) < u).sum(1),
                                     stop - start - 1))
-        X = enc.decode(Zg[:, :enc.n_numeric_], codes)
+        X = enc.decode(Zg[:, :enc.n_numeric_], codes, random_state=rng)
         return X, (self.classes_[labels] if self.n_classes_ else None)
 
     # -- scoring -----------------------------------------------------------

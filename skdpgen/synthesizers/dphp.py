@@ -160,7 +160,7 @@ class DPHPSynthesizer(KMESynthesizer):
         range). It does not look at the data. An array gives one per column
         of the numeric block, ``encoder_.numeric_columns_`` (numeric and
         datetime columns, except integer columns encoded as levels, see
-        ``max_levels``).
+        ``max_levels``, and columns encoded as bins, see ``bins``).
     product_order : int, default=5
         Hermite order of numeric columns in the product kernel.
     product_size : int, default=3
@@ -180,6 +180,18 @@ class DPHPSynthesizer(KMESynthesizer):
         column's ``"levels"`` in the schema overrides it (see
         :class:`~skdpgen.schema.TableEncoder`). Ignored with
         ``image_shape`` (pixels stay numbers).
+    bins : int, default=0
+        When positive, every numeric and datetime column not encoded as
+        levels (continuous columns, integer columns with more than
+        ``max_levels`` values, dates) is encoded as a one-hot block over
+        ``bins`` equal-width bins of its bounds and sampled uniformly inside
+        its bin, instead of one Hermite-encoded number: the sum kernel then
+        matches each column's histogram on that grid exactly, and the
+        product kernel the joint histograms of its columns, where the
+        Hermite kernel at ``length_scale`` blurs them (see
+        :class:`~skdpgen.schema.TableEncoder`). The grid depends on the
+        bounds and ``bins`` only. ``0`` keeps the Hermite encoding. Ignored
+        with ``image_shape``.
     {shared_parameters}
 
     Attributes
@@ -242,15 +254,17 @@ class DPHPSynthesizer(KMESynthesizer):
         "gamma": [Interval(Real, 0, None, closed="left")],
         "product_share": [Interval(Real, 0, 1, closed="left")],
         "max_levels": [Interval(Integral, 0, None, closed="left")],
+        "bins": [Interval(Integral, 0, None, closed="left")],
     }
     __init__ = estimator_init(
         order=20, length_scale=0.5, product_order=5, product_size=3, gamma=1.0,
-        product_share=0.5, max_levels=100, **{**SHARED_DEFAULTS, "learning_rate": 3e-3},
+        product_share=0.5, max_levels=100, bins=0, **{**SHARED_DEFAULTS, "learning_rate": 3e-3},
     )
 
     def _encoder(self, schema):
-        levels = 0 if self.image_shape is not None else self.max_levels
-        return TableEncoder(schema, max_levels=levels)
+        if self.image_shape is not None:
+            return TableEncoder(schema)
+        return TableEncoder(schema, max_levels=self.max_levels, bins=self.bins)
 
     def _mechanism(self, rng):
         return HermiteMechanism(
