@@ -992,11 +992,6 @@ class TableEncoder:
                 missing = (code >= self.bins) if spec.get("missing") else np.zeros(n, bool)
                 unit = (np.clip(code, 0, self.bins - 1) + offsets[:, b]) / self.bins
                 b += 1
-                if spec["type"] == "datetime":
-                    out[key] = self._decode_datetime(spec, unit, missing)
-                    continue
-                lo, hi = spec["bounds"]
-                values = np.clip(lo + unit * (hi - lo), lo, hi)
             elif key in levels:
                 lo, hi = spec["bounds"]
                 size = _n_levels(lo, hi)
@@ -1008,6 +1003,7 @@ class TableEncoder:
                 missing = (indicator[key] == 1) if key in indicator else np.zeros(n, dtype=bool)
                 unit = (np.clip(numeric[:, j], -1.0, 1.0) + 1.0) / 2.0  # in [0, 1]
                 j += 1
+            if spec["type"] in _VALUE_TYPES and key not in levels:  # from unit in [0, 1]
                 if spec["type"] == "datetime":
                     out[key] = self._decode_datetime(spec, unit, missing)
                     continue
