@@ -35,6 +35,18 @@ only for utility. Every method gets the same public facts:
   wall-clock cap (``--aim-cap``); a run past it is reported as such. The
   synthetic codes come back as the same cells (numeric values uniform
   inside their bin, public randomness), so utility is computed on values.
+* **How MST and AIM sample.** SmartNoise's ``sample()`` calls
+  ``synthetic_data()`` of the fitted graphical model (``mbi`` 1.1.0) with its
+  default ``method="round"``, a randomized rounding that draws each column
+  given its parents from the *rank of the row within its parents' group*
+  plus a uniform offset: rows early in every group get low codes in every
+  column, so columns that the model treats as independent come out
+  correlated through the row order. Measured on Adult at ε = 1: MST's 2-way
+  TV 0.115 with ``sample()`` against 0.037 with ``method="sample"`` (i.i.d.
+  draws from the same fitted model) and 0.074 for exact independent
+  marginals. The rows "MST" and "AIM" are the i.i.d. samples of the fitted
+  model (post-processing: nothing changes in the privacy of the fit); the
+  rows "MST*" and "AIM*" are ``sample()`` as shipped.
 
 **Scores.** *fit s*: wall time of the fit alone (for SmartNoise, measured
 inside the child around ``fit``; imports and data loading excluded on both
@@ -87,8 +99,17 @@ synth = Synthesizer.create(args["method"], **kw)
 t0 = time.perf_counter()
 synth.fit(df, categorical_columns=list(df.columns), preprocessor_eps=0.0)
 secs = time.perf_counter() - t0
-out = synth.sample(len(df))
-out.to_csv(args["out"], index=False)
+synth.sample(len(df)).to_csv(args["out"], index=False)  # as shipped: mbi's "round"
+# the same fitted model sampled i.i.d. (mbi's method="sample"), then decoded as
+# SmartNoise's own sample() does (MST: undo its domain compression; both: the
+# columns in order, then the inverse transform); post-processing only
+data = synth.synthesizer.synthetic_data(rows=len(df), method="sample")
+if hasattr(synth, "undo_compress_fn"):
+    data = synth.undo_compress_fn(data)
+cols = ["col" + str(i) for i in range(synth._transformer.output_width)]
+rows = [tuple(t[1:]) for t in data.df[cols].itertuples()]
+pd.DataFrame(synth._transformer.inverse_transform(rows), columns=df.columns).to_csv(
+    args["out_iid"], index=False)
 print(json.dumps({"seconds": secs}))
 """
 
@@ -162,12 +183,17 @@ def fidelity(real_codes, syn_codes, schema):
 
 
 def run_peer(peer, method, codes, epsilon, delta, cap):
-    """Fit and sample a SmartNoise synthesizer in its own environment."""
+    """Fit and sample a SmartNoise synthesizer in its own environment.
+
+    Returns ``((codes as shipped, codes sampled i.i.d., seconds), None)`` or
+    ``(None, why)``.
+    """
     with tempfile.TemporaryDirectory() as tmp:
         data, out = os.path.join(tmp, "data.csv"), os.path.join(tmp, "out.csv")
+        out_iid = os.path.join(tmp, "out_iid.csv")
         codes.to_csv(data, index=False)
         args = json.dumps({"method": method, "epsilon": epsilon, "delta": delta,
-                           "data": data, "out": out})
+                           "data": data, "out": out, "out_iid": out_iid})
         try:
             proc = subprocess.run([str(peer), "-c", CHILD, args], capture_output=True,
                                   text=True, timeout=cap)
@@ -176,7 +202,7 @@ def run_peer(peer, method, codes, epsilon, delta, cap):
         if proc.returncode != 0:
             return None, "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:120]
         seconds = json.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
-        return (pd.read_csv(out), seconds), None
+        return (pd.read_csv(out), pd.read_csv(out_iid), seconds), None
 
 
 def run_ours(method, X, y, schema, classes, epsilon, delta, seed):
@@ -254,8 +280,16 @@ def main(argv=None):
                 if result is None:
                     table.row([method, f"{eps:g}", "-", "-", "-", "-", "-", note])
                     continue
-                syn_codes, seconds = result
+                shipped, syn_codes, seconds = result
                 X_syn, y_syn = from_cells(syn_codes, schema, classes, rng)
+                # SmartNoise's own sample() (mbi's randomized rounding): reported
+                # apart, see the module docstring
+                X_r, y_r = from_cells(shipped, schema, classes, rng)
+                one, two, three = fidelity(real_codes, shipped, schema)
+                u = utility(X_r, y_r, X_test, y_test, ">50K")
+                table.row([method + "*", f"{eps:g}", f"{seconds:.1f}", f"{one:.3f}",
+                           f"{two:.3f}", f"{three:.3f}", f"{u:.3f}", "sample() as shipped"])
+                note = "i.i.d. sampling"
             else:
                 X_syn, y_syn, seconds = run_ours(method, X, y, schema, classes, eps,
                                                  args.delta, args.seed)

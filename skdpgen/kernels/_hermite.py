@@ -451,10 +451,11 @@ class HermiteFeatures(BoundedFeatureMap):
     def raw_feature_sum(self, Z, weights):
         """``Σ_i weights[i, k] h(z_i)`` without the clip, for generated rows.
 
-        For a tensor and the sum kernel the weighted sums are contracted
-        straight from the Hermite terms (one batched product per order), so
-        the (n, n_features_out_) matrix is never built, and the gradient
-        flows through :func:`hermite_block`'s analytic backward.
+        For a tensor the (n, n_features_out_) feature matrix is never built:
+        the sum kernel's weighted sums are contracted straight from the
+        Hermite terms (one batched product per order), the product kernel's
+        by one einsum over its blocks; the gradient flows through
+        :func:`hermite_block`'s analytic backward.
 
         Parameters
         ----------
@@ -465,9 +466,11 @@ class HermiteFeatures(BoundedFeatureMap):
         -------
         sums : same type, of shape (n_features_out_, n_outputs)
         """
-        if self.kernel != "sum" or not _is_tensor(Z):
+        if not _is_tensor(Z):
             return self.raw_transform(Z).T @ weights
         check_is_fitted(self)
+        if self.kernel == "product":
+            return self._product_sum(Z, weights)
         p, width = self.n_numeric_, self.order + 1
         terms = hermite_block(Z[:, :p], self._tensor("rho_", Z), self.order)
         # (C + 1, n, p) slabs, contiguous in hermite_block's buffer
@@ -475,6 +478,37 @@ class HermiteFeatures(BoundedFeatureMap):
         numeric = numeric.permute(2, 0, 1).reshape(p * width, weights.shape[1])
         sums = torch.cat([numeric, Z[:, p:].T @ weights], dim=0)
         return sums / math.sqrt(self._n_columns())
+
+    def _product_sum(self, Z, weights):
+        """Fused product-kernel sums of a tensor, as one matrix product.
+
+        ``Σ_i w_ik ⊗_d b_d(z_i)`` splits the blocks in two groups, forms the
+        row-wise tensor products of each group (the first with the weights),
+        ``L`` of shape (n, K·Π_{d<m} w_d) and ``R`` of shape (n, Π_{d≥m} w_d),
+        and contracts the rows in one GEMM ``Lᵀ R``; ``m`` makes ``L`` and
+        ``R`` as narrow as it can. The (n, n_features_out_) matrix of the
+        tensor products (and its gradient) is never built.
+        """
+        p, n, K = self.n_numeric_, Z.shape[0], weights.shape[1]
+        numeric_dims = [int(j) for j in self.product_dims_ if j < p]
+        terms = hermite_block(Z[:, numeric_dims], self._tensor("rho_", Z)[numeric_dims],
+                              self.order)
+        blocks = [terms[:, numeric_dims.index(j)] if j < p else self._block(Z, j)
+                  for j in self.product_dims_]
+        widths = [int(block.shape[1]) for block in blocks]
+        split = min(range(1, len(blocks) + 1), key=lambda m: (
+            K * math.prod(widths[:m]) + math.prod(widths[m:])))
+
+        def rowwise(parts):
+            out = parts[0]
+            for part in parts[1:]:
+                out = (out[:, :, None] * part[:, None, :]).reshape(n, -1)
+            return out
+
+        left = rowwise(blocks[:split] + [weights])  # (n, A·K)
+        right = rowwise(blocks[split:]) if split < len(blocks) else Z.new_ones((n, 1))
+        sums = (left.T @ right).reshape(-1, K, right.shape[1])  # (A, K, B)
+        return sums.permute(0, 2, 1).reshape(self._n_features_out, K)
 
     def get_feature_names_out(self, input_features=None):
         """Names of the output features.
