@@ -101,6 +101,8 @@ MAPS = {
     "sum": lambda: mixed_map("sum"),
     "product": lambda: mixed_map("product", order=3, product_dims=[0, 2, 4]),
     "product-all-numeric": lambda: mixed_map("product", order=2, product_dims=[0, 1, 3]),
+    "product-one-column": lambda: mixed_map("product", order=4, product_dims=[2]),
+    "product-five-columns": lambda: mixed_map("product", order=2, product_dims=[0, 1, 3, 4, 5]),
 }
 
 
