@@ -150,7 +150,10 @@ class BoundedFeatureMap(TransformerMixin, BaseEstimator):
     :meth:`feature_sum`, all of which clip every row with
     :func:`unit_norm_scale` so that rounding can never break the bound. A
     subclass may override :meth:`feature_sum` with a fused path, provided
-    it scales the rows with :func:`unit_norm_scale` too.
+    it scales the rows with :func:`unit_norm_scale` too. For generated (not
+    private) rows, :meth:`raw_feature_sum` gives the weighted sums without
+    the clip, which a subclass may also fuse (a generator's loss needs only
+    these sums, not the feature matrix).
 
     Attributes
     ----------

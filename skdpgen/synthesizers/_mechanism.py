@@ -212,8 +212,9 @@ class Mechanism:
         """The loss of a batch of generated (encoded) rows, a scalar tensor.
 
         Generated rows are not private: their features may come from
-        ``raw_transform`` (no clip; rows of norm ≤ 1 in exact arithmetic),
-        which keeps the training step fast.
+        ``raw_transform`` or their weighted sums from ``raw_feature_sum``
+        (no clip; rows of norm ≤ 1 in exact arithmetic; see
+        :func:`feature_map_loss`), which keeps the training step fast.
         """
         raise NotImplementedError
 
