@@ -78,10 +78,11 @@ from datetime import tzinfo
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_array
 
 from ._dask import is_dask_collection, meta
 from .privacy import leak_ledger, record_leak
+from .utils import check_generator
 
 __all__ = [
     "TableEncoder",
@@ -639,12 +640,11 @@ class TableEncoder:
         return self
 
     def _fit(self, X):
-        if (isinstance(self.max_levels, (bool, np.bool_))
-                or not isinstance(self.max_levels, (int, np.integer)) or self.max_levels < 0):
-            raise ValueError(f"max_levels must be an integer >= 0, got {self.max_levels!r}.")
-        if (isinstance(self.bins, (bool, np.bool_))
-                or not isinstance(self.bins, (int, np.integer)) or self.bins < 0):
-            raise ValueError(f"bins must be an integer >= 0, got {self.bins!r}.")
+        for name in ("max_levels", "bins"):
+            value = getattr(self, name)
+            if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+                    or value < 0):
+                raise ValueError(f"{name} must be an integer >= 0, got {value!r}.")
         schema = dict(self.schema or {})
         dask_frame = is_dask_collection(X) and hasattr(X, "columns")
         self.is_frame_ = isinstance(X, pd.DataFrame) or dask_frame
@@ -979,9 +979,7 @@ class TableEncoder:
         levels = set(self.level_columns_)
         binned = set(getattr(self, "binned_columns_", ()))
         if binned and random_state is not None:
-            rng = (random_state if isinstance(random_state, np.random.Generator)
-                   else np.random.default_rng(check_random_state(random_state).randint(2**31)))
-            offsets = rng.random((n, len(binned)))
+            offsets = check_generator(random_state).random((n, len(binned)))
         else:
             offsets = np.full((n, len(binned)), 0.5)
         j = k = b = 0
