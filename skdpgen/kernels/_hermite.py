@@ -218,6 +218,14 @@ def hermite_block(x, rho, order):
     return np.ascontiguousarray(_hermite_stack(x, rho, order).transpose(1, 2, 0))
 
 
+def _rowwise_products(blocks):
+    """Row-wise tensor products ``vec(b_1(i) ⊗ … ⊗ b_m(i))``: (n, Π widths)."""
+    out = blocks[0]
+    for block in blocks[1:]:
+        out = (out[:, :, None] * block[:, None, :]).reshape(out.shape[0], -1)
+    return out
+
+
 class HermiteFeatures(BoundedFeatureMap):
     """Hermite polynomial features of the Gaussian kernel (DP-HP).
 
@@ -409,13 +417,16 @@ class HermiteFeatures(BoundedFeatureMap):
             parts = [terms.reshape(n, p * (self.order + 1)), Z[:, p:]]
             H = torch.cat(parts, dim=1) if torch_in else np.concatenate(parts, axis=1)
             return H / math.sqrt(self._n_columns())
+        return _rowwise_products(self._product_blocks(Z))
+
+    def _product_blocks(self, Z):
+        """The blocks of the product kernel's columns: Hermite terms or one-hot."""
+        p = self.n_numeric_
+        rho = self._tensor("rho_", Z) if _is_tensor(Z) else self.rho_
         numeric_dims = [int(j) for j in self.product_dims_ if j < p]
         terms = hermite_block(Z[:, numeric_dims], rho[numeric_dims], self.order)
-        H = None
-        for j in self.product_dims_:
-            block = terms[:, numeric_dims.index(j)] if j < p else self._block(Z, j)
-            H = block if H is None else (H[:, :, None] * block[:, None, :]).reshape(n, -1)
-        return H
+        return [terms[:, numeric_dims.index(j)] if j < p else self._block(Z, j)
+                for j in self.product_dims_]
 
     def feature_sum(self, X, weights):
         """``Σ_i weights[i, k] h(x_i)`` with every row clipped to norm ≤ 1.
@@ -454,7 +465,7 @@ class HermiteFeatures(BoundedFeatureMap):
         For a tensor the (n, n_features_out_) feature matrix is never built:
         the sum kernel's weighted sums are contracted straight from the
         Hermite terms (one batched product per order), the product kernel's
-        by one einsum over its blocks; the gradient flows through
+        by one matrix product of two groups of its blocks; the gradient flows through
         :func:`hermite_block`'s analytic backward.
 
         Parameters
@@ -489,24 +500,14 @@ class HermiteFeatures(BoundedFeatureMap):
         ``R`` as narrow as it can. The (n, n_features_out_) matrix of the
         tensor products (and its gradient) is never built.
         """
-        p, n, K = self.n_numeric_, Z.shape[0], weights.shape[1]
-        numeric_dims = [int(j) for j in self.product_dims_ if j < p]
-        terms = hermite_block(Z[:, numeric_dims], self._tensor("rho_", Z)[numeric_dims],
-                              self.order)
-        blocks = [terms[:, numeric_dims.index(j)] if j < p else self._block(Z, j)
-                  for j in self.product_dims_]
+        n, K = Z.shape[0], weights.shape[1]
+        blocks = self._product_blocks(Z)
         widths = [int(block.shape[1]) for block in blocks]
         split = min(range(1, len(blocks) + 1), key=lambda m: (
             K * math.prod(widths[:m]) + math.prod(widths[m:])))
-
-        def rowwise(parts):
-            out = parts[0]
-            for part in parts[1:]:
-                out = (out[:, :, None] * part[:, None, :]).reshape(n, -1)
-            return out
-
-        left = rowwise(blocks[:split] + [weights])  # (n, A·K)
-        right = rowwise(blocks[split:]) if split < len(blocks) else Z.new_ones((n, 1))
+        left = _rowwise_products(blocks[:split] + [weights])  # (n, A·K)
+        right = (_rowwise_products(blocks[split:]) if split < len(blocks)
+                 else Z.new_ones((n, 1)))
         sums = (left.T @ right).reshape(-1, K, right.shape[1])  # (A, K, B)
         return sums.permute(0, 2, 1).reshape(self._n_features_out, K)
 

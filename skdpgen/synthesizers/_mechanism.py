@@ -68,12 +68,12 @@ def embedding_loss(target, features, labels, n_classes):
     return torch.sum((target - means) ** 2)
 
 
-def feature_map_loss(target, feature_map, generated, labels, n_classes, **kwargs):
+def feature_map_loss(target, feature_map, generated, labels, n_classes):
     """:func:`embedding_loss` of ``feature_map``'s features of ``generated``.
 
     Goes through the map's :meth:`~skdpgen.kernels.BoundedFeatureMap.raw_feature_sum`
-    (fused for :class:`~skdpgen.HermiteFeatures`' sum kernel: the feature
-    matrix of the batch is never built).
+    (fused for :class:`~skdpgen.HermiteFeatures`' sum and product kernels:
+    the feature matrix of the batch is never built).
 
     Parameters
     ----------
@@ -82,15 +82,13 @@ def feature_map_loss(target, feature_map, generated, labels, n_classes, **kwargs
     generated : torch.Tensor of shape (batch, n_features_in)
     labels : torch.Tensor of int of shape (batch,) or None
     n_classes : int
-    **kwargs
-        Passed to ``raw_feature_sum`` (e.g. precomputed Hermite ``terms``).
 
     Returns
     -------
     loss : torch.Tensor (scalar)
     """
     weights = batch_weights(labels, n_classes, generated)
-    means = feature_map.raw_feature_sum(generated, weights, **kwargs).T
+    means = feature_map.raw_feature_sum(generated, weights).T
     return torch.sum((target - means) ** 2)
 
 
