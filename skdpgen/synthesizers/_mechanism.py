@@ -39,6 +39,16 @@ def batch_weights(labels, n_classes, like):
     Returns
     -------
     weights : torch.Tensor of shape (batch, max(1, n_classes))
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skdpgen.synthesizers import batch_weights
+    >>> batch_weights(torch.tensor([0, 1, 0, 1]), 2, torch.zeros(4, 3))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.5000],
+            [0.5000, 0.0000],
+            [0.0000, 0.5000]])
     """
     if labels is None:
         return like.new_full((like.shape[0], 1), 1.0 / like.shape[0])
@@ -86,6 +96,19 @@ def feature_map_loss(target, feature_map, generated, labels, n_classes):
     Returns
     -------
     loss : torch.Tensor (scalar)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import torch
+    >>> from skdpgen import HermiteFeatures
+    >>> from skdpgen.synthesizers import embedding_loss, feature_map_loss
+    >>> fmap = HermiteFeatures(order=5).fit(np.zeros((1, 2)))
+    >>> Z = torch.rand(8, 2, dtype=torch.float64)
+    >>> target = torch.zeros(1, fmap.n_features_out_, dtype=torch.float64)
+    >>> fused = feature_map_loss(target, fmap, Z, None, 0)
+    >>> bool(torch.isclose(fused, embedding_loss(target, fmap.raw_transform(Z), None, 0)))
+    True
     """
     weights = batch_weights(labels, n_classes, generated)
     means = feature_map.raw_feature_sum(generated, weights).T
