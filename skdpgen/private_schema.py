@@ -116,15 +116,20 @@ about 99 % of its values.
 
 **Flags.** With ``m̃`` the noisy missing count and ``ñ = clip(n − m̃, 0, n)``
 the estimated number of values present (``s`` the noise standard deviation
-of a count), a column is ``"missing"`` when ``m̃ > 4s``: a column without
-missing values is declared to have some with probability 3e-5, and ``6s``
-missing values are found w.p. 97.7 % (at ε = 1, n = 5,000 and six estimated
-columns, ``s ≈ 16``, so 1-2 % of missing values). It is ``"integer"`` when
-the noisy count ``ũ`` of non-integer values satisfies
-``ũ < min(ñ/2, max(0.01 ñ, 4s))``: an integer column is declared so with
-probability ≥ 1 − 3e-5 (when ``ñ/2 > 4s``), a column with more than 1 % (and ``4s``) of
-non-integer values rarely, and never one with most values fractional
-(rounding them would destroy them). Bool columns keep the categories
+of a count), a column is ``"missing"`` when ``m̃ > z·s``, with
+``z = max(4, Φ⁻¹(1 − 1e-4/d))`` for ``d`` estimated columns
+(:func:`flag_stds`: 4 up to three columns, 4.66 for 64, 5.15 for 784):
+a column without missing values is declared to have some with probability
+at most 3e-5, and no column of a table with none at all with probability
+1e-4 (union bound; a spurious missing flag adds an indicator to the
+encoding, which an image's convolutional generator refuses), while
+``z·s + 2s`` missing values are found w.p. 97.7 % (at ε = 1, n = 5,000 and
+six estimated columns, ``s ≈ 16``, so 1-2 % of missing values). It is
+``"integer"`` when the noisy count ``ũ`` of non-integer values satisfies
+``ũ < min(ñ/2, max(0.01 ñ, z·s))``: an integer column is declared so with
+probability ≥ 1 − 3e-5 (when ``ñ/2 > z·s``), a column with more than 1 %
+(and ``z·s``) of non-integer values rarely, and never one with most values
+fractional (rounding them would destroy them). Bool columns keep the categories
 ``[False, True]`` that their dtype fixes and estimate the missing flag
 only; categorical columns decide it by partition selection (below).
 
@@ -217,14 +222,16 @@ SENSITIVITY = {
 QUANTILE = 0.005  # mass cut at each end of the occupied bins
 FALSE_BIN_RATE = 1e-4  # family-wise rate of an empty bin (group) taken as occupied, per level
 INTEGER_FRACTION = 0.01
-INTEGER_STDS = 4.0
+#: Least threshold (in noise standard deviations) of the missing and integer flags.
+FLAG_STDS = 4.0
+#: Family-wise rate of a wrong flag over a table's estimated columns (union bound).
+FALSE_FLAG_RATE = 1e-4
 # A text column is numeric (dates) when at least this share of its present
 # values (noisy counts) parse as numbers (dates).
 TYPE_SHARE = 0.98
 # Share of the schema budget of an estimated class list (with estimated columns).
 CLASS_SHARE = 0.25
 TYPE_STDS = 3.0
-MISSING_STDS = 4.0
 OTHER_STDS = 3.0
 GROW_STDS = 2.0
 #: Each numeric bin is also split into this many equal sub-bins (the fine grid).
@@ -537,13 +544,32 @@ def _occupied_range(noisy, levels, s):
     return found
 
 
-def _flags(noisy_nonint, noisy_missing, n, s):
-    """(integer, missing) from the noisy counts (see the module doc)."""
+def flag_stds(n_columns):
+    """Threshold of the missing and integer flags, in noise standard deviations.
+
+    ``max(4, Φ⁻¹(1 − 1e-4 / n_columns))``: the union bound keeps the chance
+    that any of ``n_columns`` flags is wrong (a missing flag on a column
+    without missing values, an integer column declared fractional) at most
+    1e-4 per table, so wide tables (an image's hundreds of pixels) do not
+    gain spurious flags; up to three columns it is 4 (3e-5 per column).
+    Depends on the public number of estimated columns only.
+
+    Examples
+    --------
+    >>> from skdpgen.private_schema import flag_stds
+    >>> flag_stds(1), round(flag_stds(784), 2)
+    (4.0, 5.15)
+    """
+    return max(FLAG_STDS, float(-ndtri(FALSE_FLAG_RATE / max(int(n_columns), 1))))
+
+
+def _flags(noisy_nonint, noisy_missing, n, s, z=FLAG_STDS):
+    """(integer, missing) from the noisy counts, threshold ``z·s`` (see the module doc)."""
     present = min(max(n - noisy_missing, 0.0), float(n))
-    missing = bool(noisy_missing > MISSING_STDS * s)
+    missing = bool(noisy_missing > z * s)
     integer = None
     if noisy_nonint is not None:
-        limit = min(0.5 * present, max(INTEGER_FRACTION * present, INTEGER_STDS * s))
+        limit = min(0.5 * present, max(INTEGER_FRACTION * present, z * s))
         integer = bool(noisy_nonint < limit)
     return integer, missing
 
@@ -971,6 +997,7 @@ class SchemaPlan:
             return self._user_schema(), self.classes
         frame, y = self._rows(X, y)
         n = len(frame)
+        self._flag_stds = flag_stds(sum(key not in self.schema for key in self.columns))
         schema = {}
         for key, kind in zip(self.columns, self.kinds):
             if key in self.schema:
@@ -1016,7 +1043,7 @@ class SchemaPlan:
         noisy = accountant.add_noise(name, value, sensitivity=SENSITIVITY[structure])
         self.noisy_[key] = noisy
         s = self._sigma(accountant, name) * SENSITIVITY[structure]
-        integer, missing = _flags(noisy[-2], noisy[-1], n, s)
+        integer, missing = _flags(noisy[-2], noisy[-1], n, s, self._flag_stds)
         if structure == NUMERIC:
             first, last = _occupied_range(noisy[:lower.size], [groups], s)
             lo, hi = _refined_range(noisy[lower.size:-2], first, last, s)
@@ -1036,7 +1063,7 @@ class SchemaPlan:
         self.noisy_[key] = noisy
         s = self._sigma(accountant, name) * SENSITIVITY[DATETIME]
         # whole days decided like the integer flag of numeric columns
-        days, missing = _flags(noisy[-2], noisy[-1], n, s)
+        days, missing = _flags(noisy[-2], noisy[-1], n, s, self._flag_stds)
         first, last = _occupied_range(noisy[:-2], [np.arange(_N_YEARS) // 10], s)
         spec = {"type": "datetime", "bounds": [_year_label(first), _year_label(last + 1)],
                 "missing": missing, "timezone": self.timezones.get(key), "impute": not missing}
@@ -1049,7 +1076,7 @@ class SchemaPlan:
                                      sensitivity=SENSITIVITY[MISSING])
         self.noisy_[key] = noisy
         s = self._sigma(accountant, MISSING) * SENSITIVITY[MISSING]
-        _, missing = _flags(None, noisy[-1], n, s)
+        _, missing = _flags(None, noisy[-1], n, s, self._flag_stds)
         # without a missing flag, a missing value maps to "other" (False): never an error
         return {"type": "categorical", "categories": [False, True], "ordered": False,
                 "missing": missing, "other": False}

@@ -27,6 +27,7 @@ from skdpgen.private_schema import (
     SchemaPlan,
     column_kind,
     estimate_schema,
+    flag_stds,
     map_unlisted,
     numeric_grid,
     time_grid,
@@ -322,6 +323,34 @@ def test_numeric_flags_with_public_bounds_and_infinite_epsilon():
     # k: bins (0.8, 1] … (3, 4], rounded outward to integers (the fine grid's range
     # with its margins reaches past both end bins: nothing to refine)
     assert schema["x"]["bounds"] == [0.4, 4.0] and schema["k"]["bounds"] == [0.0, 4.0]
+
+
+@pytest.mark.parametrize("d", [1, 2, 4, 5, 64, 784, 10_000])
+def test_flag_threshold_bounds_the_tables_false_flag_rate(d):
+    z = flag_stds(d)
+    if d <= 3:
+        assert z == 4.0  # narrow tables keep the per-column 3e-5
+    # the chance that any of d independent flags crosses z·s by noise alone
+    assert 1.0 - norm.cdf(z) ** d <= 1e-4 * (1 + 1e-9)
+    if d >= 4:  # and no more conservative than the union bound needs
+        assert d * norm.sf(z) == pytest.approx(1e-4, rel=1e-6)
+
+
+def test_wide_tables_raise_the_flag_threshold(monkeypatch):
+    from skdpgen import private_schema as ps
+
+    seen = []
+    original = ps._flags
+    monkeypatch.setattr(ps, "_flags", lambda *a: seen.append(a[-1]) or original(*a))
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.integers(0, 256, size=(300, 100)).astype(float),
+                     columns=[f"p{i}" for i in range(100)])
+    estimate_schema(X, epsilon=1.0)
+    assert seen and set(seen) == {flag_stds(100)}
+    seen.clear()  # declared columns do not count
+    estimate_schema(X, schema={f"p{i}": {"type": "numeric", "bounds": [0, 255]}
+                               for i in range(98)}, epsilon=1.0)
+    assert seen == [flag_stds(2)] * 2
 
 
 def test_integer_bounds_are_rounded_outward_and_a_constant_column_widened():
