@@ -481,7 +481,7 @@ class DPKMEReleaser(PrivateEstimator):
         sums = rows.feature_sums(features)[:, 0]
         n = rows.n_rows
         accountant = budget.plan({"mean embedding": 1.0})
-        target = accountant.add_noise("mean embedding", sums / n, sensitivity=2.0 / n)
+        target = accountant.add_noise("mean embedding", sums / n, sensitivity=features.max_row_distance / n)
         device = resolve_device(self.device)
         tgen = torch_generator(rng, "cpu")
         if candidates is None:
@@ -507,7 +507,7 @@ class DPKMEReleaser(PrivateEstimator):
         self.length_scale_ = (
             np.array(ls, dtype=np.float64) if isinstance(features, RandomFourierFeatures) else None
         )
-        self.sensitivity_ = 2.0 / n
+        self.sensitivity_ = features.max_row_distance / n
         self.noise_multiplier_ = accountant.noise_multipliers["mean embedding"]
 
     def _reduced_set(self, features, target, Z0, bounds, device):

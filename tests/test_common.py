@@ -12,6 +12,7 @@ from skdpgen import (
     KMESynthesizer,
     RandomFourierFeatures,
 )
+from skdpgen.kernels import HistogramFeatures
 
 # scikit-learn's checks fit on a few dozen rows with no declared bounds: a
 # private schema estimate at that size keeps no class, so the synthesizers read
@@ -23,6 +24,7 @@ ESTIMATORS = [
     HermiteFeatures(order=4),
     HermiteFeatures(order=2, kernel="product"),
     RandomFourierFeatures(n_components=20, random_state=0),
+    HistogramFeatures(bins=4),
     KernelMeanEmbedding(features=HermiteFeatures(order=3)),
     KernelMeanEmbedding(epsilon=1.0, classes=None),
     KMESynthesizer(features=RandomFourierFeatures(n_components=30), **FAST),

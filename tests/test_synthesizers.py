@@ -267,7 +267,9 @@ def test_fit_budget_override_and_report_composition(make, frame):
     assert "label proportions" in names
     n = len(X)
     for r in report.releases:
-        expected = math.sqrt(2) / n if r.name == "label proportions" else 2 / n
+        # counts and one-hot histograms (non-negative unit rows): √2/n; kernels 2/n
+        tight = r.name in ("label proportions", "one-way marginals")
+        expected = math.sqrt(2) / n if tight else 2 / n
         assert r.sensitivity == pytest.approx(expected)
     # k fits cost the composition of k reports
     assert compose_reports([report] * 4).epsilon > 0.5
@@ -277,8 +279,10 @@ def test_dphp_releases_one_product_kernel_per_epoch(frame):
     X, y = frame
     synth = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, order=5, **{**FAST, "epochs": 4}).fit(X, y)
     counts = {r.name: r.count for r in synth.privacy_report_.releases}
-    assert counts == {"sum kernel": 1, "product kernel": 4, "label proportions": 1}
-    sums = DPHPSynthesizer(schema=SCHEMA, order=5, product_share=0.0, **FAST).fit(X)
+    assert counts == {"sum kernel": 1, "product kernel": 4, "label proportions": 1,
+                      "one-way marginals": 1}
+    sums = DPHPSynthesizer(schema=SCHEMA, order=5, product_share=0.0, marginal_share=0.0,
+                           **FAST).fit(X)
     assert {r.name for r in sums.privacy_report_.releases} == {"sum kernel"}
 
 
@@ -338,10 +342,11 @@ def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monke
 
     epochs, steps_per_epoch = FAST["epochs"], FAST["steps_per_epoch"]
     names = [name for name, _ in released]
+    assert names[0] == "one-way marginals"  # the calibration's, before training
     if isinstance(synth, DPHPSynthesizer):
-        assert names == ["sum kernel"] + ["product kernel"] * epochs
+        assert names[1:] == ["sum kernel"] + ["product kernel"] * epochs
     else:
-        assert names == ["mean embedding"]
+        assert names[1:] == ["mean embedding"]
     weights = synth.class_weights_ if labeled else np.ones(1)
     # what the noise site returned, as the generator must see it: (classes × features)
     expected = [torch.as_tensor((noisy / weights[None, :]).T, dtype=torch.float32)
@@ -349,6 +354,9 @@ def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monke
     assert len(targets) == len(expected)
     for got, want in zip(targets, expected):
         assert got.dtype == torch.float32 and torch.equal(got.cpu(), want)
+    # the calibration's targets are the histograms' release, likewise
+    np.testing.assert_array_equal(synth.calibration_.targets_, expected[0].double().numpy())
+    expected = expected[1:]  # the generator's
 
     # The loss is Σ_c ‖t_c − g_c‖² (DP-HP: plus γ times the same for the
     # product kernel of the epoch), where the generator's class means g_c have

@@ -20,10 +20,12 @@ from ._base import (
 from ._fourier import RandomFourierFeatures
 from ._gaussian import gaussian_gram, gaussian_kernel_sum, scale_rows
 from ._hermite import HermiteFeatures, hermite_block, hermite_rho, hermite_terms
+from ._histogram import HistogramFeatures
 
 __all__ = [
     "BoundedFeatureMap",
     "HermiteFeatures",
+    "HistogramFeatures",
     "RandomFourierFeatures",
     "check_length_scale",
     "clip_rows",

@@ -12,6 +12,8 @@ NumPy or torch, CPU or GPU, in memory or on Dask workers — goes through
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+import math
+
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator, TransformerMixin, clone
@@ -127,8 +129,9 @@ class BoundedFeatureMap(TransformerMixin, BaseEstimator):
 
     A bounded feature map sends every finite input row ``x`` to a vector
     ``h(x)`` with ``‖h(x)‖ ≤ 1``. The mean of ``h`` over ``n`` rows then
-    changes by at most ``2/n`` in L2 norm when one row is replaced, which is
-    the sensitivity every release of skdpgen is calibrated to. Any map that
+    changes by at most ``2/n`` in L2 norm when one row is replaced (``√2/n``
+    for a map with non-negative features, see :attr:`max_row_distance`),
+    which is the sensitivity every release of skdpgen is calibrated to. Any map that
     implements this protocol works, unchanged, in
     :class:`~skdpgen.KernelMeanEmbedding`,
     :class:`~skdpgen.DPKMEReleaser` (``method="features"``) and
@@ -185,6 +188,21 @@ class BoundedFeatureMap(TransformerMixin, BaseEstimator):
     _parameter_constraints: dict = {}
     #: Whether :meth:`raw_transform` accepts torch tensors (part of the protocol).
     supports_torch = True
+    #: Whether every feature is ≥ 0 for every input (a subclass declares it;
+    #: it tightens :attr:`max_row_distance`).
+    nonnegative = False
+
+    @property
+    def max_row_distance(self):
+        """``sup ‖h(x) − h(x′)‖`` over clipped feature rows: the sensitivity of a
+        sum of rows to replacing one row.
+
+        2 for any rows of norm ≤ 1; ``√2`` when the map is :attr:`nonnegative`,
+        since then ``⟨h(x), h(x′)⟩ ≥ 0`` (the clip only scales rows down) and
+        ``‖h(x) − h(x′)‖² = ‖h(x)‖² + ‖h(x′)‖² − 2⟨h(x), h(x′)⟩ ≤ 2``. A mean
+        of ``n`` rows has replace-one sensitivity ``max_row_distance / n``.
+        """
+        return math.sqrt(2.0) if self.nonnegative else 2.0
 
     def fit(self, X, y=None):
         """Set up the map for ``X``'s number of columns.

@@ -8,6 +8,7 @@ preset of :class:`KMESynthesizer`, registered for the command line with
 :func:`skdpgen.registry.register`.
 """
 
+from ._calibration import MarginalCalibration, marginal_cell_maps
 from ._kme import KMESynthesizer
 from ._mechanism import (
     EmbeddingMechanism,
@@ -28,10 +29,12 @@ __all__ = [
     "GeneratorTrainer",
     "HermiteMechanism",
     "KMESynthesizer",
+    "MarginalCalibration",
     "Mechanism",
     "ReleaseContext",
     "batch_weights",
     "default_length_scale",
     "embedding_loss",
     "feature_map_loss",
+    "marginal_cell_maps",
 ]

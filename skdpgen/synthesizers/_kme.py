@@ -18,6 +18,7 @@ from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows
 from ..private_schema import SchemaPlan, map_unlisted
 from ..schema import TableEncoder
+from ._calibration import MarginalCalibration
 from ._mechanism import EmbeddingMechanism, ReleaseContext
 from ._network import build_network
 from ._trainer import GeneratorTrainer
@@ -42,6 +43,7 @@ SHARED_DEFAULTS = dict(
     infer_schema="private",
     schema_share=0.1,
     label_share=0.05,
+    marginal_share="auto",
     epochs=10,
     steps_per_epoch=100,
     batch_size=500,
@@ -64,6 +66,7 @@ SHARED_CONSTRAINTS = {
     "infer_schema": [StrOptions({"private", "data", "error"})],
     "schema_share": [Interval(Real, 0, 1, closed="neither")],
     "label_share": [Interval(Real, 0, 1, closed="neither")],
+    "marginal_share": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
     "epochs": [Interval(Integral, 1, None, closed="left")],
     "steps_per_epoch": [Interval(Integral, 1, None, closed="left")],
     "batch_size": [Interval(Integral, 1, None, closed="left")],
@@ -103,6 +106,14 @@ SHARED_PARAMETERS_DOC = """\
         ``infer_schema="private"`` and an incomplete schema).
     label_share : float, default=0.05
         Share of the budget spent on the class proportions (with labels).
+    marginal_share : float or "auto", default="auto"
+        Share of the budget spent on every column's one-way (class-
+        conditional) histogram on a coarse public grid, towards which the
+        samples are calibrated (:class:`~skdpgen.synthesizers.MarginalCalibration`:
+        generated rows reweighted as far as the noise warrants, the joint
+        structure the generator's). ``"auto"``: 0.2, or 0 with
+        ``image_shape`` (hundreds of pixel histograms share the noise); 0
+        turns calibration off.
     epochs : int, default=10
         Training epochs; a mechanism may make a release at each.
     steps_per_epoch : int, default=100
@@ -148,6 +159,9 @@ SHARED_ATTRIBUTES_DOC = """\
     n_classes_ : int
     class_weights_ : ndarray or None
         Private (noisy) class proportions.
+    calibration_ : MarginalCalibration or None
+        The released one-way histograms and the tilt fitted to them (None
+        when ``marginal_share`` is 0).
     mechanism_ : Mechanism
         The fitted mechanism: its feature maps, public choices and released
         targets (``targets_``).
@@ -207,7 +221,11 @@ class KMESynthesizer(PrivateEstimator):
     row ``h(z_i)`` is clipped to norm ≤ 1, so replacing one record changes
     it by at most ``2/n`` in Frobenius norm (see
     :class:`~skdpgen.KernelMeanEmbedding`). Class proportions ``counts/n``
-    change in two entries by ``1/n``: sensitivity ``sqrt(2)/n``. The budget
+    change in two entries by ``1/n``: sensitivity ``sqrt(2)/n``. With
+    ``marginal_share > 0`` the (class-conditional) one-way histograms are
+    released too, as the mean of non-negative unit vectors
+    (:class:`~skdpgen.kernels.HistogramFeatures`): sensitivity ``sqrt(2)/n``
+    (see :class:`~skdpgen.synthesizers.MarginalCalibration`). The budget
     is split with :class:`~skdpgen.privacy.GaussianAccountant` and the
     releases compose exactly; the generator sees only the noisy releases
     (post-processing), so training longer costs nothing.
@@ -303,6 +321,10 @@ class KMESynthesizer(PrivateEstimator):
         rng = check_generator(self.random_state)
         mechanism = self._mechanism(rng)
         shares = dict(mechanism.budget_shares(self.epochs))
+        marginal_share = self._marginal_share()
+        if marginal_share:
+            shares = _scaled(shares, 1.0 - marginal_share)
+            shares[MarginalCalibration.name] = marginal_share
         if y is not None:
             shares = _scaled(shares, 1.0 - self.label_share)
             shares["label proportions"] = self.label_share
@@ -352,6 +374,9 @@ class KMESynthesizer(PrivateEstimator):
         class_weights = _release_proportions(rows, accountant) if k else None
         context = ReleaseContext(rows, accountant, class_weights, rng, device,
                                  rows.release_device(device))
+        calibration = None
+        if marginal_share:
+            calibration = MarginalCalibration().setup(encoder, k).release(context)
         trainer = GeneratorTrainer(
             epochs=self.epochs, steps_per_epoch=self.steps_per_epoch,
             batch_size=self.batch_size, learning_rate=self.learning_rate,
@@ -369,6 +394,14 @@ class KMESynthesizer(PrivateEstimator):
         self.mechanism_ = mechanism
         self.network_ = network.cpu().eval()
         self._set_mechanism_attributes(mechanism)
+        self.calibration_ = calibration
+        if calibration is not None:  # post-processing: generated rows and the release
+            calibration.fit(lambda m, c: self._generate(m, c, rng), class_weights)
+
+    def _marginal_share(self):
+        if self.marginal_share == "auto":
+            return 0.0 if self.image_shape is not None else 0.2
+        return float(self.marginal_share)
 
     # -- sampling ----------------------------------------------------------
     def sample(self, n_samples, *, y=None, random_state=None):
@@ -409,10 +442,26 @@ class KMESynthesizer(PrivateEstimator):
                 labels = encode_labels(y_arr, self.classes_)
         elif y is not None:
             raise ValueError("y can only be given to a synthesizer fitted with labels.")
+        if self.calibration_ is None:
+            numeric, codes = self._generate(n_samples, labels, rng)
+        else:
+            numeric, codes = self.calibration_.sample(
+                lambda m, c: self._generate(m, c, rng), labels, n_samples, rng)
+        X = self.encoder_.decode(numeric, codes, random_state=rng)
+        return X, (self.classes_[labels] if self.n_classes_ else None)
+
+    def _generate(self, n_samples, labels, rng):
+        """``n_samples`` generated rows as (numeric block, block codes).
+
+        ``labels``: an array of classes, one class for all rows, or None.
+        Categorical entries are drawn from the network's probabilities.
+        """
         tgen = torch_generator(rng)
         with torch.no_grad():
             z = torch.randn(n_samples, self.noise_dim, generator=tgen)
-            lab = None if labels is None else torch.as_tensor(labels)
+            lab = None
+            if labels is not None:
+                lab = torch.as_tensor(np.broadcast_to(labels, (n_samples,)).copy())
             Zg = self.network_(z, lab).double().numpy()
         enc = self.encoder_
         offsets = enc.n_numeric_ + np.concatenate([[0], np.cumsum(enc.category_sizes_)])
@@ -421,8 +470,7 @@ class KMESynthesizer(PrivateEstimator):
             u = rng.random((n_samples, 1))
             codes.append(np.minimum((np.cumsum(Zg[:, start:stop], axis=1) < u).sum(1),
                                     stop - start - 1))
-        X = enc.decode(Zg[:, :enc.n_numeric_], codes, random_state=rng)
-        return X, (self.classes_[labels] if self.n_classes_ else None)
+        return Zg[:, :enc.n_numeric_], codes
 
     # -- scoring -----------------------------------------------------------
     def _score_encoding(self, X, y):

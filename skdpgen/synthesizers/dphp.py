@@ -217,8 +217,11 @@ class DPHPSynthesizer(KMESynthesizer):
     kernel with ``‖h‖ ≤ 1`` (sum kernel: Hermite features of numeric columns
     and one-hot vectors of categorical ones, scaled by ``1/sqrt(#columns)``;
     product kernel: tensor products of such blocks), so each has replace-one
-    sensitivity ``2/n``. Class proportions have sensitivity ``sqrt(2)/n``.
-    The budget is split with :class:`skdpgen.privacy.GaussianAccountant` and
+    sensitivity ``2/n``. Class proportions have sensitivity ``sqrt(2)/n``,
+    and so have the one-way histograms (``marginal_share``, by default 20 %
+    of the budget) to which the samples are calibrated
+    (:class:`~skdpgen.synthesizers.MarginalCalibration`; the paper's DP-HP
+    is ``marginal_share=0``). The budget is split with :class:`skdpgen.privacy.GaussianAccountant` and
     the releases compose exactly; ``privacy_report_`` lists them. Which
     columns enter each product kernel is drawn from ``random_state``, not
     from the data.

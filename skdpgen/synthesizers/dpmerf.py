@@ -115,10 +115,14 @@ class DPMERFSynthesizer(KMESynthesizer):
 
     Notes
     -----
-    One release: the (features × classes) matrix of
+    The embedding release: the (features × classes) matrix of
     ``(1/n) Σ_{i: y_i = c} φ(z_i)`` with ``‖φ‖ = 1``, replace-one sensitivity
     ``2/n`` (see :class:`~skdpgen.KernelMeanEmbedding`), plus the class
-    proportions (sensitivity ``sqrt(2)/n``) when fitted with labels.
+    proportions (sensitivity ``sqrt(2)/n``) when fitted with labels, and
+    (``marginal_share``, by default 20 % of the budget) every column's
+    one-way histogram, sensitivity ``sqrt(2)/n``, to which the samples are
+    calibrated (:class:`~skdpgen.synthesizers.MarginalCalibration`; the
+    paper's DP-MERF is ``marginal_share=0``).
 
     References
     ----------
