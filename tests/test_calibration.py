@@ -2,7 +2,6 @@
 
 import math
 import pickle
-import warnings
 
 import numpy as np
 import pandas as pd
