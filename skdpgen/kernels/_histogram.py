@@ -70,7 +70,10 @@ class HistogramFeatures(BoundedFeatureMap):
     count from one cell to another, ``√(2d)`` in all, divided by ``√d``.
     Numeric values outside ``[-1, 1]`` fall in the end cells. For rows that
     are not exactly one-hot (a generator's probabilities) the blocks'
-    entries are summed per cell, which keeps the norm ≤ 1.
+    entries are summed per cell, which keeps the norm ≤ 1. The features are
+    piecewise constant, so they carry no gradient: they are for releases and
+    for reweighting generated rows, not for training a generator through
+    (``KMESynthesizer(features=...)``).
 
     Examples
     --------
@@ -195,8 +198,8 @@ class HistogramFeatures(BoundedFeatureMap):
         Returns
         -------
         H : ndarray or torch.Tensor of shape (n_samples, n_features_out_)
-            Numeric cells are not differentiable (zero gradient); block
-            entries pass through their cell sums.
+            A tensor's features are computed in NumPy and carry no gradient
+            (cells are piecewise constant; nothing trains through this map).
         """
         check_is_fitted(self)
         if _is_tensor(Z):
