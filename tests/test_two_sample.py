@@ -226,8 +226,16 @@ def rejection_rate(n, shift, reps, *, method="tcmc", epsilon=EPSILON, seed0=0):
 
 
 def test_type_one_error_tcmc():
-    rate = rejection_rate(300, 0.0, 300)
-    assert 0.02 <= rate <= 0.08
+    """Size at α = 0.05 under the null: at most 0.065, and not absurdly conservative.
+
+    Measured: 0.036 (20 runs of 300 replications, counts 5-20 of 300, a
+    spread 1.2 times the binomial one since the privacy noise is fresh at
+    every run). With 300 replications the old interval [0.02, 0.08] failed
+    about one run in ten; with 2,000 the interval [0.02, 0.065] lies 3.3
+    and 4.5 standard deviations from 0.036.
+    """
+    rate = rejection_rate(300, 0.0, 2000)
+    assert 0.02 <= rate <= 0.065
 
 
 def test_type_one_error_tcs_and_non_private():
