@@ -79,6 +79,19 @@ def test_histogram_sensitivity_is_sqrt2_and_attained():
     assert np.linalg.norm(far[0] - far[1]) == pytest.approx(math.sqrt(2.0), rel=1e-12)
 
 
+def test_histogram_rows_are_nonnegative_unit_vectors_whatever_the_input():
+    """Negative or huge block entries (a table that is not an encoding) must
+    not break the √2 bound: every row is one cell per column."""
+    fmap = HistogramFeatures(bins=2, category_sizes=[2, 3]).fit(np.zeros((1, 6)))
+    Z = np.array([[0.5, -5.0, 5.0, -1e9, 0.0, 1e9],
+                  [0.5, 5.0, -5.0, 1e9, -1e9, 0.0],
+                  [-np.inf, 0.0, 0.0, 0.0, 0.0, 0.0]])
+    H = fmap.raw_transform(np.nan_to_num(Z, neginf=-1e300))
+    assert (H >= 0).all()
+    np.testing.assert_allclose(np.linalg.norm(H, axis=1), 1.0)
+    assert np.linalg.norm(H[0] - H[1]) <= fmap.max_row_distance + 1e-12
+
+
 def test_histogram_torch_path_equals_numpy():
     import torch
 

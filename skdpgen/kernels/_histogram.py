@@ -51,6 +51,8 @@ class HistogramFeatures(BoundedFeatureMap):
     ----------
     n_cells_ : list of int
         Number of cells of each histogram column.
+    cell_offsets_ : ndarray of int
+        Where each histogram column's cells start in the feature vector.
     n_features_out_ : int
         ``sum(n_cells_)``.
     n_features_in_ : int
@@ -63,14 +65,13 @@ class HistogramFeatures(BoundedFeatureMap):
 
     Notes
     -----
-    Every feature is ≥ 0 and every row of an encoded table has norm exactly
-    1, so replacing one row changes the features' sum by at most ``√2``
-    (:attr:`max_row_distance`): the two rows' vectors are non-negative unit
-    vectors. Equivalently, each of the ``d`` histograms of counts moves one
-    count from one cell to another, ``√(2d)`` in all, divided by ``√d``.
-    Numeric values outside ``[-1, 1]`` fall in the end cells. For rows that
-    are not exactly one-hot (a generator's probabilities) the blocks'
-    entries are summed per cell, which keeps the norm ≤ 1. The features are
+    Every row, whatever the input holds, is mapped to exactly one cell per
+    histogram column (a block's largest entry decides; numeric values
+    outside ``[-1, 1]`` fall in the end cells), so every feature vector is a
+    non-negative unit vector and replacing one row changes the features'
+    sum by at most ``√2`` (:attr:`max_row_distance`). Equivalently, each of
+    the ``d`` histograms of counts moves one count from one cell to
+    another, ``√(2d)`` in all, divided by ``√d``. The features are
     piecewise constant, so they carry no gradient: they are for releases and
     for reweighting generated rows, not for training a generator through
     (``KMESynthesizer(features=...)``).
@@ -138,6 +139,7 @@ class HistogramFeatures(BoundedFeatureMap):
             self._maps[b] = m
         self.n_cells_ = ([self.bins + int(i != -1) for i in indicators]
                          + [int(self._maps[b].max()) + 1 for b in self._blocks])
+        self.cell_offsets_ = np.concatenate([[0], np.cumsum(self.n_cells_)[:-1]]).astype(np.intp)
         self._n_features_out = int(sum(self.n_cells_))
 
     def cells(self, Z):
@@ -198,27 +200,17 @@ class HistogramFeatures(BoundedFeatureMap):
         Returns
         -------
         H : ndarray or torch.Tensor of shape (n_samples, n_features_out_)
-            A tensor's features are computed in NumPy and carry no gradient
-            (cells are piecewise constant; nothing trains through this map).
+            Exactly one non-zero entry per histogram column. A tensor's
+            features are computed in NumPy and carry no gradient (cells are
+            piecewise constant; nothing trains through this map).
         """
         check_is_fitted(self)
         if _is_tensor(Z):
             H = torch.as_tensor(self.raw_transform(Z.detach().cpu().numpy()),
                                 dtype=Z.dtype, device=Z.device)
             return H
-        Z = np.asarray(Z, dtype=np.float64)
-        n = Z.shape[0]
-        n_numeric = self._offsets[0]
         cells = self.cells(Z)
-        parts = []
-        for j in range(n_numeric):
-            part = np.zeros((n, self.n_cells_[j]))
-            part[np.arange(n), cells[:, j]] = 1.0
-            parts.append(part)
-        for j, b in enumerate(self._blocks, start=n_numeric):
-            block = Z[:, self._offsets[b]:self._offsets[b + 1]]
-            to_cells = np.zeros((self._sizes[b], self.n_cells_[j]))
-            to_cells[np.arange(self._sizes[b]), self._maps[b]] = 1.0
-            parts.append(block @ to_cells)
-        H = np.hstack(parts) if parts else np.zeros((n, 0))
-        return H / math.sqrt(max(len(self.n_cells_), 1))
+        n, d = cells.shape
+        H = np.zeros((n, self._n_features_out))
+        H[np.arange(n)[:, None], cells + self.cell_offsets_] = 1.0  # one cell per column, whatever Z holds
+        return H / math.sqrt(max(d, 1))

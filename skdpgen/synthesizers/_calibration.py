@@ -218,8 +218,7 @@ class MarginalCalibration:
 
     def _cells(self, numeric, codes):
         """Indices of the rows' cells into the feature vector, (m, d)."""
-        offsets = np.concatenate([[0], np.cumsum(self.features_.n_cells_)[:-1]])
-        return self.features_.cells_of_codes(numeric, codes) + offsets
+        return self.features_.cells_of_codes(numeric, codes) + self.features_.cell_offsets_
 
     def log_weights(self, numeric, codes, c):
         """Unnormalized log weights of generated rows of class ``c`` (0 without labels)."""
