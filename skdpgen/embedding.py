@@ -175,7 +175,8 @@ class KernelMeanEmbedding(TransformerMixin, PrivateEstimator):
             raise ValueError("X has no rows.")
         mean = sums / n if y is not None else sums[:, 0] / n
         accountant = budget.plan({"mean embedding": 1.0})
-        self.embedding_ = accountant.add_noise("mean embedding", mean, sensitivity=features.max_row_distance / n)
+        self.embedding_ = accountant.add_noise("mean embedding", mean,
+                                               sensitivity=features.max_row_distance / n)
         self.features_ = features
         if y is not None:
             self.classes_ = rows.classes

@@ -481,7 +481,8 @@ class DPKMEReleaser(PrivateEstimator):
         sums = rows.feature_sums(features)[:, 0]
         n = rows.n_rows
         accountant = budget.plan({"mean embedding": 1.0})
-        target = accountant.add_noise("mean embedding", sums / n, sensitivity=features.max_row_distance / n)
+        target = accountant.add_noise("mean embedding", sums / n,
+                                      sensitivity=features.max_row_distance / n)
         device = resolve_device(self.device)
         tgen = torch_generator(rng, "cpu")
         if candidates is None:

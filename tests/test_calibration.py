@@ -203,7 +203,7 @@ def test_calibration_fits_and_samples_a_known_tilt():
     X = pd.DataFrame({"a": rng.beta(2, 5, n), "b": rng.choice(["x", "y", "z"], n, p=[.6, .3, .1])})
     enc = TableEncoder({"a": {"type": "numeric", "bounds": [0, 1]},
                         "b": {"type": "categorical", "categories": ["x", "y", "z"]}}).fit(X)
-    cal = MarginalCalibration(bins=8).setup(enc, 0)
+    cal = MarginalCalibration(bins=8).setup(enc)
     exact = cal.features_.transform(enc.transform(X)).mean(0)
     cal._n_rows, cal._noise_std = n, 1.0 * math.sqrt(2) / n  # σ = 1
     cal.targets_ = (exact + rng.normal(0, cal._noise_std, exact.size))[None, :]

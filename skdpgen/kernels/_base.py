@@ -131,8 +131,8 @@ class BoundedFeatureMap(TransformerMixin, BaseEstimator):
     ``h(x)`` with ``‖h(x)‖ ≤ 1``. The mean of ``h`` over ``n`` rows then
     changes by at most ``2/n`` in L2 norm when one row is replaced (``√2/n``
     for a map with non-negative features, see :attr:`max_row_distance`),
-    which is the sensitivity every release of skdpgen is calibrated to. Any map that
-    implements this protocol works, unchanged, in
+    which is the sensitivity every release of skdpgen is calibrated to. Any
+    map that implements this protocol works, unchanged, in
     :class:`~skdpgen.KernelMeanEmbedding`,
     :class:`~skdpgen.DPKMEReleaser` (``method="features"``) and
     :class:`~skdpgen.KMESynthesizer`.

@@ -212,5 +212,6 @@ class HistogramFeatures(BoundedFeatureMap):
         cells = self.cells(Z)
         n, d = cells.shape
         H = np.zeros((n, self._n_features_out))
-        H[np.arange(n)[:, None], cells + self.cell_offsets_] = 1.0  # one cell per column, whatever Z holds
+        # one cell per column, whatever Z holds
+        H[np.arange(n)[:, None], cells + self.cell_offsets_] = 1.0
         return H / math.sqrt(max(d, 1))

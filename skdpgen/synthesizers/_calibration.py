@@ -163,12 +163,11 @@ class MarginalCalibration:
     def __init__(self, bins=16):
         self.bins = bins
 
-    def setup(self, encoder, n_classes):
+    def setup(self, encoder):
         """The public cells of ``encoder``'s table; returns ``self``."""
         self.features_ = HistogramFeatures(
             bins=self.bins, **marginal_cell_maps(encoder, self.bins)
         ).fit(np.zeros((1, encoder.n_encoded_)))
-        self.n_classes_ = n_classes
         return self
 
     def release(self, context):

@@ -376,7 +376,7 @@ class KMESynthesizer(PrivateEstimator):
                                  rows.release_device(device))
         calibration = None
         if marginal_share:
-            calibration = MarginalCalibration().setup(encoder, k).release(context)
+            calibration = MarginalCalibration().setup(encoder).release(context)
         trainer = GeneratorTrainer(
             epochs=self.epochs, steps_per_epoch=self.steps_per_epoch,
             batch_size=self.batch_size, learning_rate=self.learning_rate,

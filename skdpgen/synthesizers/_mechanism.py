@@ -158,8 +158,8 @@ class ReleaseContext:
         clipping every row; ``√2/n`` for a map with non-negative features
         (:attr:`~skdpgen.kernels.BoundedFeatureMap.max_row_distance`: a
         record that changes class moves its row from one column to another,
-        ``‖h(z)‖² + ‖h(z′)‖² ≤ 2`` in squared Frobenius norm). The division by the released class weights
-        afterwards is post-processing.
+        ``‖h(z)‖² + ‖h(z′)‖² ≤ 2`` in squared Frobenius norm). The division
+        by the released class weights afterwards is post-processing.
 
         Parameters
         ----------
@@ -178,7 +178,8 @@ class ReleaseContext:
         n = self.rows.n_rows  # after the sum: Dask rows are counted in its pass
         if n < 2:
             raise ValueError(f"Need at least 2 rows to fit, got {n}.")
-        noisy = self.accountant.add_noise(name, sums / n, sensitivity=feature_map.max_row_distance / n)
+        noisy = self.accountant.add_noise(name, sums / n,
+                                          sensitivity=feature_map.max_row_distance / n)
         if self.class_weights is not None:
             noisy = noisy / self.class_weights[None, :]
         return torch.as_tensor(noisy.T, dtype=torch.float32, device=self.device)

@@ -221,8 +221,9 @@ class DPHPSynthesizer(KMESynthesizer):
     and so have the one-way histograms (``marginal_share``, by default 20 %
     of the budget) to which the samples are calibrated
     (:class:`~skdpgen.synthesizers.MarginalCalibration`; the paper's DP-HP
-    is ``marginal_share=0``). The budget is split with :class:`skdpgen.privacy.GaussianAccountant` and
-    the releases compose exactly; ``privacy_report_`` lists them. Which
+    is ``marginal_share=0``). The budget is split with
+    :class:`skdpgen.privacy.GaussianAccountant` and the releases compose
+    exactly; ``privacy_report_`` lists them. Which
     columns enter each product kernel is drawn from ``random_state``, not
     from the data.
 
