@@ -64,7 +64,10 @@ is kept small. Bins whose noisy count exceeds ``2s`` and that touch an
 occupied bin are occupied too, repeatedly (hysteresis thresholding): the
 tails next to the bulk join it, while an empty bin next to the range joins
 only w.p. 2.3 %, so the range grows by ``k`` spurious bins w.p. about
-``0.023^k``. Of the occupied mass, the lowest and the highest 0.5 % are cut
+``0.023^k``. So do bins above ``3s`` one empty bin away from an occupied
+one: values on a few points (percentages 4.5, 14.5, …) leave empty bins
+between occupied ones, and an empty bin joins this way only w.p. 0.13 %.
+Of the occupied mass, the lowest and the highest 0.5 % are cut
 (the robust quantiles 0.5 % and 99.5 % of the noisy occupied counts: with
 many rows an outlying occupied bin is cut, with few rows every occupied
 bin counts): the bounds are the lower edge of the bin holding the 0.5 %
@@ -234,6 +237,8 @@ CLASS_SHARE = 0.25
 TYPE_STDS = 3.0
 OTHER_STDS = 3.0
 GROW_STDS = 2.0
+#: A bin one empty bin away from the occupied ones joins above this many stds.
+BRIDGE_STDS = 3.0
 #: Each numeric bin is also split into this many equal sub-bins (the fine grid).
 FINE_BINS = 256
 #: Sub-bins per group of the fine grid's coarse level.
@@ -493,8 +498,11 @@ def _trimmed_range(sums, sizes, s, grow, quantile=QUANTILE):
     if not occupied.any():
         return None
     weak = sums > GROW_STDS * noise  # hysteresis: weak bins next to occupied ones join
+    bridge = sums > BRIDGE_STDS * noise  # ... and stronger ones across one empty bin
     while grow:
-        grown = occupied | (weak & (np.r_[False, occupied[:-1]] | np.r_[occupied[1:], False]))
+        near = np.r_[False, occupied[:-1]] | np.r_[occupied[1:], False]
+        across = np.r_[False, False, occupied[:-2]] | np.r_[occupied[2:], False, False]
+        grown = occupied | (weak & near) | (bridge & across)
         if np.array_equal(grown, occupied):
             break
         occupied = grown

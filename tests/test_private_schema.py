@@ -295,6 +295,29 @@ def test_a_starved_budget_falls_back_to_the_heaviest_decade():
     assert (lower[first], upper[last]) == (1.0, 10.0)
 
 
+def test_point_masses_with_gaps_are_bridged():
+    """Values on a few points (percentages 4.5, 14.5, ...) leave empty bins between."""
+    from skdpgen.private_schema import _numeric_grid, _occupied_range
+
+    lower, upper, groups, _ = _numeric_grid()
+    s = 10.0
+    bulk = np.flatnonzero((lower >= 4) & (upper <= 25))  # (4, 5] … (20, 25]: occupied
+    after = bulk[-1]  # the next bins: (25, 30], (30, 40], (40, 50]
+    for gap_bin, value, upper_bound in [(3.5, 4.0, 50.0), (3.5, 1.5, 40.0), (2.9, 4.0, 25.0)]:
+        noisy = np.zeros(lower.size)
+        noisy[bulk] = 10 * s
+        noisy[after + 1] = 0.0  # the empty bin between two point masses
+        noisy[after + 2] = gap_bin * s  # a weak bin across it: joins above 3 s
+        noisy[after + 3] = value * s  # next to it: joins above 2 s once it has joined
+        first, last = _occupied_range(noisy, [groups], s)
+        assert (lower[first], upper[last]) == (4.0, upper_bound)
+    # two empty bins are never bridged
+    noisy = np.zeros(lower.size)
+    noisy[bulk] = 10 * s
+    noisy[after + 3] = 4.9 * s  # below the Bonferroni threshold (5.0 s)
+    assert upper[_occupied_range(noisy, [groups], s)[1]] == 25.0
+
+
 def test_diffuse_values_are_found_at_the_coarse_level():
     # 4,000 values spread over 1900-2097 (twenty a year): at ε = 1 a year's
     # twenty values rarely clear its threshold (4.9 s, s ≈ 7), a decade's two
