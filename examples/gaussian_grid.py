@@ -40,9 +40,10 @@ def main(argv=None):
     # column draws); the privacy noise is fresh at every run, so the NLLs vary
     common = dict(bounds=(-1, 5), classes=list(range(5)), random_state=0, **steps)
     synths = {
-        # the product kernel over both coordinates carries the grid's joint structure
-        "DP-HP": DPHPSynthesizer(order=50, product_order=50, product_size=2,
-                                 length_scale=0.05, gamma=5.0, **common),
+        # the pairwise kernel (of two coordinates: their product kernel) carries
+        # the grid's joint structure
+        "DP-HP": DPHPSynthesizer(order=50, product_order=50, length_scale=0.05, gamma=5.0,
+                                 **common),
         "DP-MERF": DPMERFSynthesizer(length_scale=0.1, **common),
     }
     centers, _ = gaussian_grid_centers()

@@ -308,8 +308,8 @@ def dphp():
     # One record changes class at x = 0 (two numeric columns on [-1, 1]):
     # label proportions move by exactly √2/n, and so do the one-way
     # histograms (the record's cells move from class 0 to class 1); the sum
-    # kernel and both product-kernel releases (epochs=2) by
-    # √(‖h(0)‖² + ‖h(0)‖²)/n ≈ √2/n.
+    # kernel and the pairwise kernel by √(‖h(0)‖² + ‖h(0)‖²)/n ≈ √2/n (the
+    # pairwise kernel of two columns at order 4: ‖h(0)‖ = ‖φ(0)‖² = 0.998).
     X = np.zeros((N_ROWS, 2))
     y = _labels()
     y_prime = y.copy()
@@ -323,7 +323,7 @@ def dphp():
         ).fit(X, y).privacy_report_,
         (X, y), (X, y_prime),
         {"label proportions": EXACT, "sum kernel": GAUSSIAN_KERNEL,
-         "product kernel": GAUSSIAN_KERNEL, "one-way marginals": EXACT},
+         "pairwise kernel": GAUSSIAN_KERNEL, "one-way marginals": EXACT},
         False, N_LESS_NOISE,
     )
 

@@ -23,6 +23,7 @@ FAST = dict(epochs=1, steps_per_epoch=3, batch_size=20, random_state=0, device="
 ESTIMATORS = [
     HermiteFeatures(order=4),
     HermiteFeatures(order=2, kernel="product"),
+    HermiteFeatures(order=2, kernel="pairwise"),
     RandomFourierFeatures(n_components=20, random_state=0),
     HistogramFeatures(bins=4),
     KernelMeanEmbedding(features=HermiteFeatures(order=3)),

@@ -77,6 +77,62 @@ def test_product_kernel_approximates_product_of_kernels():
     np.testing.assert_allclose(H @ H.T, gaussian_kernel(X[:, [0, 2]], X[:, [0, 2]], 1.0), atol=1e-10)
 
 
+def test_pairwise_kernel_is_the_mean_of_the_pair_products():
+    """(1/P) Σ_{a<b} k_a k_b over the P pairs, with one-hot blocks as delta kernels."""
+    rng = np.random.default_rng(2)
+    n = 25
+    num = rng.uniform(-1, 1, size=(n, 3))
+    cats = rng.integers(0, 3, n)
+    Z = np.hstack([num, np.eye(3)[cats]])
+    ls = np.array([0.7, 1.0, 2.0])
+    hf = HermiteFeatures(order=40, length_scale=ls, kernel="pairwise", category_sizes=[3]).fit(Z)
+    H = hf.transform(Z)
+    assert H.shape == (n, hf.n_features_out_) and hf.n_features_out_ == 3 * 41**2 + 3 * 41 * 3
+    kernels = [gaussian_kernel(num[:, [d]], num[:, [d]], ls[d]) for d in range(3)]
+    kernels.append((cats[:, None] == cats[None, :]).astype(float))
+    exact = np.mean([kernels[a] * kernels[b] for a in range(4) for b in range(a + 1, 4)], axis=0)
+    np.testing.assert_allclose(H @ H.T, exact, atol=1e-10)
+    # a subset of the columns, and a single column: its own (sum) kernel
+    sub = HermiteFeatures(order=40, length_scale=ls, kernel="pairwise", product_dims=[0, 3],
+                          category_sizes=[3]).fit(Z)
+    np.testing.assert_allclose(sub.transform(Z) @ sub.transform(Z).T,
+                               kernels[0] * kernels[3], atol=1e-10)
+    one = HermiteFeatures(order=40, length_scale=0.7, kernel="pairwise").fit(num[:, :1])
+    np.testing.assert_allclose(one.transform(num[:, :1]) @ one.transform(num[:, :1]).T,
+                               kernels[0], atol=1e-10)
+    names = sub.get_feature_names_out()
+    assert names.size == 41 * 3 and names[0] == "hermite(x0:0,x3)"
+
+
+def test_pairwise_kernel_fused_sums_and_adversarial_rows():
+    """The Gram-matrix sums equal the plain features' sums, and no input breaks ‖h‖ <= 1."""
+    import torch
+
+    rng = np.random.default_rng(3)
+    hf = HermiteFeatures(order=5, length_scale=0.5, kernel="pairwise",
+                         category_sizes=[4, 2]).fit(np.zeros((1, 9)))
+    Z = np.hstack([rng.uniform(-1.2, 1.2, (60, 3)), np.eye(4)[rng.integers(0, 4, 60)],
+                   np.eye(2)[rng.integers(0, 2, 60)]])
+    W = rng.random((60, 3))
+    np.testing.assert_allclose(hf.feature_sum(Z, W), hf.transform(Z).T @ W, atol=1e-13)
+    Zt = torch.tensor(Z, requires_grad=True)
+    S = hf.raw_feature_sum(Zt, torch.tensor(W))
+    np.testing.assert_allclose(S.detach().numpy(), hf.raw_transform(Z).T @ W, atol=1e-13)
+    S.sum().backward()
+    assert torch.isfinite(Zt.grad).all()
+    # rows that are not encodings: block entries up to ±1e300, one block huge
+    # and the others small (a naive ((Σ s)² − Σ s²)/2 for the norm cancels)
+    for scale in (1.0, 1e9, 1e70, 1e150, 1e300):
+        for _ in range(100):
+            X = rng.standard_normal((1, 9)) * scale * (rng.random((1, 9)) < 0.5)
+            X[0, 3 + rng.integers(0, 4)] = scale * rng.choice([-1.0, 1.0])
+            for norm in (np.linalg.norm(hf.feature_sum(X, np.ones((1, 1)))),
+                         np.linalg.norm(hf.transform(X)),
+                         float(torch.linalg.norm(hf.feature_sum(
+                             torch.tensor(X, dtype=torch.float32), torch.ones((1, 1)))))):
+                assert np.isfinite(norm) and norm <= 1.0, (scale, X)
+
+
 @pytest.mark.parametrize("order", range(1, 11))
 def test_proposition_b1_error_bound(order):
     """E|k(x,y) − φ(x)ᵀφ(y)| ≤ (1/(3√2))(1/3)^C for x, y ~ N(0,1), ρ = 1/3."""

@@ -277,10 +277,21 @@ def test_fit_budget_override_and_report_composition(make, frame):
 
 def test_dphp_releases_one_product_kernel_per_epoch(frame):
     X, y = frame
-    synth = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, order=5, **{**FAST, "epochs": 4}).fit(X, y)
+    synth = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, order=5, product_kernel="random",
+                            **{**FAST, "epochs": 4}).fit(X, y)
     counts = {r.name: r.count for r in synth.privacy_report_.releases}
     assert counts == {"sum kernel": 1, "product kernel": 4, "label proportions": 1,
                       "one-way marginals": 1}
+    assert len(synth.product_columns_) == 4
+    # the default: the pairwise kernel of every column, released once
+    pairs = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, order=5,
+                            **{**FAST, "epochs": 4}).fit(X, y)
+    counts = {r.name: r.count for r in pairs.privacy_report_.releases}
+    assert counts == {"sum kernel": 1, "pairwise kernel": 1, "label proportions": 1,
+                      "one-way marginals": 1}
+    n_columns = pairs.features_.n_numeric_ + len(pairs.features_.category_sizes)
+    assert [c.tolist() for c in pairs.product_columns_] == [list(range(n_columns))]
+    assert pairs.product_kernel == "auto"  # the constructor's value stays
     sums = DPHPSynthesizer(schema=SCHEMA, order=5, product_share=0.0, marginal_share=0.0,
                            **FAST).fit(X)
     assert {r.name for r in sums.privacy_report_.releases} == {"sum kernel"}
@@ -343,8 +354,8 @@ def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monke
     epochs, steps_per_epoch = FAST["epochs"], FAST["steps_per_epoch"]
     names = [name for name, _ in released]
     assert names[0] == "one-way marginals"  # the calibration's, before training
-    if isinstance(synth, DPHPSynthesizer):
-        assert names[1:] == ["sum kernel"] + ["product kernel"] * epochs
+    if isinstance(synth, DPHPSynthesizer):  # the default: the pairwise kernel, once
+        assert names[1:] == ["sum kernel", "pairwise kernel"]
     else:
         assert names[1:] == ["mean embedding"]
     weights = synth.class_weights_ if labeled else np.ones(1)
@@ -359,7 +370,7 @@ def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monke
     expected = expected[1:]  # the generator's
 
     # The loss is Σ_c ‖t_c − g_c‖² (DP-HP: plus γ times the same for the
-    # product kernel of the epoch), where the generator's class means g_c have
+    # pairwise kernel), where the generator's class means g_c have
     # norm <= 1. So every step's loss lies in [Σ (‖t_c‖ − 1)², Σ (‖t_c‖ + 1)²]
     # for the released targets t, a window far from any exact embedding's loss.
     def window(t):
@@ -370,10 +381,10 @@ def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monke
     assert steps.size == epochs * steps_per_epoch
     # the sum kernel (DP-HP) or the one embedding (DP-MERF), at every step
     low, high = (np.full(steps.size, bound) for bound in window(expected[0]))
-    if isinstance(synth, DPHPSynthesizer):  # plus the product kernel of each epoch
-        product = np.array([window(t) for t in expected[1:]])[steps // steps_per_epoch]
-        low += synth.gamma * product[:, 0]
-        high += synth.gamma * product[:, 1]
+    if isinstance(synth, DPHPSynthesizer):  # plus the pairwise kernel at every step
+        pair_low, pair_high = window(expected[1])
+        low += synth.gamma * pair_low
+        high += synth.gamma * pair_high
     assert low.min() > 1e4  # the offset dominates: an exact target would give ~1
     loss = synth.loss_history_
     assert np.all(loss >= low * (1 - 1e-4)), (loss, low)
@@ -465,6 +476,8 @@ def test_kernel_features_have_norm_at_most_one():
         for fmap in (sum_map, HermiteFeatures(
                 order=8, length_scale=ls, kernel="product",
                 product_dims=rng.choice(5, size=3, replace=False), category_sizes=[2, 4],
+        ).fit(np.zeros((1, 9))), HermiteFeatures(
+                order=8, length_scale=ls, kernel="pairwise", category_sizes=[2, 4],
         ).fit(np.zeros((1, 9)))):
             H = fmap.raw_transform(torch.as_tensor(Z))  # before any clip
             assert torch.all(torch.linalg.norm(H, dim=1) <= 1 + 1e-12)
@@ -483,6 +496,7 @@ def test_release_sums_clip_and_stream():
         HermiteFeatures(order=30, length_scale=ls, category_sizes=[2, 4]),
         HermiteFeatures(order=8, length_scale=ls, kernel="product", product_dims=[0, 3, 4],
                         category_sizes=[2, 4]),
+        HermiteFeatures(order=8, length_scale=ls, kernel="pairwise", category_sizes=[2, 4]),
     ]
     limit = 1 - 8 * np.finfo(np.float64).eps
     for fmap in maps:
@@ -813,3 +827,19 @@ def test_dphp_levels_learn_point_masses_of_integer_columns():
     assert synth.encoder_.level_columns_ == ["hours"]
     assert Xs["hours"].dtype == np.int64 and Xs["hours"].between(1, 99).all()
     assert abs(np.mean(Xs["hours"] == 40) - np.mean(hours == 40)) < 0.08
+
+
+def test_pairwise_columns_respect_the_feature_cap():
+    from skdpgen.synthesizers.dphp import draw_pairwise_columns
+
+    rng = np.random.default_rng(0)
+    widths = [6] * 5 + [40, 2, 100]
+    assert draw_pairwise_columns(rng, widths).tolist() == list(range(8))  # all fit
+    for _ in range(20):  # too many: a random subset within the cap, never empty
+        cols = draw_pairwise_columns(rng, widths, max_features=2_000)
+        w = np.asarray(widths)[cols]
+        assert cols.size >= 1 and (w.sum() ** 2 - (w ** 2).sum()) // 2 <= 2_000
+    # images keep the paper's random product kernels (hundreds of pixels' pairs)
+    assert DPHPSynthesizer(image_shape=(8, 8))._product_kernel() == "random"
+    assert DPHPSynthesizer()._product_kernel() == "pairwise"
+    assert DPHPSynthesizer(product_kernel="random")._product_kernel() == "random"

@@ -3,6 +3,7 @@
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+import itertools
 import math
 from numbers import Integral, Real
 
@@ -253,16 +254,20 @@ class HermiteFeatures(BoundedFeatureMap):
         Length scale ℓ of the Gaussian kernel, one per numeric input column or
         shared. It is a hyperparameter: choose it from public knowledge (e.g.
         relative to public bounds), never from the private data.
-    kernel : {"sum", "product"}, default="sum"
+    kernel : {"sum", "product", "pairwise"}, default="sum"
         ``"sum"``: ``h(x) = [φ(x_1), …, φ(x_D)] / sqrt(D)`` over the D table
         columns (a one-hot block stands for its own φ), which approximates
         ``(1/D) Σ_d k_d``; ``p(C + 1) + Σ sizes`` features for p numeric
         columns. ``"product"``: ``h(x) = vec(⊗_{d∈S} φ(x_d))`` over the table
         columns S in ``product_dims``, which approximates ``Π_{d∈S} k_d``.
+        ``"pairwise"``: ``h(x) = [vec(φ(x_a) ⊗ φ(x_b))]_{a<b} / sqrt(P)``
+        over the ``P`` pairs of columns of S, which approximates
+        ``(1/P) Σ_{a<b} k_a k_b``: every two-way interaction at once (a
+        single column's ``φ`` when S has one column).
     product_dims : array-like of int, default=None
-        The table columns S of the product kernel (all when None): indices
-        ``0 … p − 1`` are the numeric columns, ``p, p + 1, …`` the one-hot
-        blocks in order. Ignored for the sum kernel.
+        The table columns S of the product or pairwise kernel (all when
+        None): indices ``0 … p − 1`` are the numeric columns, ``p, p + 1, …``
+        the one-hot blocks in order. Ignored for the sum kernel.
     category_sizes : sequence of int, default=()
         Sizes of the one-hot blocks that end each input row (none by default:
         every column is numeric).
@@ -296,7 +301,12 @@ class HermiteFeatures(BoundedFeatureMap):
     terms, so ``‖φ(x)‖ ≤ 1`` for every dimension, and a one-hot block (or a
     vector of probabilities) has norm ≤ 1 too. Hence
     ``‖h(x)‖² = (1/D) Σ_d ‖φ(x_d)‖² ≤ 1`` for the sum kernel and
-    ``‖h(x)‖ = Π_d ‖φ(x_d)‖ ≤ 1`` for the product kernel. To keep the bound
+    ``‖h(x)‖ = Π_d ‖φ(x_d)‖ ≤ 1`` for the product kernel, and
+    ``‖h(x)‖² = (1/P) Σ_{a<b} ‖φ(x_a)‖² ‖φ(x_b)‖² ≤ 1`` for the pairwise
+    kernel (one-hot entries of an input that is not an encoding are first
+    kept within ``±M^(1/2m)/1000`` for products of ``m`` blocks, ``M`` the
+    largest float, so that the products' squares stay finite). To keep the
+    bound
     under floating-point rounding every row goes through
     :func:`~skdpgen.kernels.unit_norm_scale`. Inputs beyond ±1e150 are
     clipped first (their features underflow to 0 anyway), so any finite
@@ -335,12 +345,19 @@ class HermiteFeatures(BoundedFeatureMap):
     >>> Z = np.array([[0.2, 1.0, 0.0, 0.0], [-0.5, 0.0, 0.0, 1.0]])
     >>> HermiteFeatures(order=4, category_sizes=[3]).fit(Z).transform(Z).shape
     (2, 8)
+
+    The pairwise kernel of the same two columns: their one pair, 5 × 3
+    features:
+
+    >>> pair = HermiteFeatures(order=4, kernel="pairwise", category_sizes=[3]).fit(Z)
+    >>> pair.transform(Z).shape
+    (2, 15)
     """
 
     _parameter_constraints: dict = {
         "order": [Interval(Integral, 0, None, closed="left")],
         "length_scale": [Interval(Real, 0, None, closed="neither"), "array-like"],
-        "kernel": [StrOptions({"sum", "product"})],
+        "kernel": [StrOptions({"sum", "product", "pairwise"})],
         "product_dims": ["array-like", None],
         "category_sizes": ["array-like"],
     }
@@ -367,7 +384,7 @@ class HermiteFeatures(BoundedFeatureMap):
         self.rho_ = hermite_rho(self.length_scale_)
         self._sizes = sizes
         self._offsets = p + np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
-        if self.kernel == "product" and self.product_dims is not None:
+        if self.kernel != "sum" and self.product_dims is not None:
             dims = np.asarray(self.product_dims)
             if (
                 dims.ndim != 1
@@ -387,8 +404,29 @@ class HermiteFeatures(BoundedFeatureMap):
         widths = [self.order + 1 if j < p else int(sizes[j - p]) for j in self.product_dims_]
         if self.kernel == "sum":
             self._n_features_out = p * (self.order + 1) + int(sizes.sum())
-        else:
+        elif self.kernel == "product":
             self._n_features_out = int(np.prod(widths))
+        else:
+            self._set_pairs(widths)
+
+    def _set_pairs(self, widths):
+        """Index of every pairwise feature in the Gram matrix of the stacked blocks."""
+        starts = np.concatenate([[0], np.cumsum(widths)]).astype(np.intp)
+        pairs = list(itertools.combinations(range(len(widths)), 2)) or [(0, None)]
+        rows, cols = [], []
+        for a, b in pairs:
+            if b is None:  # one column: its own features (the diagonal of its block)
+                rows.append(np.arange(starts[0], starts[1]))
+                cols.append(rows[-1])
+                continue
+            r, c = np.meshgrid(np.arange(starts[a], starts[a + 1]),
+                               np.arange(starts[b], starts[b + 1]), indexing="ij")
+            rows.append(r.ravel())
+            cols.append(c.ravel())
+        self._pair_rows = np.concatenate(rows)
+        self._pair_cols = np.concatenate(cols)
+        self._n_pairs = len(pairs)
+        self._n_features_out = int(self._pair_rows.size)
 
     def _n_columns(self):
         return self.n_numeric_ + self._sizes.size
@@ -417,7 +455,49 @@ class HermiteFeatures(BoundedFeatureMap):
             parts = [terms.reshape(n, p * (self.order + 1)), Z[:, p:]]
             H = torch.cat(parts, dim=1) if torch_in else np.concatenate(parts, axis=1)
             return H / math.sqrt(self._n_columns())
+        if self.kernel == "pairwise":
+            B = self._stacked_blocks(Z)
+            if self._n_pairs == 1 and len(self.product_dims_) == 1:
+                return B
+            return B[:, self._pair_rows] * B[:, self._pair_cols] / math.sqrt(self._n_pairs)
         return _rowwise_products(self._product_blocks(Z))
+
+    def _stacked_blocks(self, Z):
+        """The product-kernel blocks side by side, (n, Σ widths)."""
+        blocks = self._product_blocks(Z)
+        return torch.cat(blocks, dim=1) if _is_tensor(Z) else np.concatenate(blocks, axis=1)
+
+    def _pairwise_sum(self, B, weights):
+        """``Σ_i w_ik h(z_i)`` of the pairwise kernel from the stacked blocks ``B``.
+
+        The pairwise features are entries ``B_r B_c`` of the row's outer
+        product, so their weighted sums are entries of the weighted Gram
+        matrices ``Bᵀ diag(w_k) B``: one matrix product, never the (n,
+        n_features_out_) matrix.
+        """
+        n, W = B.shape
+        K = weights.shape[1]
+        if len(self.product_dims_) == 1:
+            return B.T @ weights
+        right = (B[:, :, None] * weights[:, None, :]).reshape(n, W * K)
+        gram = (B.T @ right).reshape(W, W, K)
+        return gram[self._pair_rows, self._pair_cols] / math.sqrt(self._n_pairs)
+
+    def _pairwise_norms(self, B):
+        """Squared norm of every row's pairwise features, from its blocks' norms."""
+        starts = np.concatenate([[0], np.cumsum([self._width(j) for j in self.product_dims_])])
+        norms = np.stack([np.einsum("ij,ij->i", B[:, a:b], B[:, a:b])
+                          for a, b in zip(starts[:-1], starts[1:])], axis=1)
+        if norms.shape[1] == 1:
+            return norms[:, 0]
+        # Σ_{a<b} s_a s_b as a sum of non-negative terms: ((Σ s)² − Σ s²)/2
+        # would cancel catastrophically when one block is huge (adversarial rows)
+        before = np.zeros_like(norms)
+        before[:, 1:] = np.cumsum(norms[:, :-1], axis=1)
+        return np.einsum("ij,ij->i", norms, before) / self._n_pairs
+
+    def _width(self, j):
+        return self.order + 1 if j < self.n_numeric_ else int(self._sizes[j - self.n_numeric_])
 
     def _product_blocks(self, Z):
         """The blocks of the product kernel's columns: Hermite terms or one-hot."""
@@ -425,7 +505,14 @@ class HermiteFeatures(BoundedFeatureMap):
         rho = self._tensor("rho_", Z) if _is_tensor(Z) else self.rho_
         numeric_dims = [int(j) for j in self.product_dims_ if j < p]
         terms = hermite_block(Z[:, numeric_dims], rho[numeric_dims], self.order)
-        return [terms[:, numeric_dims.index(j)] if j < p else self._block(Z, j)
+        # one-hot entries of an input that is not an encoding may be huge: kept
+        # within ±(largest float)^(1/2m)/1000 for products of m blocks, the
+        # products' squares (and their sums) stay finite, so the clip to norm
+        # ≤ 1 never meets inf (inf · 0 = NaN)
+        m = 2 if self.kernel == "pairwise" else max(len(self.product_dims_), 1)
+        big = torch.finfo(Z.dtype).max if _is_tensor(Z) else np.finfo(np.float64).max
+        cap = big ** (1.0 / (2 * m)) / 1e3
+        return [terms[:, numeric_dims.index(j)] if j < p else self._block(Z, j).clip(-cap, cap)
                 for j in self.product_dims_]
 
     def feature_sum(self, X, weights):
@@ -444,6 +531,11 @@ class HermiteFeatures(BoundedFeatureMap):
         -------
         sums : ndarray or torch.Tensor of shape (n_features_out_, n_outputs)
         """
+        if self.kernel == "pairwise" and not _is_tensor(X):
+            X = np.asarray(X, dtype=np.float64)
+            B = self._stacked_blocks(X)
+            W = weights * unit_norm_scale(self._pairwise_norms(B))[:, None]
+            return self._pairwise_sum(B, W)
         if self.kernel != "sum" or _is_tensor(X):
             return super().feature_sum(X, weights)
         X = np.asarray(X, dtype=np.float64)
@@ -482,6 +574,8 @@ class HermiteFeatures(BoundedFeatureMap):
         check_is_fitted(self)
         if self.kernel == "product":
             return self._product_sum(Z, weights)
+        if self.kernel == "pairwise":
+            return self._pairwise_sum(self._stacked_blocks(Z), weights)
         p, width = self.n_numeric_, self.order + 1
         terms = hermite_block(Z[:, :p], self._tensor("rho_", Z), self.order)
         # (C + 1, n, p) slabs, contiguous in hermite_block's buffer
@@ -538,6 +632,12 @@ class HermiteFeatures(BoundedFeatureMap):
         if self.kernel == "sum":
             out = [f"{names[j]}_hermite{c}" for j in range(p) for c in orders]
             out += list(names[p:])
+        elif self.kernel == "pairwise":
+            stacked = [name for j in self.product_dims_ for name in column_names(j)]
+            if len(self.product_dims_) == 1:
+                return np.asarray([f"hermite({o})" for o in stacked], dtype=object)
+            out = [f"hermite({stacked[r]},{stacked[c]})"
+                   for r, c in zip(self._pair_rows, self._pair_cols)]
         else:
             out = [""]
             for j in self.product_dims_:

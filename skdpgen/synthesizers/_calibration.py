@@ -155,7 +155,7 @@ class MarginalCalibration:
     >>> synth.calibration_.features_.n_cells_
     [16, 16]
     >>> [r.name for r in synth.privacy_report_.releases][:3]
-    ['sum kernel', 'product kernel', 'one-way marginals']
+    ['sum kernel', 'pairwise kernel', 'one-way marginals']
     """
 
     name = "one-way marginals"

@@ -210,7 +210,7 @@ class KMESynthesizer(PrivateEstimator):
 
     See Also
     --------
-    DPHPSynthesizer : Hermite sum and product kernels (DP-HP).
+    DPHPSynthesizer : Hermite sum and pairwise (or product) kernels (DP-HP).
     DPMERFSynthesizer : Random Fourier features (DP-MERF).
     skdpgen.kernels.BoundedFeatureMap : The protocol of a feature map.
 

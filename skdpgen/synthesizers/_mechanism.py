@@ -82,7 +82,7 @@ def feature_map_loss(target, feature_map, generated, labels, n_classes):
     """:func:`embedding_loss` of ``feature_map``'s features of ``generated``.
 
     Goes through the map's :meth:`~skdpgen.kernels.BoundedFeatureMap.raw_feature_sum`
-    (fused for :class:`~skdpgen.HermiteFeatures`' sum and product kernels:
+    (fused for :class:`~skdpgen.HermiteFeatures`' sum, product and pairwise kernels:
     the feature matrix of the batch is never built).
 
     Parameters

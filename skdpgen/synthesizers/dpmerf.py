@@ -110,7 +110,7 @@ class DPMERFSynthesizer(KMESynthesizer):
 
     See Also
     --------
-    DPHPSynthesizer : Hermite features, sum and product kernels.
+    DPHPSynthesizer : Hermite features, sum and pairwise (or product) kernels.
     KMESynthesizer : the pipeline with any bounded feature map.
 
     Notes
