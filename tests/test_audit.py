@@ -333,13 +333,13 @@ def dpmerf():
     # fit) on the encoding of [-1, 1]; the length scale 0.2 makes |π/ω| <= 1
     # for the first state tried (random_state=1; 0 draws ω ≈ -0.02), so 0
     # and π/ω are both in range and the embedding moves by exactly 2/n.
-    # Without the one-way histograms, which this pair need not move (dphp
-    # audits them, attained).
+    # Without the one-way histograms and the pairwise kernel, which this pair
+    # need not move to their bounds (dphp audits both, attained).
     def fit(X, random_state=1):
         return DPMERFSynthesizer(
             epsilon=EPSILON, delta=DELTA, schema=_schema(1), n_components=2, length_scale=0.2,
             epochs=1, steps_per_epoch=1, batch_size=2, network_widths=(8,), noise_dim=2,
-            random_state=random_state, device="cpu", marginal_share=0.0,
+            random_state=random_state, device="cpu", marginal_share=0.0, pairwise_share=0.0,
         ).fit(X)
 
     omega = fit(np.zeros((N_ROWS, 1))).features_.frequencies_[0, 0]

@@ -356,8 +356,8 @@ def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monke
     assert names[0] == "one-way marginals"  # the calibration's, before training
     if isinstance(synth, DPHPSynthesizer):  # the default: the pairwise kernel, once
         assert names[1:] == ["sum kernel", "pairwise kernel"]
-    else:
-        assert names[1:] == ["mean embedding"]
+    else:  # DP-MERF's default releases the pairwise kernel too
+        assert names[1:] == ["mean embedding", "pairwise kernel"]
     weights = synth.class_weights_ if labeled else np.ones(1)
     # what the noise site returned, as the generator must see it: (classes × features)
     expected = [torch.as_tensor((noisy / weights[None, :]).T, dtype=torch.float32)
@@ -369,8 +369,8 @@ def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monke
     np.testing.assert_array_equal(synth.calibration_.targets_, expected[0].double().numpy())
     expected = expected[1:]  # the generator's
 
-    # The loss is Σ_c ‖t_c − g_c‖² (DP-HP: plus γ times the same for the
-    # pairwise kernel), where the generator's class means g_c have
+    # The loss is Σ_c ‖t_c − g_c‖² plus (γ times, DP-HP) the same for the
+    # pairwise kernel, where the generator's class means g_c have
     # norm <= 1. So every step's loss lies in [Σ (‖t_c‖ − 1)², Σ (‖t_c‖ + 1)²]
     # for the released targets t, a window far from any exact embedding's loss.
     def window(t):
@@ -381,10 +381,11 @@ def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monke
     assert steps.size == epochs * steps_per_epoch
     # the sum kernel (DP-HP) or the one embedding (DP-MERF), at every step
     low, high = (np.full(steps.size, bound) for bound in window(expected[0]))
-    if isinstance(synth, DPHPSynthesizer):  # plus the pairwise kernel at every step
-        pair_low, pair_high = window(expected[1])
-        low += synth.gamma * pair_low
-        high += synth.gamma * pair_high
+    # plus the pairwise kernel at every step
+    pair_low, pair_high = window(expected[1])
+    gamma = synth.gamma if isinstance(synth, DPHPSynthesizer) else 1.0
+    low += gamma * pair_low
+    high += gamma * pair_high
     assert low.min() > 1e4  # the offset dominates: an exact target would give ~1
     loss = synth.loss_history_
     assert np.all(loss >= low * (1 - 1e-4)), (loss, low)
@@ -784,8 +785,9 @@ def test_dpmerf_default_length_scale_is_a_function_of_the_public_encoding():
     for seed in (0, 1):  # different rows, same public schema: the same length scale
         X, y = make_frame(seed=seed)
         X = X.assign(extra=np.random.default_rng(seed).uniform(size=len(X)))
+        # max_levels=0: the integer column stays one number (3 numeric columns)
         synth = DPMERFSynthesizer(schema=schema, classes=CLASSES, n_components=50,
-                                  **FAST).fit(X, y)
+                                  max_levels=0, **FAST).fit(X, y)
         assert synth.length_scale == "auto"  # the parameter is left as it was
         scales.append(synth.length_scale_)
     assert scales[0] == scales[1] == pytest.approx(expected)
@@ -830,7 +832,7 @@ def test_dphp_levels_learn_point_masses_of_integer_columns():
 
 
 def test_pairwise_columns_respect_the_feature_cap():
-    from skdpgen.synthesizers.dphp import draw_pairwise_columns
+    from skdpgen.synthesizers._mechanism import draw_pairwise_columns
 
     rng = np.random.default_rng(0)
     widths = [6] * 5 + [40, 2, 100]
@@ -843,3 +845,24 @@ def test_pairwise_columns_respect_the_feature_cap():
     assert DPHPSynthesizer(image_shape=(8, 8))._product_kernel() == "random"
     assert DPHPSynthesizer()._product_kernel() == "pairwise"
     assert DPHPSynthesizer(product_kernel="random")._product_kernel() == "random"
+
+
+def test_dpmerf_pairwise_release_and_integer_levels(frame):
+    X, y = frame
+    synth = DPMERFSynthesizer(schema=SCHEMA, classes=CLASSES, n_components=50, **FAST).fit(X, y)
+    counts = {r.name: r.count for r in synth.privacy_report_.releases}
+    assert counts == {"mean embedding": 1, "pairwise kernel": 1, "label proportions": 1,
+                      "one-way marginals": 1}
+    pairwise = synth.pairwise_features_
+    assert pairwise.kernel == "pairwise" and pairwise.n_features_in_ == synth.encoder_.n_encoded_
+    assert synth.pairwise_share == "auto"  # the constructor's value stays
+    # integer columns with at most max_levels values are one-hot levels, as in DP-HP
+    levels = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, **FAST).fit(X, y)
+    assert synth.encoder_.n_encoded_ == levels.encoder_.n_encoded_
+    paper = DPMERFSynthesizer(schema=SCHEMA, classes=CLASSES, n_components=50, pairwise_share=0.0,
+                              marginal_share=0.0, max_levels=0, **FAST).fit(X, y)
+    assert {r.name for r in paper.privacy_report_.releases} == {"mean embedding",
+                                                                "label proportions"}
+    assert paper.pairwise_features_ is None
+    assert paper.encoder_.n_encoded_ < synth.encoder_.n_encoded_
+    assert DPMERFSynthesizer(image_shape=(4, 4))._pairwise_share() == 0.0

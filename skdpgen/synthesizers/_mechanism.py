@@ -21,7 +21,81 @@ from sklearn.utils.validation import check_is_fitted
 from ..kernels import BoundedFeatureMap, HermiteFeatures
 
 __all__ = ["EmbeddingMechanism", "Mechanism", "ReleaseContext", "batch_weights",
-           "embedding_loss", "feature_map_loss"]
+           "draw_pairwise_columns", "embedding_loss", "feature_map_loss", "pairwise_features"]
+
+#: The pairwise kernel keeps at most this many features (with more, a public
+#: random subset of the columns, see :func:`draw_pairwise_columns`).
+MAX_PAIRWISE_FEATURES = 2**17
+
+
+def draw_pairwise_columns(rng, widths, max_features=MAX_PAIRWISE_FEATURES):
+    """The columns of the pairwise kernel (public randomness when they must be cut).
+
+    All columns when their pairwise kernel, ``Σ_{a<b} w_a w_b`` features,
+    has at most ``max_features``; otherwise columns are taken in a random
+    order, each kept when the kernel over the kept ones stays within
+    ``max_features``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    widths : sequence of int
+        Features of each table column (public).
+    max_features : int, default=MAX_PAIRWISE_FEATURES
+
+    Returns
+    -------
+    columns : ndarray of int
+        Sorted; at least one column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen.synthesizers._mechanism import draw_pairwise_columns
+    >>> draw_pairwise_columns(np.random.default_rng(0), [6, 6, 2]).tolist()
+    [0, 1, 2]
+    """
+    widths = np.asarray(widths, dtype=np.int64)
+    if (widths.sum() ** 2 - (widths ** 2).sum()) // 2 <= max_features:
+        return np.arange(widths.size, dtype=np.intp)
+    kept, total, count = [], 0, 0
+    for j in rng.permutation(widths.size):
+        if count + total * int(widths[j]) <= max_features:
+            kept.append(int(j))
+            count += total * int(widths[j])
+            total += int(widths[j])
+    return np.sort(np.asarray(kept, dtype=np.intp))
+
+
+def pairwise_features(n_numeric, category_sizes, order, length_scale, rng):
+    """The pairwise Hermite kernel of an encoded table, fitted (public choices only).
+
+    :class:`~skdpgen.HermiteFeatures` with ``kernel="pairwise"`` over the
+    columns :func:`draw_pairwise_columns` keeps (all of them unless the
+    kernel would exceed ``MAX_PAIRWISE_FEATURES`` features): numeric columns
+    at Hermite ``order``, one-hot blocks as they are.
+
+    Parameters
+    ----------
+    n_numeric : int
+    category_sizes : sequence of int
+    order : int
+    length_scale : float or array-like
+    rng : numpy.random.Generator
+        Public randomness (used only when the columns must be cut).
+
+    Returns
+    -------
+    features : HermiteFeatures
+    """
+    sizes = [int(k) for k in category_sizes]
+    widths = [order + 1] * n_numeric + sizes
+    columns = draw_pairwise_columns(rng, widths)
+    return HermiteFeatures(order=order, length_scale=length_scale, kernel="pairwise",
+                           product_dims=columns, category_sizes=sizes,
+                           ).fit(np.zeros((1, n_numeric + sum(sizes))))
+
+
 
 
 def batch_weights(labels, n_classes, like):

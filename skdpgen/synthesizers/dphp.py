@@ -13,55 +13,13 @@ from ..kernels import HermiteFeatures
 from ..registry import register
 from ..schema import TableEncoder
 from ._kme import SHARED_CONSTRAINTS, SHARED_DEFAULTS, KMESynthesizer, synthesizer_doc
-from ._mechanism import Mechanism, feature_map_loss
+from ._mechanism import Mechanism, feature_map_loss, pairwise_features
 
 __all__ = ["DPHPSynthesizer", "HermiteMechanism"]
 
 #: A product-kernel draw keeps at most this many features (columns that would
 #: exceed it are passed over; the widths are public).
 MAX_PRODUCT_FEATURES = 2**15
-#: The pairwise kernel keeps at most this many features (with more, a public
-#: random subset of the columns, see :func:`draw_pairwise_columns`).
-MAX_PAIRWISE_FEATURES = 2**17
-
-
-def draw_pairwise_columns(rng, widths, max_features=MAX_PAIRWISE_FEATURES):
-    """The columns of the pairwise kernel (public randomness when they must be cut).
-
-    All columns when their pairwise kernel, ``Σ_{a<b} w_a w_b`` features,
-    has at most ``max_features``; otherwise columns are taken in a random
-    order, each kept when the kernel over the kept ones stays within
-    ``max_features``.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    widths : sequence of int
-        Features of each table column (public).
-    max_features : int, default=MAX_PAIRWISE_FEATURES
-
-    Returns
-    -------
-    columns : ndarray of int
-        Sorted; at least one column.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdpgen.synthesizers.dphp import draw_pairwise_columns
-    >>> draw_pairwise_columns(np.random.default_rng(0), [6, 6, 2]).tolist()
-    [0, 1, 2]
-    """
-    widths = np.asarray(widths, dtype=np.int64)
-    if (widths.sum() ** 2 - (widths ** 2).sum()) // 2 <= max_features:
-        return np.arange(widths.size, dtype=np.intp)
-    kept, total, count = [], 0, 0
-    for j in rng.permutation(widths.size):
-        if count + total * int(widths[j]) <= max_features:
-            kept.append(int(j))
-            count += total * int(widths[j])
-            total += int(widths[j])
-    return np.sort(np.asarray(kept, dtype=np.intp))
 
 
 def draw_product_columns(rng, widths, size, max_features=MAX_PRODUCT_FEATURES):
@@ -105,6 +63,7 @@ def draw_product_columns(rng, widths, size, max_features=MAX_PRODUCT_FEATURES):
     return np.sort(np.asarray(kept, dtype=np.intp))
 
 
+
 class HermiteMechanism(Mechanism):
     """DP-HP's releases: the sum kernel once, then the pairwise or product kernels.
 
@@ -112,7 +71,8 @@ class HermiteMechanism(Mechanism):
     of the categorical ones) is released before training. With
     ``product_kernel="pairwise"`` the pairwise kernel (every pair of columns,
     :class:`~skdpgen.HermiteFeatures` ``kernel="pairwise"``; at most
-    ``MAX_PAIRWISE_FEATURES`` features, see :func:`draw_pairwise_columns`)
+    ``MAX_PAIRWISE_FEATURES`` features, see
+    :func:`~skdpgen.synthesizers._mechanism.draw_pairwise_columns`)
     is released once too; with ``"random"`` (the paper's), at the start of
     each epoch ``product_size`` columns are drawn at random (public
     randomness, :func:`draw_product_columns`: a draw keeps at most
@@ -169,12 +129,10 @@ class HermiteMechanism(Mechanism):
                   + self.category_sizes_)
         if self.product_kernel == "pairwise":
             if epoch == 0:  # one release, before training
-                cols = draw_pairwise_columns(context.rng, widths)
-                self.product_columns_.append(cols)
-                self._product = HermiteFeatures(
-                    order=self.product_order, length_scale=self.length_scale,
-                    kernel="pairwise", product_dims=cols, category_sizes=self.category_sizes_,
-                ).fit(np.zeros((1, self.features_.n_features_in_)))
+                self._product = pairwise_features(
+                    self.features_.n_numeric_, self.category_sizes_, self.product_order,
+                    self.length_scale, context.rng)
+                self.product_columns_.append(self._product.product_dims_)
                 self._release(context, "pairwise kernel", self._product)
             return
         cols = draw_product_columns(context.rng, widths, self.product_size)

@@ -12,14 +12,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..base import estimator_init
 from ..kernels import RandomFourierFeatures
 from ..registry import register
+from ..schema import TableEncoder
 from ._kme import SHARED_CONSTRAINTS, SHARED_DEFAULTS, KMESynthesizer, synthesizer_doc
-from ._mechanism import EmbeddingMechanism
+from ._mechanism import EmbeddingMechanism, feature_map_loss, pairwise_features
 
 __all__ = ["DPMERFSynthesizer", "default_length_scale"]
 
 #: ``length_scale="auto"`` is this multiple of the encoding's typical distance
 #: (chosen on the train splits of the panel benchmark, see benchmarks/README.md)
 LENGTH_SCALE_FACTOR = 0.5
+#: Length scale of the pairwise kernel's numeric columns (on [-1, 1], as DP-HP's).
+PAIRWISE_LENGTH_SCALE = 0.5
 
 
 def default_length_scale(n_numeric, category_sizes, factor=None):
@@ -64,17 +67,49 @@ def default_length_scale(n_numeric, category_sizes, factor=None):
 
 
 class _FourierMechanism(EmbeddingMechanism):
-    """DP-MERF's release, with ``length_scale="auto"`` resolved on the encoding."""
+    """DP-MERF's releases: the random-feature embedding, and the pairwise kernel.
 
-    def __init__(self, features, auto_length_scale):
+    ``length_scale="auto"`` is resolved on the encoding. With
+    ``pairwise_share > 0`` the pairwise Hermite kernel of the encoded table
+    (:func:`~skdpgen.synthesizers._mechanism.pairwise_features`) is released
+    too, with that share of the mechanism's budget, and the loss is the sum of
+    the two embeddings' losses.
+    """
+
+    def __init__(self, features, auto_length_scale, pairwise_share=0.0, pairwise_order=5):
         super().__init__(features)
         self.auto_length_scale = auto_length_scale
+        self.pairwise_share = pairwise_share
+        self.pairwise_order = pairwise_order
 
     def setup(self, encoder, n_classes, epochs, rng):
         if self.auto_length_scale:
             self.features = clone(self.features).set_params(length_scale=default_length_scale(
                 encoder.n_numeric_, encoder.category_sizes_))
-        return super().setup(encoder, n_classes, epochs, rng)
+        super().setup(encoder, n_classes, epochs, rng)
+        self.pairwise_ = None
+        if self.pairwise_share:
+            self.pairwise_ = pairwise_features(encoder.n_numeric_, encoder.category_sizes_,
+                                               self.pairwise_order, PAIRWISE_LENGTH_SCALE, rng)
+        return self
+
+    def budget_shares(self, epochs):
+        if not self.pairwise_share:
+            return super().budget_shares(epochs)
+        return {"mean embedding": 1.0 - self.pairwise_share,
+                "pairwise kernel": self.pairwise_share}
+
+    def release(self, epoch, context):
+        super().release(epoch, context)
+        if epoch == 0 and self.pairwise_ is not None:
+            self._release(context, "pairwise kernel", self.pairwise_)
+
+    def loss(self, generated, labels):
+        loss = super().loss(generated, labels)
+        if self.pairwise_ is not None:
+            loss = loss + feature_map_loss(self._on_device["pairwise kernel"], self.pairwise_,
+                                           generated, labels, self.n_classes_)
+        return loss
 
 
 @register("dpmerf")
@@ -98,6 +133,20 @@ class DPMERFSynthesizer(KMESynthesizer):
         encoding's typical distance, computed from the public schema alone
         (:func:`~skdpgen.synthesizers.default_length_scale`); it never looks
         at the rows.
+    pairwise_share : float or "auto", default="auto"
+        Share of the (non-label) budget for a second release, the pairwise
+        Hermite kernel of the encoded table (every pair of columns' product
+        kernel, as in :class:`DPHPSynthesizer`), whose embedding the
+        generator matches too; the random features get the rest. ``"auto"``:
+        0.5, and 0 with ``image_shape``. ``0`` gives the paper's single
+        release.
+    pairwise_order : int, default=5
+        Hermite order of numeric columns in the pairwise kernel.
+    max_levels : int, default=100
+        Integer columns whose public bounds hold at most this many integers
+        are encoded as one-hot blocks of their values (as in
+        :class:`DPHPSynthesizer`); ``0`` encodes every integer column as one
+        number. Ignored with ``image_shape``.
     {shared_parameters}
 
     Attributes
@@ -106,6 +155,8 @@ class DPMERFSynthesizer(KMESynthesizer):
         The fitted feature map (frequencies drawn from ``random_state``).
     length_scale_ : float or ndarray
         The length scale used (``"auto"`` resolved).
+    pairwise_features_ : HermiteFeatures or None
+        The pairwise kernel released (None when ``pairwise_share`` is 0).
     {shared_attributes}
 
     See Also
@@ -117,12 +168,20 @@ class DPMERFSynthesizer(KMESynthesizer):
     -----
     The embedding release: the (features × classes) matrix of
     ``(1/n) Σ_{i: y_i = c} φ(z_i)`` with ``‖φ‖ = 1``, replace-one sensitivity
-    ``2/n`` (see :class:`~skdpgen.KernelMeanEmbedding`), plus the class
+    ``2/n`` (see :class:`~skdpgen.KernelMeanEmbedding`); the pairwise
+    kernel's likewise (``‖h‖ ≤ 1``, see :class:`~skdpgen.HermiteFeatures`),
+    plus the class
     proportions (sensitivity ``sqrt(2)/n``) when fitted with labels, and
     (``marginal_share``, by default 20 % of the budget) every column's
     one-way histogram, sensitivity ``sqrt(2)/n``, to which the samples are
     calibrated (:class:`~skdpgen.synthesizers.MarginalCalibration`; the
-    paper's DP-MERF is ``marginal_share=0``).
+    paper's DP-MERF is ``marginal_share=0, pairwise_share=0, max_levels=0``).
+
+    The defaults are not the paper's: a Gaussian kernel on the whole
+    encoding is coarse on a table's two-way interactions and on integer
+    columns with point masses (ages, hours). On six real tables' validation
+    splits the pairwise release and integer levels lowered the 2-way TV on
+    five (``benchmarks/README.md``).
 
     References
     ----------
@@ -146,19 +205,35 @@ class DPMERFSynthesizer(KMESynthesizer):
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "length_scale": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither"),
                          "array-like"],
+        "pairwise_share": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
+        "pairwise_order": [Interval(Integral, 0, None, closed="left")],
+        "max_levels": [Interval(Integral, 0, None, closed="left")],
     }
-    __init__ = estimator_init(n_components=2000, length_scale="auto", **SHARED_DEFAULTS)
+    __init__ = estimator_init(n_components=2000, length_scale="auto", pairwise_share="auto",
+                              pairwise_order=5, max_levels=100, **SHARED_DEFAULTS)
+
+    def _encoder(self, schema):
+        if self.image_shape is not None:
+            return TableEncoder(schema)
+        return TableEncoder(schema, max_levels=self.max_levels)
+
+    def _pairwise_share(self):
+        if self.pairwise_share == "auto":
+            return 0.0 if self.image_shape is not None else 0.5
+        return float(self.pairwise_share)
 
     def _mechanism(self, rng):
         auto = isinstance(self.length_scale, str)
         return _FourierMechanism(RandomFourierFeatures(
             n_components=self.n_components, length_scale=1.0 if auto else self.length_scale,
             random_state=int(rng.integers(2**31)),
-        ), auto_length_scale=auto)
+        ), auto_length_scale=auto, pairwise_share=self._pairwise_share(),
+            pairwise_order=self.pairwise_order)
 
     def _set_mechanism_attributes(self, mechanism):
         super()._set_mechanism_attributes(mechanism)
         self.length_scale_ = mechanism.features_.length_scale
+        self.pairwise_features_ = mechanism.pairwise_
 
 
 DPMERFSynthesizer.__doc__ = synthesizer_doc(
