@@ -832,7 +832,7 @@ def test_dphp_levels_learn_point_masses_of_integer_columns():
 
 
 def test_pairwise_columns_respect_the_feature_cap():
-    from skdpgen.synthesizers._mechanism import draw_pairwise_columns
+    from skdpgen.synthesizers import draw_pairwise_columns
 
     rng = np.random.default_rng(0)
     widths = [6] * 5 + [40, 2, 100]

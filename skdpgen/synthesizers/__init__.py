@@ -15,8 +15,10 @@ from ._mechanism import (
     Mechanism,
     ReleaseContext,
     batch_weights,
+    draw_pairwise_columns,
     embedding_loss,
     feature_map_loss,
+    pairwise_features,
 )
 from ._trainer import GeneratorTrainer
 from .dphp import DPHPSynthesizer, HermiteMechanism
@@ -34,7 +36,9 @@ __all__ = [
     "ReleaseContext",
     "batch_weights",
     "default_length_scale",
+    "draw_pairwise_columns",
     "embedding_loss",
     "feature_map_loss",
     "marginal_cell_maps",
+    "pairwise_features",
 ]

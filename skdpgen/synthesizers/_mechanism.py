@@ -51,7 +51,7 @@ def draw_pairwise_columns(rng, widths, max_features=MAX_PAIRWISE_FEATURES):
     Examples
     --------
     >>> import numpy as np
-    >>> from skdpgen.synthesizers._mechanism import draw_pairwise_columns
+    >>> from skdpgen.synthesizers import draw_pairwise_columns
     >>> draw_pairwise_columns(np.random.default_rng(0), [6, 6, 2]).tolist()
     [0, 1, 2]
     """

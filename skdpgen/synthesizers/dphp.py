@@ -72,7 +72,7 @@ class HermiteMechanism(Mechanism):
     ``product_kernel="pairwise"`` the pairwise kernel (every pair of columns,
     :class:`~skdpgen.HermiteFeatures` ``kernel="pairwise"``; at most
     ``MAX_PAIRWISE_FEATURES`` features, see
-    :func:`~skdpgen.synthesizers._mechanism.draw_pairwise_columns`)
+    :func:`~skdpgen.synthesizers.draw_pairwise_columns`)
     is released once too; with ``"random"`` (the paper's), at the start of
     each epoch ``product_size`` columns are drawn at random (public
     randomness, :func:`draw_product_columns`: a draw keeps at most

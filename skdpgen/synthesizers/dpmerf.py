@@ -71,7 +71,7 @@ class _FourierMechanism(EmbeddingMechanism):
 
     ``length_scale="auto"`` is resolved on the encoding. With
     ``pairwise_share > 0`` the pairwise Hermite kernel of the encoded table
-    (:func:`~skdpgen.synthesizers._mechanism.pairwise_features`) is released
+    (:func:`~skdpgen.synthesizers.pairwise_features`) is released
     too, with that share of the mechanism's budget, and the loss is the sum of
     the two embeddings' losses.
     """
