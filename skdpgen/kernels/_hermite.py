@@ -486,15 +486,16 @@ class HermiteFeatures(BoundedFeatureMap):
     def _pairwise_norms(self, B):
         """Squared norm of every row's pairwise features, from its blocks' norms."""
         starts = np.concatenate([[0], np.cumsum([self._width(j) for j in self.product_dims_])])
-        norms = np.stack([np.einsum("ij,ij->i", B[:, a:b], B[:, a:b])
-                          for a, b in zip(starts[:-1], starts[1:])], axis=1)
+        lib = torch if _is_tensor(B) else np
+        norms = lib.stack([(B[:, a:b] * B[:, a:b]).sum(1)
+                           for a, b in zip(starts[:-1], starts[1:])], 1)
         if norms.shape[1] == 1:
             return norms[:, 0]
         # Σ_{a<b} s_a s_b as a sum of non-negative terms: ((Σ s)² − Σ s²)/2
         # would cancel catastrophically when one block is huge (adversarial rows)
-        before = np.zeros_like(norms)
-        before[:, 1:] = np.cumsum(norms[:, :-1], axis=1)
-        return np.einsum("ij,ij->i", norms, before) / self._n_pairs
+        before = lib.zeros_like(norms)
+        before[:, 1:] = lib.cumsum(norms[:, :-1], 1)
+        return (norms * before).sum(1) / self._n_pairs
 
     def _width(self, j):
         return self.order + 1 if j < self.n_numeric_ else int(self._sizes[j - self.n_numeric_])
@@ -518,9 +519,10 @@ class HermiteFeatures(BoundedFeatureMap):
     def feature_sum(self, X, weights):
         """``Σ_i weights[i, k] h(x_i)`` with every row clipped to norm ≤ 1.
 
-        For NumPy input and the sum kernel a fused path never materializes
-        the (n, n_features_out_) matrix; it scales the rows with
-        :func:`~skdpgen.kernels.unit_norm_scale` like every other path.
+        For NumPy input and the sum kernel, and for the pairwise kernel, a
+        fused path never materializes the (n, n_features_out_) matrix; it
+        scales the rows with :func:`~skdpgen.kernels.unit_norm_scale` like
+        every other path.
 
         Parameters
         ----------
@@ -531,8 +533,9 @@ class HermiteFeatures(BoundedFeatureMap):
         -------
         sums : ndarray or torch.Tensor of shape (n_features_out_, n_outputs)
         """
-        if self.kernel == "pairwise" and not _is_tensor(X):
-            X = np.asarray(X, dtype=np.float64)
+        if self.kernel == "pairwise":  # fused: the features are never materialized
+            if not _is_tensor(X):
+                X = np.asarray(X, dtype=np.float64)
             B = self._stacked_blocks(X)
             W = weights * unit_norm_scale(self._pairwise_norms(B))[:, None]
             return self._pairwise_sum(B, W)

@@ -96,8 +96,6 @@ def pairwise_features(n_numeric, category_sizes, order, length_scale, rng):
                            ).fit(np.zeros((1, n_numeric + sum(sizes))))
 
 
-
-
 def batch_weights(labels, n_classes, like):
     """Weights whose column k averages the generated rows of class k.
 
