@@ -63,7 +63,6 @@ def draw_product_columns(rng, widths, size, max_features=MAX_PRODUCT_FEATURES):
     return np.sort(np.asarray(kept, dtype=np.intp))
 
 
-
 class HermiteMechanism(Mechanism):
     """DP-HP's releases: the sum kernel once, then the pairwise or product kernels.
 
@@ -125,8 +124,6 @@ class HermiteMechanism(Mechanism):
             self._release(context, "sum kernel", self.features_)
         if self.product_share == 0:
             return
-        widths = ([self.product_order + 1] * (self.n_columns_ - len(self.category_sizes_))
-                  + self.category_sizes_)
         if self.product_kernel == "pairwise":
             if epoch == 0:  # one release, before training
                 self._product = pairwise_features(
@@ -135,6 +132,8 @@ class HermiteMechanism(Mechanism):
                 self.product_columns_.append(self._product.product_dims_)
                 self._release(context, "pairwise kernel", self._product)
             return
+        widths = ([self.product_order + 1] * (self.n_columns_ - len(self.category_sizes_))
+                  + self.category_sizes_)
         cols = draw_product_columns(context.rng, widths, self.product_size)
         self.product_columns_.append(cols)
         self._product = HermiteFeatures(
