@@ -410,21 +410,24 @@ class HermiteFeatures(BoundedFeatureMap):
             self._set_pairs(widths)
 
     def _set_pairs(self, widths):
-        """Index of every pairwise feature in the Gram matrix of the stacked blocks."""
-        starts = np.concatenate([[0], np.cumsum(widths)]).astype(np.intp)
-        pairs = list(itertools.combinations(range(len(widths)), 2)) or [(0, None)]
-        rows, cols = [], []
-        for a, b in pairs:
-            if b is None:  # one column: its own features (the diagonal of its block)
-                rows.append(np.arange(starts[0], starts[1]))
-                cols.append(rows[-1])
-                continue
-            r, c = np.meshgrid(np.arange(starts[a], starts[a + 1]),
-                               np.arange(starts[b], starts[b + 1]), indexing="ij")
-            rows.append(r.ravel())
-            cols.append(c.ravel())
-        self._pair_rows = np.concatenate(rows)
-        self._pair_cols = np.concatenate(cols)
+        """Where every pairwise feature sits in the Gram matrix of the stacked blocks.
+
+        ``_pair_rows``/``_pair_cols`` index the stacked blocks (None for a
+        single column, whose features are its own block).
+        """
+        self._block_starts = np.concatenate([[0], np.cumsum(widths)]).astype(np.intp)
+        pairs = list(itertools.combinations(range(len(widths)), 2))
+        if not pairs:
+            self._pair_rows = self._pair_cols = None
+            self._n_pairs = 0
+            self._n_features_out = int(widths[0])
+            return
+        starts = self._block_starts
+        rows, cols = zip(*(np.meshgrid(np.arange(starts[a], starts[a + 1]),
+                                       np.arange(starts[b], starts[b + 1]), indexing="ij")
+                           for a, b in pairs))
+        self._pair_rows = np.concatenate([r.ravel() for r in rows])
+        self._pair_cols = np.concatenate([c.ravel() for c in cols])
         self._n_pairs = len(pairs)
         self._n_features_out = int(self._pair_rows.size)
 
@@ -457,7 +460,7 @@ class HermiteFeatures(BoundedFeatureMap):
             return H / math.sqrt(self._n_columns())
         if self.kernel == "pairwise":
             B = self._stacked_blocks(Z)
-            if self._n_pairs == 1 and len(self.product_dims_) == 1:
+            if self._pair_rows is None:  # one column: its own features
                 return B
             return B[:, self._pair_rows] * B[:, self._pair_cols] / math.sqrt(self._n_pairs)
         return _rowwise_products(self._product_blocks(Z))
@@ -475,30 +478,27 @@ class HermiteFeatures(BoundedFeatureMap):
         matrices ``Bᵀ diag(w_k) B``: one matrix product, never the (n,
         n_features_out_) matrix.
         """
+        if self._pair_rows is None:  # one column: its own features
+            return B.T @ weights
         n, W = B.shape
         K = weights.shape[1]
-        if len(self.product_dims_) == 1:
-            return B.T @ weights
         right = (B[:, :, None] * weights[:, None, :]).reshape(n, W * K)
         gram = (B.T @ right).reshape(W, W, K)
         return gram[self._pair_rows, self._pair_cols] / math.sqrt(self._n_pairs)
 
     def _pairwise_norms(self, B):
         """Squared norm of every row's pairwise features, from its blocks' norms."""
-        starts = np.concatenate([[0], np.cumsum([self._width(j) for j in self.product_dims_])])
+        starts = self._block_starts
         lib = torch if _is_tensor(B) else np
         norms = lib.stack([(B[:, a:b] * B[:, a:b]).sum(1)
                            for a, b in zip(starts[:-1], starts[1:])], 1)
-        if norms.shape[1] == 1:
+        if self._pair_rows is None:  # one column: its own features
             return norms[:, 0]
         # Σ_{a<b} s_a s_b as a sum of non-negative terms: ((Σ s)² − Σ s²)/2
         # would cancel catastrophically when one block is huge (adversarial rows)
         before = lib.zeros_like(norms)
         before[:, 1:] = lib.cumsum(norms[:, :-1], 1)
         return (norms * before).sum(1) / self._n_pairs
-
-    def _width(self, j):
-        return self.order + 1 if j < self.n_numeric_ else int(self._sizes[j - self.n_numeric_])
 
     def _product_blocks(self, Z):
         """The blocks of the product kernel's columns: Hermite terms or one-hot."""
@@ -637,7 +637,7 @@ class HermiteFeatures(BoundedFeatureMap):
             out += list(names[p:])
         elif self.kernel == "pairwise":
             stacked = [name for j in self.product_dims_ for name in column_names(j)]
-            if len(self.product_dims_) == 1:
+            if self._pair_rows is None:
                 return np.asarray([f"hermite({o})" for o in stacked], dtype=object)
             out = [f"hermite({stacked[r]},{stacked[c]})"
                    for r, c in zip(self._pair_rows, self._pair_cols)]
