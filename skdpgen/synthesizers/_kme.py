@@ -282,6 +282,18 @@ class KMESynthesizer(PrivateEstimator):
         """The (unfitted) public encoding of a fit, from its complete schema."""
         return TableEncoder(schema)
 
+    def _table_encoder(self, schema, **options):
+        """``TableEncoder(schema, **options)``; images keep pixels as numbers (no options)."""
+        if self.image_shape is not None:
+            return TableEncoder(schema)
+        return TableEncoder(schema, **options)
+
+    def _auto_share(self, value, default):
+        """A budget share with ``"auto"`` resolved: ``default``, and 0 with ``image_shape``."""
+        if value == "auto":
+            return 0.0 if self.image_shape is not None else default
+        return float(value)
+
     # -- fit ---------------------------------------------------------------
     def fit(self, X, y=None, *, epsilon=None, delta=None):
         """Privatize the data's kernel mean embeddings and train the generator.
@@ -399,9 +411,7 @@ class KMESynthesizer(PrivateEstimator):
             calibration.fit(lambda m, c: self._generate(m, c, rng), class_weights)
 
     def _marginal_share(self):
-        if self.marginal_share == "auto":
-            return 0.0 if self.image_shape is not None else 0.2
-        return float(self.marginal_share)
+        return self._auto_share(self.marginal_share, 0.2)
 
     # -- sampling ----------------------------------------------------------
     def sample(self, n_samples, *, y=None, random_state=None):

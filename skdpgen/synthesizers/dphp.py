@@ -11,7 +11,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..base import estimator_init
 from ..kernels import HermiteFeatures
 from ..registry import register
-from ..schema import TableEncoder
 from ._kme import SHARED_CONSTRAINTS, SHARED_DEFAULTS, KMESynthesizer, synthesizer_doc
 from ._mechanism import Mechanism, feature_map_loss, pairwise_features
 
@@ -306,9 +305,7 @@ class DPHPSynthesizer(KMESynthesizer):
     )
 
     def _encoder(self, schema):
-        if self.image_shape is not None:
-            return TableEncoder(schema)
-        return TableEncoder(schema, max_levels=self.max_levels, bins=self.bins)
+        return self._table_encoder(schema, max_levels=self.max_levels, bins=self.bins)
 
     def _mechanism(self, rng):
         return HermiteMechanism(

@@ -12,7 +12,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..base import estimator_init
 from ..kernels import RandomFourierFeatures
 from ..registry import register
-from ..schema import TableEncoder
 from ._kme import SHARED_CONSTRAINTS, SHARED_DEFAULTS, KMESynthesizer, synthesizer_doc
 from ._mechanism import EmbeddingMechanism, feature_map_loss, pairwise_features
 
@@ -213,14 +212,10 @@ class DPMERFSynthesizer(KMESynthesizer):
                               pairwise_order=5, max_levels=100, **SHARED_DEFAULTS)
 
     def _encoder(self, schema):
-        if self.image_shape is not None:
-            return TableEncoder(schema)
-        return TableEncoder(schema, max_levels=self.max_levels)
+        return self._table_encoder(schema, max_levels=self.max_levels)
 
     def _pairwise_share(self):
-        if self.pairwise_share == "auto":
-            return 0.0 if self.image_shape is not None else 0.5
-        return float(self.pairwise_share)
+        return self._auto_share(self.pairwise_share, 0.5)
 
     def _mechanism(self, rng):
         auto = isinstance(self.length_scale, str)
