@@ -87,6 +87,17 @@ def pairwise_features(n_numeric, category_sizes, order, length_scale, rng):
     Returns
     -------
     features : HermiteFeatures
+
+    Examples
+    --------
+    Two numeric columns and a categorical one with three categories: three
+    pairs, ``6·6 + 6·3 + 6·3`` features at order 5.
+
+    >>> import numpy as np
+    >>> from skdpgen.synthesizers import pairwise_features
+    >>> pairs = pairwise_features(2, [3], 5, 0.5, np.random.default_rng(0))
+    >>> pairs.kernel, pairs.n_features_out_
+    ('pairwise', 72)
     """
     sizes = [int(k) for k in category_sizes]
     widths = [order + 1] * n_numeric + sizes
