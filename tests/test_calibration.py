@@ -11,7 +11,7 @@ from skdpgen import DPHPSynthesizer, DPMERFSynthesizer, KMESynthesizer
 from skdpgen.kernels import HermiteFeatures, HistogramFeatures, RandomFourierFeatures
 from skdpgen.schema import TableEncoder
 from skdpgen.synthesizers import MarginalCalibration, marginal_cell_maps
-from skdpgen.synthesizers._calibration import _tilt
+from skdpgen.synthesizers._calibration import CELL_KNOTS, _apply_map, _quantile_map, _tilt
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -136,6 +136,73 @@ def test_tilt_reaches_a_feasible_target_and_ignores_a_noisy_one():
     np.testing.assert_allclose(weighted(_tilt(cells, mu, 1e-6)), mu, atol=1e-3)
     lam = _tilt(cells, mu, 1e6)  # the noise swamps the release: weights stay uniform
     assert np.abs(lam).max() < 1e-5
+
+
+# -- the column maps -----------------------------------------------------------
+
+
+def _cells_of(x, bins):
+    return np.minimum(((np.clip(x, -1, 1) + 1) * bins / 2).astype(int), bins - 1)
+
+
+def test_column_map_gives_each_cell_its_share_keeps_order_and_spreads_ties():
+    rng = np.random.default_rng(0)
+    bins = 8
+    # a smooth generated column, a target with point-mass-like empty cells
+    x = np.clip(rng.normal(0, 0.5, 40_000), -1, 1)
+    p = np.array([0.3, 0.0, 0.0, 0.25, 0.05, 0.0, 0.3, 0.1])
+    knots = _quantile_map(x, _cells_of(x, bins), p)
+    fresh = np.clip(rng.normal(0, 0.5, 40_000), -1, 1)
+    y = _apply_map(fresh, knots, rng)
+    got = np.bincount(_cells_of(y, bins), minlength=bins) / y.size
+    before = np.bincount(_cells_of(fresh, bins), minlength=bins) / y.size
+    assert 0.5 * np.abs(before - p).sum() > 0.4
+    assert 0.5 * np.abs(got - p).sum() < 0.02, got
+    order = np.argsort(fresh)
+    assert np.all(np.diff(y[order]) >= -1e-12)  # monotone: the ranks are kept
+    # inside a cell, the generated values' shape: the map of a cell onto itself
+    # is the identity up to the knots' resolution
+    same = _quantile_map(x, _cells_of(x, bins), np.bincount(_cells_of(x, bins),
+                                                            minlength=bins) / x.size)
+    inner = np.abs(fresh) < 0.7
+    assert np.abs(_apply_map(fresh, same, rng)[inner] - fresh[inner]).max() < 4 / CELL_KNOTS
+    # a point mass of generated values (the tanh's saturation) is spread over its levels
+    z = np.r_[np.full(5000, 1.0), rng.uniform(-1, 1, 5000)]
+    flat = _quantile_map(z, _cells_of(z, bins), np.full(bins, 1 / bins))
+    out = _apply_map(np.ones(10_000), flat, rng)
+    assert np.unique(_cells_of(out, bins)).size >= 4
+
+
+def test_column_maps_keep_the_rank_structure_and_move_the_marginals():
+    """A "generator" with a strong rank correlation and wrong marginals: the
+    calibrated columns match the released histograms and keep Spearman's ρ."""
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(1)
+    n = 20_000
+    a = rng.beta(5, 2, n)
+    X = pd.DataFrame({"a": a, "b": np.clip(a + rng.normal(0, 0.05, n), 0, 1)})
+    spec = {"type": "numeric", "bounds": [0, 1]}
+    enc = TableEncoder({"a": spec, "b": spec}).fit(X)
+    cal = MarginalCalibration(bins=8).setup(enc)
+    exact = cal.features_.transform(enc.transform(X)).mean(0)
+    cal._n_rows, cal._noise_std = n, math.sqrt(2) / n
+    cal.targets_ = (exact + rng.normal(0, cal._noise_std, exact.size))[None, :]
+
+    def draw(m, c):  # right ranks (b follows a), wrong marginals (uniform)
+        u = rng.uniform(-1, 1, m)
+        return np.c_[u, np.clip(u + rng.normal(0, 0.1, m), -1, 1)], []
+
+    cal.fit(draw, None, rng)
+    numeric, codes = cal.sample(draw, None, n, rng)
+    cells = cal.features_.cells_of_codes(numeric, codes)
+    real = cal.features_.cells(enc.transform(X))
+    for j in range(2):
+        got = np.bincount(cells[:, j], minlength=8) / n
+        want = np.bincount(real[:, j], minlength=8) / n
+        assert 0.5 * np.abs(got - want).sum() < 0.02
+    rho_generated = spearmanr(*draw(n, None)[0].T)[0]
+    assert spearmanr(numeric[:, 0], numeric[:, 1])[0] == pytest.approx(rho_generated, abs=0.02)
 
 
 # -- synthesizers --------------------------------------------------------------

@@ -43,6 +43,10 @@ MAX_TAU_STEPS = 12
 RESAMPLE_FACTOR = 20
 #: Calibrated rows drawn at a time (memory: RESAMPLE_FACTOR times this many generated rows).
 CHUNK_ROWS = 10_000
+#: Knots of a numeric column's map: levels of the generated distribution, and
+#: quantiles inside each cell.
+MAP_KNOTS = 1024
+CELL_KNOTS = 64
 
 
 def marginal_cell_maps(encoder, bins):
@@ -117,6 +121,9 @@ class MarginalCalibration:
     coef_ : ndarray of shape (max(1, n_classes), n_features_out)
         The tilt: a generated row of class ``c`` with cells ``φ`` is kept
         with weight proportional to ``exp(coef_[c] · φ·sqrt(d))``.
+    maps_ : list of list
+        For each class, each numeric column's monotone map (knots; None
+        when the column is left as generated), applied before the tilt.
 
     Notes
     -----
@@ -142,6 +149,23 @@ class MarginalCalibration:
     distribution ``p_G(x) exp(λ·φ(x))`` for any row, so sampling draws
     ``RESAMPLE_FACTOR`` rows per row kept and resamples them by these
     weights. Nothing here reads private rows.
+
+    **Column maps.** Reweighting alone cannot give a numeric column a shape
+    the generator does not produce (point masses such as ratings on a
+    ten-point scale, which the generator spreads over empty cells): the
+    rows whose columns all sit in the right cells are too few, the
+    effective-sample-size floor raises ``τ`` and the tilt barely moves any
+    column. So each numeric column of each class is first moved to its
+    target by a monotone map: the one-column version of the tilt (the same
+    ``τ``, the column's cells only) gives the column's cell proportions
+    ``p``, and a generated value at level ``u`` of the generated
+    distribution goes to level ``u`` of the distribution that has ``p[k]``
+    in cell ``k`` and, inside each cell, the generated values' shape
+    (quantile knots from the pool; ties spread at random). The maps are
+    monotone, so every pair of columns keeps its generated rank structure
+    (copula), and they are post-processing too. The tilt is then fitted on
+    mapped rows, where the numeric columns already match and mainly the
+    categorical ones move.
 
     Examples
     --------
@@ -180,8 +204,8 @@ class MarginalCalibration:
         self._n_rows = n
         return self
 
-    def fit(self, draw, class_weights):
-        """Fit the tilt of every class from generated rows.
+    def fit(self, draw, class_weights, rng=None):
+        """Fit the column maps and the tilt of every class from generated rows.
 
         Parameters
         ----------
@@ -190,23 +214,32 @@ class MarginalCalibration:
             without labels) as ``(numeric, codes)``.
         class_weights : ndarray or None
             The released class proportions.
+        rng : numpy.random.Generator, default=None
+            Public randomness (ties in the column maps).
 
         Returns
         -------
         self : object
         """
+        rng = np.random.default_rng(rng)
         d = len(self.features_.n_cells_)
         scale = math.sqrt(d)
         weights = np.ones(1) if class_weights is None else np.asarray(class_weights)
         self.coef_ = np.zeros_like(self.targets_)
+        self.maps_ = []
         for c, pi in enumerate(weights):
             m = int(min(POOL_ROWS, max(MIN_POOL_ROWS, POOL_FACTOR * pi * self._n_rows)))
-            cells = self._cells(*draw(m, None if class_weights is None else c))
+            numeric, codes = draw(m, None if class_weights is None else c)
             s = scale * self._noise_std / pi
             # the pool's own resolution bounds τ below (a fit without noise)
             tau = max(PRIOR_WEIGHT * pi * self._n_rows * s * s, 1.0 / m)
+            mu = self.targets_[c] * scale
+            cells = self._cells(numeric, codes)
+            self.maps_.append(self._column_maps(numeric, cells, mu, tau))
+            numeric = self._mapped(numeric, c, rng)
+            cells = self._cells(numeric, codes)
             for _ in range(MAX_TAU_STEPS):
-                self.coef_[c] = _tilt(cells, self.targets_[c] * scale, tau)
+                self.coef_[c] = _tilt(cells, mu, tau)
                 w = softmax(self.coef_[c][cells].sum(axis=1))
                 if 1.0 / (m * np.sum(w * w)) >= MIN_ESS:
                     break
@@ -214,6 +247,36 @@ class MarginalCalibration:
             else:
                 self.coef_[c] = 0.0  # no tilt keeps enough rows: leave the generator as is
         return self
+
+    def _column_maps(self, numeric, cells, mu, tau):
+        """Monotone maps of the numeric columns of one class (see Notes)."""
+        maps = []
+        offsets = self.features_.cell_offsets_
+        for j in range(numeric.shape[1]):
+            n_cells = self.features_.n_cells_[j]
+            local = cells[:, j] - offsets[j]
+            lam = _tilt(local[:, None], mu[offsets[j]:offsets[j] + n_cells], tau)
+            w = softmax(lam[local])
+            present = local < self.bins
+            x = np.clip(numeric[present, j], -1.0, 1.0)
+            if x.size < MIN_CELL_ROWS:
+                maps.append(None)
+                continue
+            p = np.bincount(local[present], weights=w[present], minlength=self.bins)
+            p /= p.sum()
+            maps.append(_quantile_map(x, local[present], p))
+        return maps
+
+    def _mapped(self, numeric, c, rng):
+        """``numeric`` with class ``c``'s column maps applied (a copy)."""
+        maps = self.maps_[c]
+        if not any(mp is not None for mp in maps):
+            return numeric
+        numeric = np.array(numeric, dtype=np.float64)
+        for j, mp in enumerate(maps):
+            if mp is not None:
+                numeric[:, j] = _apply_map(numeric[:, j], mp, rng)
+        return numeric
 
     def _cells(self, numeric, codes):
         """Indices of the rows' cells into the feature vector, (m, d)."""
@@ -245,6 +308,7 @@ class MarginalCalibration:
         for c, positions in groups:
             for chunk in np.array_split(positions, -(-positions.size // CHUNK_ROWS)):
                 pool_numeric, pool_codes = draw(RESAMPLE_FACTOR * chunk.size, c)
+                pool_numeric = self._mapped(pool_numeric, 0 if c is None else c, rng)
                 w = softmax(self.log_weights(pool_numeric, pool_codes, 0 if c is None else c))
                 keep = rng.choice(w.size, size=chunk.size, p=w)
                 if numeric is None:
@@ -254,6 +318,48 @@ class MarginalCalibration:
                 for out, pool in zip(codes, pool_codes):
                     out[chunk] = pool[keep]
         return numeric, codes
+
+
+def _quantile_map(x, cell, p):
+    """Knots of the monotone map that moves ``x``'s cell histogram to ``p``.
+
+    ``x``: generated values on ``[-1, 1]`` (one class, one column), ``cell``:
+    their cells, ``p``: the target proportions of the cells. Returns
+    ``(x_knots, u_knots, v_knots, y_knots)``: a value's level in the
+    generated distribution is ``u = interp(x, x_knots, u_knots)``, its image
+    ``interp(u, v_knots, y_knots)``, which gives cell ``k`` the share
+    ``p[k]`` and keeps the generated distribution's shape inside each cell.
+    """
+    order = np.argsort(x, kind="stable")
+    xs, cs = x[order], cell[order]
+    levels = (np.arange(1, MAP_KNOTS + 1) - 0.5) / MAP_KNOTS
+    x_knots = np.quantile(xs, levels)
+    cum = np.concatenate([[0.0], np.cumsum(p)])
+    v_knots, y_knots = [], []
+    for k in np.flatnonzero(p > 0):
+        inside = xs[cs == k]
+        if inside.size == 0:  # a cell the pool never reaches (weighted up from none)
+            width = 2.0 / p.size
+            inside = np.array([-1.0 + (k + 0.5) * width])
+        q = (np.arange(1, CELL_KNOTS + 1) - 0.5) / CELL_KNOTS
+        v_knots.append(cum[k] + p[k] * q)
+        y_knots.append(np.quantile(inside, q))
+    return x_knots, levels, np.concatenate(v_knots), np.concatenate(y_knots)
+
+
+def _apply_map(x, knots, rng):
+    """The map of :func:`_quantile_map` at ``x``; a tie with knots spreads at random."""
+    x_knots, levels, v_knots, y_knots = knots
+    u = np.interp(x, x_knots, levels)
+    lo = np.searchsorted(x_knots, x, side="left")
+    hi = np.searchsorted(x_knots, x, side="right")
+    tie = hi - lo > 1  # a point mass of the generated values
+    if tie.any():
+        last = x_knots.size - 1
+        a = levels[np.minimum(lo[tie], last)]
+        b = levels[np.minimum(hi[tie] - 1, last)]
+        u[tie] = a + rng.random(int(tie.sum())) * (b - a)
+    return np.interp(u, v_knots, y_knots)
 
 
 def _tilt(cells, mu, tau):

@@ -408,7 +408,7 @@ class KMESynthesizer(PrivateEstimator):
         self._set_mechanism_attributes(mechanism)
         self.calibration_ = calibration
         if calibration is not None:  # post-processing: generated rows and the release
-            calibration.fit(lambda m, c: self._generate(m, c, rng), class_weights)
+            calibration.fit(lambda m, c: self._generate(m, c, rng), class_weights, rng)
 
     def _marginal_share(self):
         return self._auto_share(self.marginal_share, 0.2)
