@@ -27,13 +27,10 @@ stratified 75/25 split with ``random_state=0``). On the train split only:
   y_train)``. ``--schema private`` (the default when the library has
   ``infer_schema``): no schema and no class list are passed; the
   synthesizers estimate both privately with part of ε
-  (``infer_schema="private"``). ``--schema public`` (the **placeholder**
-  when the library cannot estimate a schema): the hand-written public
-  schema of ``_panel_data.py`` and the class list are passed; missing values
-  and dates, which the committed encoder does not take, go through a fixed
-  public rewriting (``_panel_data.library_view``: dates as days, a
-  missing-indicator column per numeric column that may be missing, "NA" as a
-  category), inverted on the synthetic rows.
+  (``infer_schema="private"``). ``--schema public`` (a side measurement,
+  like for like with the baseline): the hand-written public schema of
+  ``_panel_data.py`` and the class list are passed as they are (missing
+  values, dates and all), so nothing is spent on the schema.
 * The baseline: independent noisy one-way marginals at the same (ε, δ),
   implemented here (not in the package): the histograms of every column over
   its public cells (``_panel_data.discretize``: 10 equal-width bins on the
@@ -150,16 +147,12 @@ def _git_revision():
 
 
 def encoded_widths(table):
-    """(n_numeric, category sizes) of the public encoding of the table.
+    """(n_numeric, category sizes) of the library's encoding of the table
+    under its public schema."""
+    from skdpgen.schema import TableEncoder
 
-    The encoding the placeholder passes to the library (dates numeric, a
-    2-category missing indicator per numeric column that may be missing,
-    "NA" as an extra category); the library's own encoding of missing values
-    may differ in detail."""
-    _, lib = P.library_view(table.X_train.iloc[:1], table.schema)
-    n_num = sum(s["type"] == "numeric" for s in lib.values())
-    sizes = [len(s["categories"]) for s in lib.values() if s["type"] == "categorical"]
-    return n_num, sizes
+    enc = TableEncoder(table.schema).fit(table.X_train.iloc[:2])
+    return enc.n_numeric_, list(enc.category_sizes_)
 
 
 def typical_distance(n_numeric, category_sizes):
@@ -276,10 +269,8 @@ def fit_synthesizer(method, table, mode, seed, params, length_scale=None):
     elif length_scale is not None:
         kwargs["length_scale"] = length_scale
     if mode == "public":
-        X, lib = P.library_view(table.X_train, table.schema)
-        kwargs.update(schema=lib, classes=list(table.classes))
-    else:
-        X = table.X_train
+        kwargs.update(schema=table.schema, classes=list(table.classes))
+    X = table.X_train
     synth = cls(**kwargs)
     t0 = time.perf_counter()
     try:
@@ -293,8 +284,6 @@ def fit_synthesizer(method, table, mode, seed, params, length_scale=None):
             dpmerf.LENGTH_SCALE_FACTOR = factor
     seconds = time.perf_counter() - t0
     X_syn, y_syn = synth.sample(len(table.X_train), random_state=seed)
-    if mode == "public":
-        X_syn = P.from_library_view(X_syn, table.schema)
     y_syn = np.asarray([P._norm_cat(v) for v in np.asarray(y_syn, dtype=object)], dtype=object)
     return X_syn, y_syn, synth, seconds
 
@@ -388,9 +377,8 @@ def header(args, mode):
         lines.append("schema:    none passed: infer_schema='private' (default), schema and "
                      "classes estimated with schema_share of the budget")
     else:
-        lines.append("schema:    *** PLACEHOLDER *** hand-written public schema and classes "
-                     "passed (library without private schema estimation); missing values "
-                     "and dates through _panel_data.library_view")
+        lines.append("schema:    public: the hand-written schema and classes of _panel_data "
+                     "passed as they are (nothing spent on them)")
     params = "library defaults" + (f" except {QUICK_PARAMS} (--quick)" if args.quick else "")
     lines += [
         f"synths:    DP-HP, DP-MERF: {params}; random_state=seed, device='cpu'; seeds "
