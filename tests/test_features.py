@@ -133,6 +133,56 @@ def test_pairwise_kernel_fused_sums_and_adversarial_rows():
                 assert np.isfinite(norm) and norm <= 1.0, (scale, X)
 
 
+def test_pairwise_kernel_over_listed_pairs():
+    """``pairs``: the mean over the listed pairs only, fused sums and the norm bound hold."""
+    rng = np.random.default_rng(4)
+    n = 30
+    num = rng.uniform(-1, 1, size=(n, 3))
+    cats = rng.integers(0, 3, n)
+    Z = np.hstack([num, np.eye(3)[cats]])
+    ls = np.array([0.7, 1.0, 2.0])
+    kernels = [gaussian_kernel(num[:, [d]], num[:, [d]], ls[d]) for d in range(3)]
+    kernels.append((cats[:, None] == cats[None, :]).astype(float))
+    hf = HermiteFeatures(order=40, length_scale=ls, kernel="pairwise", pairs=[(3, 0), (1, 2)],
+                         category_sizes=[3]).fit(Z)
+    assert hf.product_dims_.tolist() == [0, 1, 2, 3] and hf.pairs_.tolist() == [[0, 3], [1, 2]]
+    assert hf.n_features_out_ == 41 * 3 + 41 * 41
+    H = hf.transform(Z)
+    np.testing.assert_allclose(H @ H.T, (kernels[0] * kernels[3] + kernels[1] * kernels[2]) / 2,
+                               atol=1e-10)
+    W = rng.random((n, 2))
+    np.testing.assert_allclose(hf.feature_sum(Z, W), H.T @ W, atol=1e-12)
+    # within product_dims: only the columns the pairs name are stacked
+    sub = HermiteFeatures(order=5, kernel="pairwise", product_dims=[1, 3], pairs=[[1, 3]],
+                          category_sizes=[3]).fit(Z)
+    assert sub.n_features_out_ == 6 * 3
+    assert HermiteFeatures(kernel="pairwise").fit(num).pairs_.shape == (3, 2)
+    assert HermiteFeatures(kernel="sum").fit(num).pairs_ is None
+    # adversarial rows: huge entries in the listed pairs' blocks, norm still <= 1
+    big = HermiteFeatures(order=5, kernel="pairwise", pairs=[(0, 3), (2, 3)],
+                          category_sizes=[3]).fit(Z)
+    for scale in (1.0, 1e9, 1e150, 1e300):
+        for _ in range(50):
+            X = rng.standard_normal((1, 6)) * scale * (rng.random((1, 6)) < 0.5)
+            X[0, 3 + rng.integers(0, 3)] = scale
+            for norm in (np.linalg.norm(big.feature_sum(X, np.ones((1, 1)))),
+                         np.linalg.norm(big.transform(X))):
+                assert np.isfinite(norm) and norm <= 1.0, (scale, X)
+
+
+@pytest.mark.parametrize("pairs", [[(0, 0)], [(0, 1), (1, 0)], [(0, 4)], [0, 1], [],
+                                   [(0.0, 1.0)], [(-1, 1)]])
+def test_pairwise_kernel_rejects_bad_pairs(pairs):
+    with pytest.raises(ValueError, match="pairs must"):
+        HermiteFeatures(kernel="pairwise", pairs=pairs).fit(np.zeros((2, 4)))
+
+
+def test_pairwise_kernel_pairs_must_lie_in_product_dims():
+    with pytest.raises(ValueError, match="pairs must name columns of product_dims"):
+        HermiteFeatures(kernel="pairwise", product_dims=[0, 1], pairs=[(0, 2)]).fit(
+            np.zeros((2, 4)))
+
+
 @pytest.mark.parametrize("order", range(1, 11))
 def test_proposition_b1_error_bound(order):
     """E|k(x,y) − φ(x)ᵀφ(y)| ≤ (1/(3√2))(1/3)^C for x, y ~ N(0,1), ρ = 1/3."""

@@ -268,6 +268,12 @@ class HermiteFeatures(BoundedFeatureMap):
         The table columns S of the product or pairwise kernel (all when
         None): indices ``0 … p − 1`` are the numeric columns, ``p, p + 1, …``
         the one-hot blocks in order. Ignored for the sum kernel.
+    pairs : array-like of int of shape (P, 2), default=None
+        The pairwise kernel's pairs of table columns (indices as in
+        ``product_dims``, two distinct columns each, no pair twice): the
+        sum runs over these ``P`` pairs only. None: every pair of the
+        columns S. With ``pairs`` and no ``product_dims``, S is the columns
+        the pairs name. Ignored by the sum and product kernels.
     category_sizes : sequence of int, default=()
         Sizes of the one-hot blocks that end each input row (none by default:
         every column is numeric).
@@ -280,6 +286,9 @@ class HermiteFeatures(BoundedFeatureMap):
         Mehler parameter per numeric column.
     product_dims_ : ndarray of int
         Table columns of the product kernel (all columns for "sum").
+    pairs_ : ndarray of int of shape (P, 2) or None
+        The pairwise kernel's pairs of table columns (None for the other
+        kernels, and for a pairwise kernel over a single column).
     n_numeric_ : int
         Number of numeric input columns.
     n_features_out_ : int
@@ -302,12 +311,11 @@ class HermiteFeatures(BoundedFeatureMap):
     vector of probabilities) has norm ≤ 1 too. Hence
     ``‖h(x)‖² = (1/D) Σ_d ‖φ(x_d)‖² ≤ 1`` for the sum kernel and
     ``‖h(x)‖ = Π_d ‖φ(x_d)‖ ≤ 1`` for the product kernel, and
-    ``‖h(x)‖² = (1/P) Σ_{a<b} ‖φ(x_a)‖² ‖φ(x_b)‖² ≤ 1`` for the pairwise
-    kernel (one-hot entries of an input that is not an encoding are first
-    kept within ``±M^(1/2m)/1000`` for products of ``m`` blocks, ``M`` the
-    largest float, so that the products' squares stay finite). To keep the
-    bound
-    under floating-point rounding every row goes through
+    ``‖h(x)‖² = (1/P) Σ_{(a,b)} ‖φ(x_a)‖² ‖φ(x_b)‖² ≤ 1`` (over its ``P``
+    pairs) for the pairwise kernel (one-hot entries of an input that is not
+    an encoding are first kept within ``±M^(1/2m)/1000`` for products of
+    ``m`` blocks, ``M`` the largest float, so that the products' squares
+    stay finite). To keep the bound under floating-point rounding every row goes through
     :func:`~skdpgen.kernels.unit_norm_scale`. Inputs beyond ±1e150 are
     clipped first (their features underflow to 0 anyway), so any finite
     input, even ±1e300, maps to a vector of norm ≤ 1. NaN and inf raise
@@ -359,15 +367,17 @@ class HermiteFeatures(BoundedFeatureMap):
         "length_scale": [Interval(Real, 0, None, closed="neither"), "array-like"],
         "kernel": [StrOptions({"sum", "product", "pairwise"})],
         "product_dims": ["array-like", None],
+        "pairs": ["array-like", None],
         "category_sizes": ["array-like"],
     }
 
     def __init__(self, *, order=20, length_scale=1.0, kernel="sum", product_dims=None,
-                 category_sizes=()):
+                 pairs=None, category_sizes=()):
         self.order = order
         self.length_scale = length_scale
         self.kernel = kernel
         self.product_dims = product_dims
+        self.pairs = pairs
         self.category_sizes = category_sizes
 
     def _fit(self, X):
@@ -384,6 +394,7 @@ class HermiteFeatures(BoundedFeatureMap):
         self.rho_ = hermite_rho(self.length_scale_)
         self._sizes = sizes
         self._offsets = p + np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+        pairs = self._check_pairs(n_columns) if self.kernel == "pairwise" else None
         if self.kernel != "sum" and self.product_dims is not None:
             dims = np.asarray(self.product_dims)
             if (
@@ -399,9 +410,14 @@ class HermiteFeatures(BoundedFeatureMap):
                     f"[0, {n_columns}), got {self.product_dims!r}."
                 )
             self.product_dims_ = dims.astype(np.intp)
+            if pairs is not None and not np.isin(pairs, self.product_dims_).all():
+                raise ValueError(f"pairs must name columns of product_dims, got {self.pairs!r}.")
+        elif pairs is not None:
+            self.product_dims_ = np.unique(pairs).astype(np.intp)
         else:
             self.product_dims_ = np.arange(n_columns)
         widths = [self.order + 1 if j < p else int(sizes[j - p]) for j in self.product_dims_]
+        self.pairs_ = None
         if self.kernel == "sum":
             self._n_features_out = p * (self.order + 1) + int(sizes.sum())
         elif self.kernel == "product":
@@ -409,16 +425,43 @@ class HermiteFeatures(BoundedFeatureMap):
         else:
             self._set_pairs(widths)
 
+    def _check_pairs(self, n_columns):
+        """``pairs`` as a (P, 2) array of column indices, or None (all pairs)."""
+        if self.pairs is None:
+            return None
+        pairs = np.asarray(self.pairs)
+        if (
+            pairs.ndim != 2
+            or pairs.shape[0] == 0
+            or pairs.shape[1] != 2
+            or not np.issubdtype(pairs.dtype, np.integer)
+            or np.any(pairs < 0)
+            or np.any(pairs >= n_columns)
+            or np.any(pairs[:, 0] == pairs[:, 1])
+            or np.unique(np.sort(pairs, axis=1), axis=0).shape[0] != pairs.shape[0]
+        ):
+            raise ValueError(
+                "pairs must be distinct pairs of two distinct column indices in "
+                f"[0, {n_columns}), got {self.pairs!r}."
+            )
+        return pairs.astype(np.intp)
+
     def _set_pairs(self, widths):
         """Where every pairwise feature sits in the Gram matrix of the stacked blocks.
 
         ``_pair_rows``/``_pair_cols`` index the stacked blocks (None for a
-        single column, whose features are its own block).
+        single column, whose features are its own block); ``_pair_blocks``
+        gives each pair's two positions among the stacked blocks.
         """
         self._block_starts = np.concatenate([[0], np.cumsum(widths)]).astype(np.intp)
-        pairs = list(itertools.combinations(range(len(widths)), 2))
+        if self.pairs is None:
+            pairs = list(itertools.combinations(range(len(widths)), 2))
+        else:
+            position = {int(j): i for i, j in enumerate(self.product_dims_)}
+            pairs = [tuple(sorted((position[int(a)], position[int(b)])))
+                     for a, b in np.asarray(self.pairs)]
         if not pairs:
-            self._pair_rows = self._pair_cols = None
+            self._pair_rows = self._pair_cols = self.pairs_ = None
             self._n_pairs = 0
             self._n_features_out = int(widths[0])
             return
@@ -428,6 +471,8 @@ class HermiteFeatures(BoundedFeatureMap):
                            for a, b in pairs))
         self._pair_rows = np.concatenate([r.ravel() for r in rows])
         self._pair_cols = np.concatenate([c.ravel() for c in cols])
+        self._pair_blocks = np.asarray(pairs, dtype=np.intp)
+        self.pairs_ = self.product_dims_[self._pair_blocks]
         self._n_pairs = len(pairs)
         self._n_features_out = int(self._pair_rows.size)
 
@@ -494,11 +539,10 @@ class HermiteFeatures(BoundedFeatureMap):
                            for a, b in zip(starts[:-1], starts[1:])], 1)
         if self._pair_rows is None:  # one column: its own features
             return norms[:, 0]
-        # Σ_{a<b} s_a s_b as a sum of non-negative terms: ((Σ s)² − Σ s²)/2
+        # Σ over the pairs of s_a s_b, a sum of non-negative terms: ((Σ s)² − Σ s²)/2
         # would cancel catastrophically when one block is huge (adversarial rows)
-        before = lib.zeros_like(norms)
-        before[:, 1:] = lib.cumsum(norms[:, :-1], 1)
-        return (norms * before).sum(1) / self._n_pairs
+        a, b = self._pair_blocks[:, 0], self._pair_blocks[:, 1]
+        return (norms[:, a] * norms[:, b]).sum(1) / self._n_pairs
 
     def _product_blocks(self, Z):
         """The blocks of the product kernel's columns: Hermite terms or one-hot."""
