@@ -847,6 +847,53 @@ def test_pairwise_columns_respect_the_feature_cap():
     assert DPHPSynthesizer(product_kernel="random")._product_kernel() == "random"
 
 
+def test_pairs_above_noise_keeps_the_largest_set_that_clears_the_noise():
+    import itertools
+    import math
+
+    from skdpgen.synthesizers import pairs_above_noise
+    from skdpgen.synthesizers._mechanism import PAIR_NOISE_RATIO as ratio
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        widths = rng.choice([2, 3, 6, 16, 52, 99], size=rng.integers(2, 9))
+        noise = 10.0 ** rng.uniform(-5, -1)
+        pairs = pairs_above_noise(widths, noise)
+        products = sorted(widths[a] * widths[b] for a, b in itertools.combinations(
+            range(widths.size), 2))
+        k = len(pairs)
+        assert k >= 1 and (pairs[:, 0] < pairs[:, 1]).all()
+        kept = sorted(widths[a] * widths[b] for a, b in pairs)
+        assert kept == products[:k]  # the narrowest pairs
+        if k > 1:  # every kept pair clears the noise with all k pairs in the kernel
+            assert kept[-1] * math.sqrt(k) * noise <= ratio
+        if k < len(products):  # one more pair would not
+            assert products[k] * math.sqrt(k + 1) * noise > ratio
+        assert len(pairs_above_noise(widths, noise, ratio=1.0)) <= k
+    with pytest.raises(ValueError, match="at least two columns"):
+        pairs_above_noise([6], 0.1)
+
+
+@pytest.mark.parametrize("cls", [DPHPSynthesizer, DPMERFSynthesizer])
+def test_pairwise_release_drops_pairs_below_its_noise(cls):
+    """Few rows and a 40-category column: its pairs are left out of the
+    pairwise kernel; with many rows' worth of budget every pair stays."""
+    rng = np.random.default_rng(0)
+    n = 400
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                      "c": rng.integers(0, 40, n).astype(str)})
+    schema = {"a": {"type": "numeric", "bounds": [-4, 4]},
+              "b": {"type": "numeric", "bounds": [-4, 4]},
+              "c": {"type": "categorical", "categories": [str(k) for k in range(40)]}}
+    kwargs = dict(schema=schema, epochs=1, steps_per_epoch=2, random_state=0)
+    if cls is DPMERFSynthesizer:
+        kwargs["n_components"] = 50
+    small = cls(**kwargs).fit(X, epsilon=1.0)
+    large = cls(**kwargs).fit(X, epsilon=1e4)
+    assert small.pairwise_features_.pairs_.tolist() == [[0, 1]]
+    assert large.pairwise_features_.pairs_.tolist() == [[0, 1], [0, 2], [1, 2]]
+
+
 def test_dpmerf_pairwise_release_and_integer_levels(frame):
     X, y = frame
     synth = DPMERFSynthesizer(schema=SCHEMA, classes=CLASSES, n_components=50, **FAST).fit(X, y)

@@ -18,6 +18,7 @@ from ._mechanism import (
     draw_pairwise_columns,
     embedding_loss,
     feature_map_loss,
+    pairs_above_noise,
     pairwise_features,
 )
 from ._trainer import GeneratorTrainer
@@ -40,5 +41,6 @@ __all__ = [
     "embedding_loss",
     "feature_map_loss",
     "marginal_cell_maps",
+    "pairs_above_noise",
     "pairwise_features",
 ]

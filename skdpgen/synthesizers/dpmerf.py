@@ -86,10 +86,8 @@ class _FourierMechanism(EmbeddingMechanism):
             self.features = clone(self.features).set_params(length_scale=default_length_scale(
                 encoder.n_numeric_, encoder.category_sizes_))
         super().setup(encoder, n_classes, epochs, rng)
+        self._encoded = (encoder.n_numeric_, list(encoder.category_sizes_))
         self.pairwise_ = None
-        if self.pairwise_share:
-            self.pairwise_ = pairwise_features(encoder.n_numeric_, encoder.category_sizes_,
-                                               self.pairwise_order, PAIRWISE_LENGTH_SCALE, rng)
         return self
 
     def budget_shares(self, epochs):
@@ -100,7 +98,10 @@ class _FourierMechanism(EmbeddingMechanism):
 
     def release(self, epoch, context):
         super().release(epoch, context)
-        if epoch == 0 and self.pairwise_ is not None:
+        if epoch == 0 and self.pairwise_share:
+            self.pairwise_ = pairwise_features(
+                *self._encoded, self.pairwise_order, PAIRWISE_LENGTH_SCALE, context.rng,
+                noise_std=context.noise_std("pairwise kernel"))
             self._release(context, "pairwise kernel", self.pairwise_)
 
     def loss(self, generated, labels):
@@ -136,7 +137,9 @@ class DPMERFSynthesizer(KMESynthesizer):
         Share of the (non-label) budget for a second release, the pairwise
         Hermite kernel of the encoded table (every pair of columns' product
         kernel, as in :class:`DPHPSynthesizer`), whose embedding the
-        generator matches too; the random features get the rest. ``"auto"``:
+        generator matches too (over the pairs of columns that
+        :func:`~skdpgen.synthesizers.pairs_above_noise` keeps at this
+        release's noise); the random features get the rest. ``"auto"``:
         0.5, and 0 with ``image_shape``. ``0`` gives the paper's single
         release.
     pairwise_order : int, default=5
