@@ -237,6 +237,7 @@ def test_calibration_release_is_reported_and_composes(cls):
     cal = synth.calibration_
     assert cal.targets_.shape == (2, cal.features_.n_features_out_)
     assert np.isfinite(cal.coef_).all()
+    assert len(cal.maps_) == 2  # one map per numeric column, shared by the classes
     X_syn, y_syn = synth.sample(300, random_state=0)
     assert X_syn.shape == (300, 3) and set(y_syn) <= {"p", "q"}
     X_p, _ = synth.sample(50, y="p", random_state=0)
