@@ -77,19 +77,25 @@ def test_product_kernel_approximates_product_of_kernels():
     np.testing.assert_allclose(H @ H.T, gaussian_kernel(X[:, [0, 2]], X[:, [0, 2]], 1.0), atol=1e-10)
 
 
-def test_pairwise_kernel_is_the_mean_of_the_pair_products():
-    """(1/P) Σ_{a<b} k_a k_b over the P pairs, with one-hot blocks as delta kernels."""
-    rng = np.random.default_rng(2)
-    n = 25
+def _three_numeric_and_a_block(seed, n):
+    """Rows of 3 numeric columns and a 3-category block, the length scales,
+    and each column's exact kernel matrix (one-hot: the delta kernel)."""
+    rng = np.random.default_rng(seed)
     num = rng.uniform(-1, 1, size=(n, 3))
     cats = rng.integers(0, 3, n)
-    Z = np.hstack([num, np.eye(3)[cats]])
     ls = np.array([0.7, 1.0, 2.0])
+    kernels = [gaussian_kernel(num[:, [d]], num[:, [d]], ls[d]) for d in range(3)]
+    kernels.append((cats[:, None] == cats[None, :]).astype(float))
+    return np.hstack([num, np.eye(3)[cats]]), num, ls, kernels
+
+
+def test_pairwise_kernel_is_the_mean_of_the_pair_products():
+    """(1/P) Σ_{a<b} k_a k_b over the P pairs, with one-hot blocks as delta kernels."""
+    n = 25
+    Z, num, ls, kernels = _three_numeric_and_a_block(2, n)
     hf = HermiteFeatures(order=40, length_scale=ls, kernel="pairwise", category_sizes=[3]).fit(Z)
     H = hf.transform(Z)
     assert H.shape == (n, hf.n_features_out_) and hf.n_features_out_ == 3 * 41**2 + 3 * 41 * 3
-    kernels = [gaussian_kernel(num[:, [d]], num[:, [d]], ls[d]) for d in range(3)]
-    kernels.append((cats[:, None] == cats[None, :]).astype(float))
     exact = np.mean([kernels[a] * kernels[b] for a in range(4) for b in range(a + 1, 4)], axis=0)
     np.testing.assert_allclose(H @ H.T, exact, atol=1e-10)
     # a subset of the columns, and a single column: its own (sum) kernel
@@ -137,12 +143,7 @@ def test_pairwise_kernel_over_listed_pairs():
     """``pairs``: the mean over the listed pairs only, fused sums and the norm bound hold."""
     rng = np.random.default_rng(4)
     n = 30
-    num = rng.uniform(-1, 1, size=(n, 3))
-    cats = rng.integers(0, 3, n)
-    Z = np.hstack([num, np.eye(3)[cats]])
-    ls = np.array([0.7, 1.0, 2.0])
-    kernels = [gaussian_kernel(num[:, [d]], num[:, [d]], ls[d]) for d in range(3)]
-    kernels.append((cats[:, None] == cats[None, :]).astype(float))
+    Z, num, ls, kernels = _three_numeric_and_a_block(4, n)
     hf = HermiteFeatures(order=40, length_scale=ls, kernel="pairwise", pairs=[(3, 0), (1, 2)],
                          category_sizes=[3]).fit(Z)
     assert hf.product_dims_.tolist() == [0, 1, 2, 3] and hf.pairs_.tolist() == [[0, 3], [1, 2]]
