@@ -340,7 +340,7 @@ class MarginalCalibration:
 def _quantile_map(x, cell, p):
     """Knots of the monotone map that moves ``x``'s cell histogram to ``p``.
 
-    ``x``: generated values on ``[-1, 1]`` (one class, one column), ``cell``:
+    ``x``: generated values on ``[-1, 1]`` (one column, all classes), ``cell``:
     their cells, ``p``: the target proportions of the cells. Returns
     ``(x_knots, u_knots, v_knots, y_knots)``: a value's level in the
     generated distribution is ``u = interp(x, x_knots, u_knots)``, its image
