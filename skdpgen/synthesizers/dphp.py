@@ -105,6 +105,7 @@ class HermiteMechanism(Mechanism):
             category_sizes=self.category_sizes_,
         ).fit(np.zeros((1, encoder.n_encoded_)))
         self.product_columns_ = []
+        self.pairwise_ = None
         return self
 
     def budget_shares(self, epochs):
@@ -129,6 +130,7 @@ class HermiteMechanism(Mechanism):
                     self.features_.n_numeric_, self.category_sizes_, self.product_order,
                     self.length_scale, context.rng,
                     noise_std=context.noise_std("pairwise kernel"))
+                self.pairwise_ = self._product
                 self.product_columns_.append(self._product.product_dims_)
                 self._release(context, "pairwise kernel", self._product)
             return
@@ -335,8 +337,7 @@ class DPHPSynthesizer(KMESynthesizer):
     def _set_mechanism_attributes(self, mechanism):
         self.features_ = mechanism.features_
         self.product_columns_ = mechanism.product_columns_
-        self.pairwise_features_ = (mechanism._product if self._product_kernel() == "pairwise"
-                                   and self.product_share else None)
+        self.pairwise_features_ = mechanism.pairwise_
 
 
 DPHPSynthesizer.__doc__ = synthesizer_doc(
