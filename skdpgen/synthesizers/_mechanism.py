@@ -91,13 +91,13 @@ def pairs_above_noise(widths, noise_std, ratio=PAIR_NOISE_RATIO):
     Matching the noise of the pairs beyond the line is what made generators
     invent joint structure: on Bundesliga's validation split (52 × 52
     teams, n ≈ 8,400, public schema) DP-HP's 2-way TV was 0.24 with every
-    pair and 0.18-0.19 without the pairs of more than 300 or 1,000
-    features (this rule keeps the pairs up to about 1,000 there); ratio 1
-    cost flchain's DP-MERF (2-way TV 0.069-0.083 with every pair,
-    0.080-0.089 at 4, 0.088-0.091 at 1; ``benchmarks/README.md``). The pairs are taken
-    narrowest first (ties in column order) while the rule holds for the
-    pairs kept so far, which gives the largest set that satisfies it
-    (``w·sqrt(k)`` grows with ``k``); at least the narrowest pair. Every
+    pair and 0.19 with this rule, which keeps there only the pairs with the
+    date (and its missing indicator); ratio 1 cost flchain's DP-MERF (2-way TV
+    0.069-0.083 with every pair, 0.080-0.089 at 4, 0.088-0.091 at 1;
+    ``benchmarks/README.md``). The pairs are taken narrowest first (ties in
+    column order) while the rule holds for the pairs kept so far, which
+    gives the largest set that satisfies it (``w·sqrt(k)`` grows with
+    ``k``); at least the narrowest pair. Every
     input is public: the widths come from the schema, and ``noise_std =
     σ·Δ/n`` from the budget shares, the map's row distance ``Δ`` and the
     number of rows (public under replace-one neighbouring).
