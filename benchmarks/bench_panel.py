@@ -147,8 +147,10 @@ def _git_revision():
 
 
 def encoded_widths(table):
-    """(n_numeric, category sizes) of the library's encoding of the table
-    under its public schema."""
+    """(n_numeric, category sizes) of ``TableEncoder``'s encoding of the table
+    under its public schema, with its defaults (no integer levels): the
+    encoding of the length-scale study, not DP-MERF's default
+    ``max_levels=100``."""
     from skdpgen.schema import TableEncoder
 
     enc = TableEncoder(table.schema).fit(table.X_train.iloc[:2])
