@@ -234,7 +234,8 @@ FALSE_FLAG_RATE = 1e-4
 TYPE_SHARE = 0.98
 # Share of the schema budget of an estimated class list (with estimated columns).
 CLASS_SHARE = 0.25
-TYPE_STDS = 3.0
+#: Noise standard deviations of the text-type tests (see :func:`_text_type`).
+TYPE_STDS = 4.0
 OTHER_STDS = 3.0
 GROW_STDS = 2.0
 #: A bin one empty bin away from the occupied ones joins above this many stds.
@@ -580,6 +581,38 @@ def _flags(noisy_nonint, noisy_missing, n, s, z=FLAG_STDS):
         limit = min(0.5 * present, max(INTEGER_FRACTION * present, z * s))
         integer = bool(noisy_nonint < limit)
     return integer, missing
+
+
+def _text_type(noisy, s):
+    """A text column's type from its noisy type counts (see :meth:`SchemaPlan.estimate`).
+
+    ``noisy`` holds the noisy counts of values parsing as numbers, as dates,
+    other values and missing, each with noise standard deviation ``s``. Type
+    ``t`` (numbers first) wins when its count ``ñ_t`` makes ``TYPE_SHARE`` of
+    the noisy present values ``p̃ = ñ_0 + ñ_1 + ñ_2`` and a majority of them:
+    ``ñ_t − TYPE_SHARE·p̃ ≥ −TYPE_STDS·s_share`` and ``ñ_t − p̃/2 ≥
+    TYPE_STDS·s_major``, where ``s_share = s·sqrt((1 − q)² + 2q²)`` (``q =
+    TYPE_SHARE``) and ``s_major = s·sqrt(1/4 + 2/4)`` are the noise standard
+    deviations of the two statistics (``p̃`` holds ``ñ_t`` and two other
+    noisy counts). So a column whose present values all parse as type ``t``
+    fails the share test w.p. at most ``Φ(−TYPE_STDS) ≈ 3e-5``, whatever
+    ``n``; the majority test keeps a mostly-text column categorical when the
+    noise is large next to the row count.
+    """
+    q = TYPE_SHARE
+    present = float(noisy[0] + noisy[1] + noisy[2])
+    s_share = s * math.sqrt((1.0 - q) ** 2 + 2.0 * q * q)
+    s_major = s * math.sqrt(0.75)
+
+    def wins(t):
+        return (noisy[t] - q * present >= -TYPE_STDS * s_share
+                and noisy[t] - 0.5 * present >= TYPE_STDS * s_major)
+
+    if wins(0) and noisy[0] >= noisy[1]:
+        return "numeric"
+    if wins(1):
+        return "datetime"
+    return "categorical"
 
 
 def _finish_bounds(lo, hi, integer):
@@ -974,11 +1007,13 @@ class SchemaPlan:
           of the four cells, so a replacement moves one count: ``Δ = √2``.
           A text column (object or string dtype, as read from a CSV file)
           whose noisy numbers (dates) make at least 98 % of its noisy
-          present values, less three noise standard deviations, and
-          a majority of them by three standard deviations, is numeric
-          (datetime), with ``"coerce": true``; otherwise categorical (the
-          majority test keeps a mostly-text column categorical when the
-          noise is large next to the row count).
+          present values, less four standard deviations of that
+          difference's noise, and a majority of them by four standard
+          deviations, is numeric (datetime), with ``"coerce": true``;
+          otherwise categorical (:func:`_text_type`: a column of dates
+          alone is typed categorical w.p. at most 3e-5; the majority test
+          keeps a mostly-text column categorical when the noise is large
+          next to the row count).
         * ``schema: text``: the release of a text column's values, with the
           structure (and sensitivity) of the type decided above: the numeric
           histogram (``√5``), the datetime histogram (``√3``) or the
@@ -1109,14 +1144,10 @@ class SchemaPlan:
         value = np.array([is_number.sum(), is_date.sum(), other.sum(), na.sum()], dtype=float)
         noisy = accountant.add_noise(TYPES, value, sensitivity=SENSITIVITY[TYPES])
         self.noisy_[(key, "types")] = noisy
-        # a type wins with TYPE_SHARE of the present values, up to 3 noise std,
-        # and a majority by 3 std (with few rows, 3 std is a large share)
-        s = self._sigma(accountant, TYPES) * SENSITIVITY[TYPES]
-        present = max(float(noisy[:3].sum()), 1.0)
-        need = max(TYPE_SHARE * present - TYPE_STDS * s, 0.5 * present + TYPE_STDS * s)
-        if noisy[0] >= need and noisy[0] >= noisy[1]:
+        kind = _text_type(noisy, self._sigma(accountant, TYPES) * SENSITIVITY[TYPES])
+        if kind == "numeric":
             spec = self._estimate_numeric(key, numbers, n, accountant, name=TEXT)
-        elif noisy[1] >= need:
+        elif kind == "datetime":
             spec = self._estimate_datetime(key, dates.where(~is_number), n, accountant,
                                            name=TEXT)
         else:
