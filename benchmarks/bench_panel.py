@@ -382,6 +382,11 @@ def header(args, mode):
         lines.append("schema:    public: the hand-written schema and classes of _panel_data "
                      "passed as they are (nothing spent on them)")
     params = "library defaults" + (f" except {QUICK_PARAMS} (--quick)" if args.quick else "")
+    if args.settings:
+        params += f"; set away from the defaults: {args.settings}"
+    if args.validation:
+        lines.append("split:     VALIDATION: each train split split 80/20 (random_state=1); "
+                     "fit and TV on the 80%, utility on the 20%; the test split unused")
     lines += [
         f"synths:    DP-HP, DP-MERF: {params}; random_state=seed, device='cpu'; seeds "
         f"{list(range(args.seed, args.seed + args.seeds))}"
@@ -412,6 +417,35 @@ def _stat(values, digits=3):
     return f"{mean:.{digits}f}±{sd:.{digits}f}" + ("*" if np.isnan(v).any() else "")
 
 
+def validation_table(t):
+    """The train split split again (stratified 80/20, ``random_state=1``): the
+    80 % as "train" (fit and TV), the 20 % as "test" (utility). Where
+    defaults are chosen; the real test split is left alone."""
+    from sklearn.model_selection import train_test_split
+
+    Xf, Xv, yf, yv = train_test_split(t.X_train, t.y_train, test_size=0.2,
+                                      stratify=t.y_train, random_state=1)
+    return P.PanelTable(t.name, t.kind, t.source, t.target, Xf.reset_index(drop=True), yf,
+                        Xv.reset_index(drop=True), yv, t.schema, t.classes)
+
+
+def _parse_settings(items):
+    """``--set DP-HP.key=value``: method -> {key: value} (value as a Python literal)."""
+    import ast
+
+    out = {}
+    for item in items or ():
+        target, _, value = item.partition("=")
+        method, _, key = target.rpartition(".")
+        try:
+            value = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            pass  # a plain string
+        for m in (method.split("+") if method else ["DP-HP", "DP-MERF"]):
+            out.setdefault(m, {})[key] = value
+    return out
+
+
 def run_panel(args, mode, params, tables):
     methods = ["DP-HP", "DP-MERF"] + (["DP-MERF rule"] if args.merf_rule else [])
     all_methods = methods + ["baseline"] + (["baseline*"] if mode == "private" else [])
@@ -424,6 +458,8 @@ def run_panel(args, mode, params, tables):
     loaded = []
     for name in tables:
         t = P.load_table(name, args.data, seed=0)
+        if args.validation:
+            t = validation_table(t)
         s = t.summary()
         n_num, sizes = encoded_widths(t)
         desc.row([name, s["kind"], f"{s['n']:,}", f"{s['n_train']:,}", f"{s['n_test']:,}",
@@ -437,7 +473,8 @@ def run_panel(args, mode, params, tables):
 
     w = 11 if len(seeds) > 1 else 5
     cols = ["table", "metric", "real"] + all_methods
-    ut = Table("Utility on the real test split (synthetic -> real; 'real' = real train -> real)"
+    where = "validation 20 %" if args.validation else "real test split"
+    ut = Table(f"Utility on the {where} (synthetic -> real; 'real' = real train -> real)"
                + (f"; mean±std over seeds {seeds}" if len(seeds) > 1 else ""),
                cols, [13, 7, 5] + [w] * len(all_methods))
     results = []
@@ -463,8 +500,9 @@ def run_panel(args, mode, params, tables):
                         ls = (args.merf_rule * typical_distance(*encoded_widths(t))
                               if m == "DP-MERF rule" else None)
                         method = "DP-MERF" if m.startswith("DP-MERF") else m
-                        X_syn, y_syn, synth, secs = fit_synthesizer(method, t, mode, seed,
-                                                                    params, ls)
+                        X_syn, y_syn, synth, secs = fit_synthesizer(
+                            method, t, mode, seed, {**params, **args.settings.get(method, {})},
+                            ls)
                         rep = synth.privacy_report_
                 except Exception as exc:  # report and go on
                     print(f"  {t.name} {m} seed {seed}: failed: {type(exc).__name__}: {exc}",
@@ -486,7 +524,7 @@ def run_panel(args, mode, params, tables):
 
     multi = [r for r in results if not r["binary"]]
     if multi:
-        mt = Table("Multiclass tables: macro-F1 on the real test split", cols,
+        mt = Table(f"Multiclass tables: macro-F1 on the {where}", cols,
                    [13, 7, 5] + [w] * len(all_methods))
         for r in multi:
             mt.row([r["table"], "F1", fmt(r["real"]["f1"])]
@@ -517,8 +555,6 @@ def run_panel(args, mode, params, tables):
 
 def run_study(args, mode, params, tables):
     """DP-MERF at several length scales, scored inside the train split."""
-    from sklearn.model_selection import train_test_split
-
     factors = [float(x) for x in args.scale_factors.split(",")]
     seeds = list(range(args.seed, args.seed + args.seeds))
     method = "DP-HP" if args.study == "dphp-length-scale" else "DP-MERF"
@@ -532,12 +568,7 @@ def run_study(args, mode, params, tables):
                ["table", "D", "metric", "real"] + names, [13, 5, 7, 5] + [w] * len(names))
     out = []
     for name in tables:
-        t = P.load_table(name, args.data, seed=0)
-        Xf, Xv, yf, yv = train_test_split(t.X_train, t.y_train, test_size=0.2,
-                                          stratify=t.y_train, random_state=1)
-        # the study's table: the 80% as "train", the 20% as "test"
-        s = P.PanelTable(t.name, t.kind, t.source, t.target, Xf.reset_index(drop=True), yf,
-                         Xv.reset_index(drop=True), yv, t.schema, t.classes)
+        s = validation_table(P.load_table(name, args.data, seed=0))
         D = typical_distance(*encoded_widths(s))
         key = "auc" if s.binary else "acc"
         real = utility(s, s.X_train, s.y_train, s.X_test, s.y_test)[key]
@@ -610,7 +641,17 @@ def main(argv=None):
                              "dphp-length-scale: DP-HP at each length scale of "
                              "--scale-factors (train split only, both)")
     parser.add_argument("--scale-factors", default="0.25,0.5,0.71,1,1.41")
+    parser.add_argument("--validation", action="store_true",
+                        help="score on the validation split of each train split (80/20, "
+                             "random_state=1: fit and TV on the 80%%, utility on the 20%%), "
+                             "where defaults are chosen; the test split is not touched")
+    parser.add_argument("--set", action="append", default=[], metavar="[METHOD.]KEY=VALUE",
+                        help="a synthesizer parameter away from its default, e.g. "
+                             "DP-HP.product_share=0.3 (METHOD: DP-HP, DP-MERF or both joined "
+                             "by '+'; none: both); repeatable. For experiments: the panel's "
+                             "record is of the defaults")
     args = parser.parse_args(argv)
+    args.settings = _parse_settings(args.set)
 
     tables = (args.tables.split(",") if args.tables else
               list(P.QUICK) if args.quick else list(P.TABLES))
