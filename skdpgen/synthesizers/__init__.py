@@ -20,6 +20,7 @@ from ._mechanism import (
     feature_map_loss,
     pairs_above_noise,
     pairwise_features,
+    shrink_pairwise,
 )
 from ._trainer import GeneratorTrainer
 from .dphp import DPHPSynthesizer, HermiteMechanism
@@ -43,4 +44,5 @@ __all__ = [
     "marginal_cell_maps",
     "pairs_above_noise",
     "pairwise_features",
+    "shrink_pairwise",
 ]
