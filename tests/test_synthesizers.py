@@ -369,8 +369,8 @@ def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monke
     np.testing.assert_array_equal(synth.calibration_.targets_, expected[0].double().numpy())
     expected = expected[1:]  # the generator's
 
-    # The loss is Σ_c ‖t_c − g_c‖² plus (γ times, DP-HP) the same for the
-    # pairwise kernel, where the generator's class means g_c have
+    # The loss is Σ_c ‖t_c − g_c‖² plus (γ times for DP-HP, pairwise_weight_
+    # times for DP-MERF) the same for the pairwise kernel, where the generator's class means g_c have
     # norm <= 1. So every step's loss lies in [Σ (‖t_c‖ − 1)², Σ (‖t_c‖ + 1)²]
     # for the released targets t, a window far from any exact embedding's loss.
     def window(t):
@@ -383,7 +383,7 @@ def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monke
     low, high = (np.full(steps.size, bound) for bound in window(expected[0]))
     # plus the pairwise kernel at every step
     pair_low, pair_high = window(expected[1])
-    gamma = synth.gamma if isinstance(synth, DPHPSynthesizer) else 1.0
+    gamma = synth.gamma if isinstance(synth, DPHPSynthesizer) else synth.pairwise_weight_
     low += gamma * pair_low
     high += gamma * pair_high
     assert low.min() > 1e4  # the offset dominates: an exact target would give ~1
@@ -913,3 +913,29 @@ def test_dpmerf_pairwise_release_and_integer_levels(frame):
     assert paper.pairwise_features_ is None
     assert paper.encoder_.n_encoded_ < synth.encoder_.n_encoded_
     assert DPMERFSynthesizer(image_shape=(4, 4))._pairwise_share() == 0.0
+
+
+def test_dpmerf_pairwise_weight(frame):
+    """'auto' weighs the pairwise loss by its number of pairs; a number is used as
+    it is; the loss is the random features' plus the weight times the pairwise."""
+    from skdpgen.synthesizers import feature_map_loss
+
+    X, y = frame
+    auto = DPMERFSynthesizer(schema=SCHEMA, classes=CLASSES, n_components=50, **FAST).fit(X, y)
+    assert auto.pairwise_weight == "auto"  # the constructor's value stays
+    assert auto.pairwise_weight_ == float(len(auto.pairwise_features_.pairs_)) > 1
+    fixed = DPMERFSynthesizer(schema=SCHEMA, classes=CLASSES, n_components=50,
+                              pairwise_weight=3.5, **FAST).fit(X, y)
+    assert fixed.pairwise_weight_ == 3.5
+    mech = fixed.mechanism_
+    Z = torch.rand(16, fixed.encoder_.n_encoded_, dtype=torch.float32)
+    labels = torch.arange(16) % len(CLASSES)
+    parts = [feature_map_loss(mech._on_device[name], fmap, Z, labels, len(CLASSES))
+             for name, fmap in (("mean embedding", mech.features_),
+                                ("pairwise kernel", mech.pairwise_))]
+    assert torch.isclose(mech.loss(Z, labels), parts[0] + 3.5 * parts[1])
+    none = DPMERFSynthesizer(schema=SCHEMA, classes=CLASSES, n_components=50,
+                             pairwise_share=0.0, **FAST).fit(X, y)
+    assert none.pairwise_weight_ is None
+    with pytest.raises(ValueError, match="pairwise_weight"):
+        DPMERFSynthesizer(pairwise_weight=-1.0).fit(X, y)

@@ -24,7 +24,7 @@ from ._mechanism import (
 )
 from ._trainer import GeneratorTrainer
 from .dphp import DPHPSynthesizer, HermiteMechanism
-from .dpmerf import DPMERFSynthesizer, default_length_scale
+from .dpmerf import DPMERFSynthesizer, default_length_scale, pairwise_weight
 
 __all__ = [
     "DPHPSynthesizer",
@@ -44,5 +44,6 @@ __all__ = [
     "marginal_cell_maps",
     "pairs_above_noise",
     "pairwise_features",
+    "pairwise_weight",
     "shrink_pairwise",
 ]
