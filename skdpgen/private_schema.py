@@ -597,10 +597,11 @@ def _text_type(noisy, s):
     noisy counts). So a column whose present values all parse as type ``t``
     fails the share test w.p. at most ``Φ(−TYPE_STDS) ≈ 3e-5``, whatever
     ``n``; the majority test keeps a mostly-text column categorical when the
-    noise is large next to the row count.
+    noise is large next to the row count. A negative ``p̃`` (a column with
+    hardly any values) counts as 0, which only makes both tests stricter.
     """
     q = TYPE_SHARE
-    present = float(noisy[0] + noisy[1] + noisy[2])
+    present = max(float(noisy[0] + noisy[1] + noisy[2]), 0.0)
     s_share = s * math.sqrt((1.0 - q) ** 2 + 2.0 * q * q)
     s_major = s * math.sqrt(0.75)
 

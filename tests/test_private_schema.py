@@ -612,3 +612,15 @@ def test_text_type_decision_misses_a_pure_column_rarely(n, s):
     most = _text_type(np.array([0.0, 0.98 * n, 0.02 * n, 0.0]), s)
     assert most == ("datetime" if 0.48 * n >= majority else "categorical")
     assert (most == "datetime") == (n >= 3000)
+
+
+def test_text_type_of_a_column_without_values_stays_categorical():
+    """Noise alone (no present value) rarely types a column as numbers or dates:
+    a negative noisy present count counts as 0, so both tests need ñ_t ≥ 3.46 s."""
+    from skdpgen.private_schema import _text_type
+
+    rng = np.random.default_rng(1)
+    s = 50.0
+    noisy = np.c_[s * rng.standard_normal((20_000, 3)), np.full(20_000, 1000.0)]
+    typed = np.mean([_text_type(row, s) != "categorical" for row in noisy])
+    assert typed <= 2 * norm.sf(4 * np.sqrt(0.75)) + 0.001  # two types, each ≤ 2.7e-4
