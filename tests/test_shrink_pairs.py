@@ -178,3 +178,9 @@ def test_dphp_margins_from_the_sum_release_match_the_pairwise_release():
     # one factor per pair and class; the pairs with the numeric column untouched
     assert synth.pair_shrinkage_.shape == (3, 2)
     assert synth.pair_shrinkage_[:2].tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_a_target_of_the_wrong_width_is_refused():
+    pair = _onehot_pairs([2, 3])
+    with pytest.raises(ValueError, match=r"shape \(n_classes, 6\)"):
+        shrink_pairwise(np.zeros((1, 5)), pair, [0.1], column_means={})

@@ -273,6 +273,11 @@ def shrink_pairwise(target, pairwise, noise_std, column_means):
     """
     check_is_fitted(pairwise)
     target = np.asarray(target, dtype=np.float64)
+    if target.ndim != 2 or target.shape[1] != pairwise.n_features_out_:
+        raise ValueError(
+            f"target must have shape (n_classes, {pairwise.n_features_out_}) for this "
+            f"pairwise kernel; got {target.shape}."
+        )
     noise_var = np.asarray(noise_std, dtype=np.float64) ** 2
     shrunk = target.copy()
     if pairwise.pairs_ is None:
@@ -528,12 +533,18 @@ class Mechanism:
         """
         raise NotImplementedError
 
-    def _class_noise(self, context, name):
-        """Noise standard deviation of each class's row of release ``name`` (public)."""
-        std = np.full(max(self.n_classes_, 1), context.noise_std(name))
+    def _class_noise(self, context, name, feature_map):
+        """Noise standard deviation of each class's row of release ``name`` (public).
+
+        ``σ·Δ/n`` with ``Δ`` the map's ``max_row_distance`` (as
+        :meth:`ReleaseContext.release_embedding` calibrates it), divided by
+        each class's released weight.
+        """
+        std = np.full(max(self.n_classes_, 1),
+                      context.noise_std(name, feature_map.max_row_distance))
         return std if context.class_weights is None else std / context.class_weights
 
-    def _shrink_pairs(self, context, name, pairwise, column_means=None):
+    def _shrink_pairs(self, context, name, pairwise, column_means):
         """Shrink release ``name`` of the pairwise kernel toward independence.
 
         :func:`shrink_pairwise` of the released target (post-processing),
@@ -543,7 +554,8 @@ class Mechanism:
         """
         target = self._on_device[name]
         shrunk, self.pair_shrinkage_ = shrink_pairwise(
-            target.double().cpu().numpy(), pairwise, self._class_noise(context, name),
+            target.double().cpu().numpy(), pairwise,
+            self._class_noise(context, name, pairwise),
             column_means=column_means)
         self._on_device[name] = torch.as_tensor(shrunk, dtype=target.dtype,
                                                 device=target.device)

@@ -137,8 +137,8 @@ class HermiteMechanism(Mechanism):
                 self._release(context, "pairwise kernel", self._product)
                 if self.pair_shrinkage:
                     self._shrink_pairs(context, "pairwise kernel", self._product,
-                                       self._sum_margins(
-                                           self._class_noise(context, "sum kernel") ** 2))
+                                       self._sum_margins(self._class_noise(
+                                           context, "sum kernel", self.features_) ** 2))
             return
         widths = ([self.product_order + 1] * (self.n_columns_ - len(self.category_sizes_))
                   + self.category_sizes_)
