@@ -500,3 +500,111 @@ def test_failed_fit_leaves_the_map_unfitted():
         assert not [k for k in vars(fmap) if k.endswith("_")]
         with pytest.raises(NotFittedError):
             check_is_fitted(fmap)
+
+
+# random Fourier features with blocks of probabilities (category_sizes)
+
+def _blocks_table(sizes, n, rng, soft):
+    """``n`` rows of two numeric columns then one block per size: one-hot or Dirichlet."""
+    parts = [rng.uniform(-1, 1, (n, 2))]
+    for k in sizes:
+        parts.append(rng.dirichlet(np.ones(k), n) if soft else np.eye(k)[rng.integers(k, size=n)])
+    return np.hstack(parts)
+
+
+# (2, 3) merge into one joint block, 70 stays alone (more than _JOINT_SIZE)
+BLOCK_SIZES = [2, 70, 3]
+
+
+def test_fourier_blocks_leave_one_hot_rows_unchanged():
+    import torch
+
+    X = _blocks_table(BLOCK_SIZES, 30, np.random.default_rng(0), soft=False)
+    plain = RandomFourierFeatures(n_components=41, random_state=0).fit(X)
+    blocks = RandomFourierFeatures(n_components=41, random_state=0,
+                                   category_sizes=BLOCK_SIZES).fit(X)
+    np.testing.assert_allclose(blocks.transform(X), plain.transform(X), atol=1e-13)
+    T = torch.tensor(X)
+    torch.testing.assert_close(blocks.raw_transform(T), plain.raw_transform(T),
+                               atol=1e-13, rtol=0)
+
+
+@pytest.mark.parametrize("as_tensor", [False, True])
+def test_fourier_blocks_give_the_expected_features_of_the_draws(as_tensor):
+    # exact: enumerate every combination of categories, weighted by its probability
+    import itertools
+
+    import torch
+
+    sizes = [2, 3, 4, 70]
+    rng = np.random.default_rng(1)
+    P = _blocks_table(sizes, 3, rng, soft=True)
+    plain = RandomFourierFeatures(n_components=9, random_state=2).fit(P)
+    blocks = RandomFourierFeatures(n_components=9, random_state=2, category_sizes=sizes).fit(P)
+    expected = np.zeros((3, 9))
+    edges = 2 + np.concatenate([[0], np.cumsum(sizes)])
+    for cats in itertools.product(*(range(k) for k in sizes)):
+        Y = P.copy()
+        Y[:, 2:] = 0.0
+        weight = np.ones(3)
+        for b, c in enumerate(cats):
+            Y[:, edges[b] + c] = 1.0
+            weight *= P[:, edges[b] + c]
+        expected += weight[:, None] * plain.raw_transform(Y)
+    got = blocks.raw_transform(torch.tensor(P)).numpy() if as_tensor else blocks.transform(P)
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+    # a probability row's expected features have norm <= 1 (Jensen), here < 1
+    assert np.all(np.linalg.norm(got, axis=1) < 1.0)
+
+
+def test_fourier_blocks_are_differentiable_and_float32_close():
+    import torch
+
+    sizes = [2, 3, 70]
+    P = torch.tensor(_blocks_table(sizes, 4, np.random.default_rng(3), soft=True))
+    fmap = RandomFourierFeatures(n_components=6, random_state=0, category_sizes=sizes).fit(P.numpy())
+    torch.autograd.gradcheck(fmap.raw_transform, (P.clone().requires_grad_(True),))
+    H32 = fmap.raw_transform(P.float())
+    assert H32.dtype == torch.float32
+    torch.testing.assert_close(H32.double(), fmap.raw_transform(P), atol=1e-5, rtol=0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    X=arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(4, 6)), elements=finite_floats),
+    length_scale=st.floats(1e-6, 1e6),
+)
+def test_fourier_blocks_norm_at_most_one_on_any_input(X, length_scale):
+    # anything in the blocks (not probabilities, huge, negative): the clip holds
+    rff = RandomFourierFeatures(n_components=10, length_scale=length_scale, random_state=0,
+                                category_sizes=[1, 2])
+    H = rff.fit_transform(X)
+    assert np.all(np.isfinite(H))
+    assert np.all(np.linalg.norm(H, axis=1) <= 1.0)
+    S = rff.feature_sum(X, np.ones((X.shape[0], 1)))
+    assert np.linalg.norm(S) <= X.shape[0]
+
+
+@pytest.mark.parametrize("sizes", [[0], [-1, 2], [3, 2]])
+def test_fourier_blocks_validation(sizes):
+    with pytest.raises(ValueError, match="category_sizes"):
+        RandomFourierFeatures(category_sizes=sizes).fit(np.zeros((3, 4)))
+
+
+def test_fourier_map_pickled_before_blocks_is_the_plain_map():
+    X = _blocks_table([3], 5, np.random.default_rng(0), soft=True)
+    plain = RandomFourierFeatures(n_components=8, random_state=0).fit(X)
+    fmap = RandomFourierFeatures(n_components=8, random_state=0, category_sizes=[3]).fit(X)
+    assert np.abs(fmap.transform(X) - plain.transform(X)).max() > 1e-3  # soft rows differ
+    del fmap._sizes  # as unpickled from a version without category_sizes
+    np.testing.assert_array_equal(fmap.transform(X), plain.transform(X))
+
+
+@pytest.mark.parametrize("sizes", [[2, 70, 3], [5] * 7, [64, 1, 1], [2, 2, 2, 2, 2, 2, 2]])
+def test_group_blocks_packs_every_block_once_under_the_cap(sizes):
+    from skdpgen.kernels._fourier import _group_blocks
+
+    groups = _group_blocks(sizes, 64)
+    assert sorted(b for g in groups for b in g) == list(range(len(sizes)))
+    for g in groups:
+        assert len(g) == 1 or math.prod(sizes[b] for b in g) <= 64

@@ -795,6 +795,10 @@ def test_dpmerf_default_length_scale_is_a_function_of_the_public_encoding():
     fixed = DPMERFSynthesizer(schema=schema, classes=CLASSES, n_components=50, length_scale=0.7,
                               **FAST).fit(X, y)
     assert fixed.length_scale_ == 0.7
+    # the generator is compared through the expected features of its one-hot draws
+    for fitted in (synth, fixed):
+        assert fitted.features_.category_sizes == fitted.encoder_.category_sizes_
+    assert synth.features_.category_sizes == [3, 2]
 
 
 def test_dphp_product_draws_stay_within_the_feature_cap():

@@ -40,6 +40,13 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, BoundedFeatureMap):
         Length scale ℓ of the Gaussian kernel, shared or per dimension.
     random_state : int, RandomState instance or None, default=None
         Draws the frequencies ω. The frequencies do not depend on the data.
+    category_sizes : sequence of int, default=()
+        Sizes of the one-hot blocks that end each input row, as in a table
+        encoded by :class:`skdpgen.schema.TableEncoder` (none by default).
+        A one-hot row has the same features with or without them; a row
+        whose blocks hold probability vectors (a generator's softmax) gets
+        the *expected* features of the rows drawn from it, each block
+        independently (see Notes).
 
     Attributes
     ----------
@@ -70,6 +77,27 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, BoundedFeatureMap):
     feature there makes a release raise ``ValueError``.
     NaN and inf inputs raise ``ValueError`` in :meth:`transform`.
 
+    **Blocks of probabilities** (``category_sizes``). Write a row as its
+    numeric part ``u`` and blocks ``p_1, …, p_B`` (block ``b`` of size
+    ``K_b``, ``ω_{b,c}`` the part of ``ω`` on its ``c``-th column). When each
+    block's category ``c_b`` is drawn from ``p_b``, independently,
+    ``E[exp(i ωᵀx)] = exp(i ω_uᵀu) Π_b Σ_c p_{b,c} exp(i ω_{b,c})``, whose
+    real and imaginary parts are the expected cosine and sine features. For
+    a one-hot block the sum is the one term ``exp(i ω_{b,c_b})``: the
+    features are the ones above, to rounding. Each product term has modulus
+    ≤ 1 for a probability vector, so the row's norm stays ≤ 1; for any
+    other input the clip bounds it (the sensitivity is unchanged). A
+    generator whose categorical heads are softmaxes, sampled after
+    training, is thus compared with the data through the features of the
+    rows it will actually output (a product of independent categoricals
+    given its noise), not through the features of its soft vectors, which
+    the Gaussian kernel places off the one-hot rows: without the
+    expectation, matching the data pushes every softmax toward one-hot, and
+    which combination of categories a noise vector gets is left to the
+    network (the joint of two wide categorical columns, which the kernel
+    barely sees at the length scales of one-hot encodings, comes out
+    far from independent even where the data's is close to it).
+
     scikit-learn's :class:`~sklearn.kernel_approximation.RBFSampler` uses
     ``sqrt(2/n) cos(ωᵀx + b)``, whose norm varies with ``x`` and reaches
     ``sqrt 2``: its mean embedding has sensitivity up to ``2 sqrt(2)/n``, so it
@@ -97,14 +125,24 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, BoundedFeatureMap):
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "length_scale": [Interval(Real, 0, None, closed="neither"), "array-like"],
         "random_state": ["random_state"],
+        "category_sizes": ["array-like"],
     }
 
-    def __init__(self, *, n_components=500, length_scale=1.0, random_state=None):
+    def __init__(self, *, n_components=500, length_scale=1.0, random_state=None,
+                 category_sizes=()):
         self.n_components = n_components
         self.length_scale = length_scale
         self.random_state = random_state
+        self.category_sizes = category_sizes
 
     def _fit(self, X):
+        sizes = np.asarray(self.category_sizes, dtype=np.int64).reshape(-1)
+        if np.any(sizes < 1) or sizes.sum() > X.shape[1]:
+            raise ValueError(
+                f"category_sizes must be positive and fit in the {X.shape[1]} input "
+                f"columns, got {list(self.category_sizes)!r}."
+            )
+        self._sizes = [int(k) for k in sizes]
         self.length_scale_ = check_length_scale(self.length_scale, X.shape[1])
         rng = check_generator(self.random_state)
         m = (self.n_components + 1) // 2
@@ -125,6 +163,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, BoundedFeatureMap):
         check_is_fitted(self)
         m = self.frequencies_.shape[1]
         n_sin = self.n_components - m
+        if getattr(self, "_sizes", None):  # (maps pickled before the blocks: none)
+            return self._expected_transform(Z, m, n_sin)
         if _is_tensor(Z):
             # tensors are encoded or generated rows (bounded): no overflow guard
             # on this hot path (see Notes)
@@ -140,3 +180,67 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, BoundedFeatureMap):
         torch.sin(Pt[:, :n_sin], out=Ht[:, m:])
         Ht.mul_(1.0 / math.sqrt(m))
         return H
+
+    def _expected_transform(self, Z, m, n_sin):
+        """The features with one-hot blocks read as probabilities (see Notes)."""
+        tensor = _is_tensor(Z)
+        T = Z if tensor else torch.from_numpy(np.asarray(Z, dtype=np.float64))
+        n, p = T.shape[0], T.shape[1] - sum(self._sizes)
+        proj = T[:, :p] @ self._tensor("frequencies_", T)[:p]
+        re, im = torch.cos(proj), torch.sin(proj)
+        edges = np.concatenate([[p], p + np.cumsum(self._sizes)])
+        for group, cos_sin in self._joint_blocks(T):
+            # the joint distribution of the group's (independent) blocks
+            P = T.new_ones(n, 1)
+            for b in group:
+                P = (P[:, :, None] * T[:, edges[b] : edges[b + 1]][:, None, :]).reshape(n, -1)
+            z = P @ cos_sin  # Σ_c P_c cos ω_c, Σ_c P_c sin ω_c
+            c, s = z[:, :m], z[:, m:]
+            re, im = re * c - im * s, re * s + im * c
+        H = torch.cat([re, im[:, :n_sin]], dim=1) / math.sqrt(m)
+        if tensor:
+            return H
+        H = H.numpy()
+        H[~np.isfinite(H)] = 0.0  # an extreme input: the norm only shrinks
+        return H
+
+    def _joint_blocks(self, like):
+        """Groups of blocks with ``[cos ω_c, sin ω_c]`` of their joint categories (cached).
+
+        Small blocks are merged (up to ``_JOINT_SIZE`` joint categories, the
+        frequency of a joint category being the sum of its blocks'), which
+        turns a chain of elementwise complex products into fewer matrix
+        products: the same expectation, faster.
+        """
+        cache = self.__dict__.setdefault("_tensors", {})
+        key = ("_joint_blocks", like.device, like.dtype)
+        if key not in cache:
+            W = self.frequencies_
+            edges = np.concatenate([[0], np.cumsum(self._sizes)]) + W.shape[0] - sum(self._sizes)
+            blocks = []
+            for group in _group_blocks(self._sizes, _JOINT_SIZE):
+                w = np.zeros((1, W.shape[1]))
+                for b in group:
+                    w = (w[:, None, :] + W[edges[b] : edges[b + 1]][None, :, :]).reshape(-1, W.shape[1])
+                cos_sin = np.concatenate([np.cos(w), np.sin(w)], axis=1)
+                blocks.append((group, torch.as_tensor(cos_sin, dtype=like.dtype, device=like.device)))
+            cache[key] = blocks
+        return cache[key]
+
+
+_JOINT_SIZE = 64
+
+
+def _group_blocks(sizes, cap):
+    """Block indices packed, largest first, into groups of at most ``cap`` joint categories."""
+    groups, products = [], []
+    for b in sorted(range(len(sizes)), key=lambda b: -sizes[b]):
+        for g, group in enumerate(groups):
+            if products[g] * sizes[b] <= cap:
+                group.append(b)
+                products[g] *= sizes[b]
+                break
+        else:
+            groups.append([b])
+            products.append(sizes[b])
+    return groups

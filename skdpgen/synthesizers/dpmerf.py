@@ -119,9 +119,13 @@ class _FourierMechanism(EmbeddingMechanism):
         self.pairwise_weight = pairwise_weight
 
     def setup(self, encoder, n_classes, epochs, rng):
+        # the generator's softmax blocks are compared through the expected
+        # features of the one-hot rows sampled from them
+        params = {"category_sizes": list(encoder.category_sizes_)}
         if self.auto_length_scale:
-            self.features = clone(self.features).set_params(length_scale=default_length_scale(
-                encoder.n_numeric_, encoder.category_sizes_))
+            params["length_scale"] = default_length_scale(encoder.n_numeric_,
+                                                          encoder.category_sizes_)
+        self.features = clone(self.features).set_params(**params)
         super().setup(encoder, n_classes, epochs, rng)
         self._encoded = (encoder.n_numeric_, list(encoder.category_sizes_))
         self.pairwise_ = None
@@ -245,6 +249,20 @@ class DPMERFSynthesizer(KMESynthesizer):
     five, and weighing the pairwise loss by its number of pairs
     (``pairwise_weight="auto"``) lowered it again on five
     (``benchmarks/README.md``).
+
+    The generator's categorical heads are softmaxes, and its samples are
+    one-hot rows drawn from them. Its loss compares the data with the
+    *expected* random features of those draws
+    (``RandomFourierFeatures(category_sizes=...)``, exact, blocks drawn
+    independently given the generator's input), not with the features of
+    the soft vectors themselves, which the Gaussian kernel places off every
+    one-hot row: matching those pushes each softmax to one-hot and leaves
+    which combination of categories a noise vector gets to the network (it
+    invented strong dependence between two wide, nearly independent
+    columns of a football table). On the six tables' validation splits the
+    expected features lowered the 2-way TV on four (Bundesliga 0.394 →
+    0.362, flchain 0.077 → 0.058) and left two within noise. They change
+    nothing private: on the data's one-hot rows they are the plain features.
 
     References
     ----------
