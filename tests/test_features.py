@@ -139,6 +139,45 @@ def test_pairwise_kernel_fused_sums_and_adversarial_rows():
                 assert np.isfinite(norm) and norm <= 1.0, (scale, X)
 
 
+def test_pairwise_kernel_class_weights_take_the_per_class_path():
+    """One output per row (class weights): per-class Gram matrices, same sums and gradient."""
+    import torch
+
+    rng = np.random.default_rng(5)
+    hf = HermiteFeatures(order=4, length_scale=0.5, kernel="pairwise", pairs=[(0, 2), (1, 3)],
+                         category_sizes=[4, 2]).fit(np.zeros((1, 9)))
+    Z = np.hstack([rng.uniform(-1.2, 1.2, (40, 3)), np.eye(4)[rng.integers(0, 4, 40)],
+                   np.eye(2)[rng.integers(0, 2, 40)]])
+    codes = rng.integers(0, 3, 40)  # class 3 of 4 has no row
+    W = np.eye(4)[codes] * rng.random((40, 1))
+    reference = hf.raw_transform(Z).T @ W
+    np.testing.assert_allclose(hf.raw_feature_sum(Z, W), reference, atol=1e-13)
+    clipped = hf.transform(Z).T @ W
+    np.testing.assert_allclose(hf.feature_sum(Z, W), clipped, atol=1e-13)
+    assert np.all(hf.feature_sum(Z, W)[:, 3] == 0)
+    for dtype, tol in ((torch.float64, 1e-12), (torch.float32, 1e-5)):
+        Zt = torch.tensor(Z, dtype=dtype, requires_grad=True)
+        S = hf.raw_feature_sum(Zt, torch.tensor(W, dtype=dtype))
+        np.testing.assert_allclose(S.detach().double().numpy(), reference, atol=tol)
+        G = torch.tensor(rng.standard_normal(S.shape), dtype=dtype)
+        (S * G).sum().backward()
+        Zr = torch.tensor(Z, dtype=dtype, requires_grad=True)  # the general path's gradient
+        (hf.raw_transform(Zr).T @ torch.tensor(W, dtype=dtype) * G).sum().backward()
+        np.testing.assert_allclose(Zt.grad.numpy(), Zr.grad.numpy(), atol=tol * 10)
+
+
+def test_refit_forgets_the_previous_fits_tensors():
+    """Tensors cached from fitted arrays (e.g. ρ) do not outlive a refit."""
+    import torch
+
+    X = np.random.default_rng(0).uniform(-1, 1, (5, 2))
+    hf = HermiteFeatures(order=3).fit(X)
+    hf.raw_transform(torch.from_numpy(X))  # caches ρ as a tensor
+    hf.set_params(length_scale=3.0).fit(X)
+    np.testing.assert_allclose(hf.raw_transform(torch.from_numpy(X)).numpy(),
+                               hf.raw_transform(X), atol=1e-14)
+
+
 def test_pairwise_kernel_over_listed_pairs():
     """``pairs``: the mean over the listed pairs only, fused sums and the norm bound hold."""
     rng = np.random.default_rng(4)

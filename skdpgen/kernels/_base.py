@@ -222,6 +222,7 @@ class BoundedFeatureMap(TransformerMixin, BaseEstimator):
         """
         with fit_skeleton(self):  # nothing half-fitted if the fit fails
             X = validate_data(self, X, dtype=[np.float64, np.float32])
+            self.__dict__.pop("_tensors", None)  # tensors of the previous fit's arrays
             self._fit(X)
         return self
 
@@ -319,12 +320,17 @@ class BoundedFeatureMap(TransformerMixin, BaseEstimator):
         return self.raw_transform(Z).T @ weights
 
     # torch copies of fitted arrays, per device and dtype; never pickled
-    def _tensor(self, name, like):
-        """The fitted array ``name`` as a tensor on ``like``'s device and dtype (cached)."""
+    def _tensor(self, name, like, dtype=None):
+        """The fitted array ``name`` as a tensor on ``like``'s device (cached).
+
+        In ``like``'s dtype unless ``dtype`` is given (e.g. ``torch.long`` for
+        indices). The cache is emptied by every fit.
+        """
+        dtype = like.dtype if dtype is None else dtype
         cache = self.__dict__.setdefault("_tensors", {})
-        key = (name, like.device, like.dtype)
+        key = (name, like.device, dtype)
         if key not in cache:
-            cache[key] = torch.as_tensor(np.asarray(getattr(self, name)), dtype=like.dtype,
+            cache[key] = torch.as_tensor(np.asarray(getattr(self, name)), dtype=dtype,
                                          device=like.device)
         return cache[key]
 

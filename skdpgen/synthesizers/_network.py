@@ -51,13 +51,10 @@ class TabularGenerator(nn.Module):
         if self.n_classes:
             z = torch.cat([z, nn.functional.one_hot(labels, self.n_classes).to(z)], dim=1)
         out = self.head(self.body(z))
-        p = self.n_numeric
-        parts = [torch.tanh(out[:, :p])]
-        start = p
-        for k in self.category_sizes:
-            parts.append(torch.softmax(out[:, start : start + k], dim=1))
-            start += k
-        return torch.cat(parts, dim=1)
+        # one split, not a slice per head: a slice's backward fills a zero
+        # tensor of the whole output's shape, a split's is one concatenation
+        numeric, *blocks = torch.split(out, [self.n_numeric] + self.category_sizes, dim=1)
+        return torch.cat([torch.tanh(numeric)] + [torch.softmax(b, dim=1) for b in blocks], dim=1)
 
 
 def build_network(kind, noise_dim, n_classes, widths, n_numeric, category_sizes,
