@@ -261,9 +261,11 @@ class DPMERFSynthesizer(KMESynthesizer):
     invented strong dependence between two wide, nearly independent
     columns of a football table). On the six tables' validation splits the
     expected features lowered the 2-way TV on four (Bundesliga 0.394 →
-    0.362, flchain 0.077 → 0.058) and left two within noise, at about 2.5
-    times the fit time (Adult: 33 s → 87 s on two cores; each block adds a
-    complex product over the batch × frequencies to every generator step).
+    0.362, flchain 0.077 → 0.058) and left two within noise, at about 3
+    times the fit time (Adult with its public schema, two cores: 16 s with
+    the plain features, 48-52 s with the expected ones; each group of blocks
+    adds a matrix product and a complex product over the batch × frequencies
+    to every generator step).
     They change nothing private: on the data's one-hot rows they are the
     plain features.
 
