@@ -77,7 +77,10 @@ class GeneratorTrainer:
         threads = torch.get_num_threads()  # for the releases: passes over the rows
         # small networks: one CPU thread is as fast idle and far faster under load
         with cpu_threads(1 if self.device == "cpu" else None):
-            optimizer = torch.optim.Adam(network.parameters(), lr=self.learning_rate)
+            # fused: one kernel per step for all parameters (the per-tensor loop
+            # took ~0.5 ms of a ~9 ms step on Adult); the same update rule
+            optimizer = torch.optim.Adam(network.parameters(), lr=self.learning_rate,
+                                         fused=True)
             history = torch.empty(total, device=self.device)
             network.train()
             for step in self._steps(total):
