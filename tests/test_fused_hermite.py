@@ -152,3 +152,55 @@ def test_private_side_is_unchanged_by_the_torch_path():
     private = fmap.feature_sum(Z.numpy(), weights.numpy())
     np.testing.assert_allclose(fmap.raw_feature_sum(Z, weights).numpy(), private,
                                rtol=1e-12, atol=1e-15)
+
+
+def test_sum_kernel_gradcheck_in_the_weights_too():
+    fmap, Z = mixed_map("sum", order=6), mixed_rows(torch.float64, n=6)
+    weights = torch.rand(6, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    assert torch.autograd.gradcheck(lambda z, w: fmap.raw_feature_sum(z, w),
+                                    (Z, weights.requires_grad_()))
+
+
+def test_sum_kernel_reuses_its_terms_buffer_from_step_to_step():
+    """A training step takes the terms' buffer back from the last one (no fresh
+    pages per step), and sampling without gradients hands it back at once."""
+    fmap, weights = mixed_map("sum", order=10), None
+    pointers = []
+    for seed in range(3):
+        Z = mixed_rows(torch.float32, seed=seed)
+        weights = batch_weights(torch.arange(len(Z)) % 3, 3, Z)
+        fmap.raw_feature_sum(Z, weights).square().sum().backward()
+        free = fmap._buffers()._free
+        assert len(free) == 1
+        pointers.append(free[0][0].data_ptr())
+    assert len(set(pointers)) == 1
+    with torch.no_grad():
+        fmap.raw_feature_sum(Z.detach(), weights)
+    assert len(fmap._buffers()._free) == 1
+
+
+def test_sum_kernel_gradient_is_right_when_its_buffer_was_reused():
+    """A retained graph whose terms' buffer another forward pass has taken
+    since computes its terms again: both backward passes give the reference."""
+    fmap = mixed_map("sum", order=12)
+    Z1, Z2 = mixed_rows(torch.float64, seed=1), mixed_rows(torch.float64, seed=2)
+    weights = batch_weights(torch.arange(len(Z1)) % 3, 3, Z1)
+    ref, = torch.autograd.grad((fmap.raw_transform(Z1).T @ weights).square().sum(), Z1)
+    loss1 = fmap.raw_feature_sum(Z1, weights).square().sum()
+    first, = torch.autograd.grad(loss1, Z1, retain_graph=True)  # buffer back in the list
+    fmap.raw_feature_sum(Z2, weights).square().sum().backward()  # ... and reused here
+    second, = torch.autograd.grad(loss1, Z1)
+    torch.testing.assert_close(first, ref, rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(second, ref, rtol=1e-12, atol=1e-14)
+
+
+def test_buffers_are_neither_pickled_nor_kept_by_a_refit():
+    import pickle
+
+    fmap = mixed_map("sum", order=5)
+    Z = mixed_rows(torch.float64)
+    fmap.raw_feature_sum(Z, batch_weights(None, 0, Z)).sum().backward()
+    assert fmap._buffers()._free
+    assert "_tensors" not in pickle.loads(pickle.dumps(fmap)).__dict__
+    fmap.fit(np.zeros((1, len(SCALES) + 5)))
+    assert not fmap._buffers()._free

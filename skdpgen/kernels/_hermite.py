@@ -12,7 +12,7 @@ import torch
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
-from ._base import BoundedFeatureMap, _is_tensor, check_length_scale, unit_norm_scale
+from ._base import BoundedFeatureMap, _Buffers, _is_tensor, check_length_scale, unit_norm_scale
 
 __all__ = ["HermiteFeatures", "hermite_block", "hermite_rho", "hermite_terms"]
 
@@ -141,17 +141,8 @@ class _HermiteBlock(torch.autograd.Function):
 
     @staticmethod
     def forward(x, rho, order):
-        out = x.new_empty((order + 1,) + tuple(x.shape))
-        t = torch.sqrt(rho / (1.0 + rho)) * x
-        torch.exp(-(t * t), out=out[0])
-        out[0].mul_(((1.0 - rho) * (1.0 + rho)) ** 0.25)
-        if order >= 1:
-            u = torch.sqrt(2.0 * rho) * x
-            torch.mul(u, out[0], out=out[1])
-        for c in range(1, order):
-            torch.mul(out[c - 1], rho * -math.sqrt(c / (c + 1)), out=out[c + 1])
-            out[c + 1].addcmul_(u, out[c], value=1.0 / math.sqrt(c + 1))
-        return out.permute(1, 2, 0)
+        return _hermite_into(x.new_empty((order + 1,) + tuple(x.shape)), x, rho,
+                             order).permute(1, 2, 0)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -162,18 +153,89 @@ class _HermiteBlock(torch.autograd.Function):
     @torch.autograd.function.once_differentiable
     def backward(ctx, grad):
         x, rho, terms = ctx.saved_tensors
-        # (C + 1, n, k) slabs; the forward's buffer is contiguous in that layout,
-        # and so is the gradient of the fused sums (one copy otherwise)
+        # (C + 1, n, k) slabs: the forward's buffer is contiguous in that layout
         terms, grad = terms.permute(2, 0, 1), grad.permute(2, 0, 1).contiguous()
-        # Σ_c g_c φ_c′ = sqrt(2ρ) Σ_{c≥1} sqrt(c) g_c φ_{c−1} − (2ρ/(1+ρ)) x Σ_c g_c φ_c,
-        # accumulated order by order (fused multiply-adds on contiguous slabs)
-        same = torch.mul(grad[0], terms[0])
-        down = torch.zeros_like(same)
-        for c in range(1, terms.shape[0]):
-            same.addcmul_(grad[c], terms[c])
-            down.addcmul_(grad[c], terms[c - 1], value=math.sqrt(c))
-        grad_x = down.mul_(torch.sqrt(2.0 * rho)).sub_(same.mul_(2.0 * rho / (1.0 + rho) * x))
-        return grad_x, None, None
+        return _hermite_grad(x, rho, terms, lambda c: grad[c]), None, None
+
+
+def _hermite_into(out, x, rho, order):
+    """The recursion of :func:`hermite_terms` for a tensor, written into ``out``.
+
+    ``out`` has shape ``(order + 1, *x.shape)``; each order is one contiguous
+    slab (a write per order into a strided slice would be an order of
+    magnitude slower). Returns ``out``.
+    """
+    t = torch.sqrt(rho / (1.0 + rho)) * x
+    torch.exp(-(t * t), out=out[0])
+    out[0].mul_(((1.0 - rho) * (1.0 + rho)) ** 0.25)
+    if order >= 1:
+        u = torch.sqrt(2.0 * rho) * x
+        torch.mul(u, out[0], out=out[1])
+    for c in range(1, order):
+        torch.mul(out[c - 1], rho * -math.sqrt(c / (c + 1)), out=out[c + 1])
+        out[c + 1].addcmul_(u, out[c], value=1.0 / math.sqrt(c + 1))
+    return out
+
+
+def _hermite_grad(x, rho, terms, grad_of):
+    """``Σ_c g_c φ_c′(x)`` from the terms ``(C + 1, n, k)`` and ``g_c = grad_of(c)``.
+
+    ``φ_c′ = sqrt(2ρc) φ_{c−1} − (2ρ/(1 + ρ)) x φ_c``, so the sum is
+    ``sqrt(2ρ) Σ_{c≥1} sqrt(c) g_c φ_{c−1} − (2ρ/(1+ρ)) x Σ_c g_c φ_c``,
+    accumulated order by order (fused multiply-adds on contiguous slabs).
+    """
+    same = torch.mul(grad_of(0), terms[0])
+    down = torch.zeros_like(same)
+    for c in range(1, terms.shape[0]):
+        g = grad_of(c)
+        same.addcmul_(g, terms[c])
+        down.addcmul_(g, terms[c - 1], value=math.sqrt(c))
+    return down.mul_(torch.sqrt(2.0 * rho)).sub_(same.mul_(2.0 * rho / (1.0 + rho) * x))
+
+
+class _HermiteSums(torch.autograd.Function):
+    """``Σ_i w_ik φ_c(x_id)`` for every order, class and column: ``(C + 1, K, k)``.
+
+    The sum kernel's batch sums without the terms leaving the function:
+    forward writes the recursion into a reused buffer (``_Buffers``) and
+    contracts it with the weights; backward goes straight from the
+    sums' gradient ``G`` to ``x``'s, ``g_c = w G_c`` one order at a time,
+    through :func:`_hermite_grad` (the ``(C + 1, n, k)`` gradient of the
+    terms is never formed). The buffer goes back to the free list after the
+    backward pass; if it was reused in between (a second graph before this
+    one's backward), the terms are computed again.
+    """
+
+    @staticmethod
+    def forward(ctx, x, rho, order, weights, buffers):
+        slot = buffers.take((order + 1,) + tuple(x.shape), x)
+        terms = _hermite_into(slot[0], x, rho, order)
+        sums = torch.matmul(weights.T, terms)  # (C + 1, K, k), contiguous operands
+        if any(ctx.needs_input_grad):
+            ctx.save_for_backward(x, rho, weights)
+            ctx.slot, ctx.generation, ctx.order, ctx.buffers = slot, slot[1], order, buffers
+        else:
+            buffers.give(slot)
+        return sums
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        x, rho, weights = ctx.saved_tensors
+        slot = ctx.slot
+        fresh = slot[1] == ctx.generation
+        terms = slot[0] if fresh else _hermite_into(
+            x.new_empty((ctx.order + 1,) + tuple(x.shape)), x, rho, ctx.order)
+        grad_x = grad_w = None
+        if ctx.needs_input_grad[0]:
+            g = torch.empty_like(x)
+            grad_x = _hermite_grad(x, rho, terms,
+                                   lambda c: torch.mm(weights, grad[c], out=g))
+        if ctx.needs_input_grad[3]:
+            grad_w = torch.matmul(terms, grad.transpose(1, 2)).sum(0)
+        if fresh:
+            ctx.buffers.give(slot)
+        return grad_x, None, None, grad_w, None
 
 
 def hermite_block(x, rho, order):
@@ -670,9 +732,8 @@ class HermiteFeatures(BoundedFeatureMap):
             return self._pairwise_sum(self._stacked_blocks(Z), weights)
         p, width = self.n_numeric_, self.order + 1
         columns, onehot = torch.split(Z, [p, Z.shape[1] - p], dim=1)
-        terms = hermite_block(columns, self._tensor("rho_", Z), self.order)
-        # (C + 1, n, p) slabs, contiguous in hermite_block's buffer
-        numeric = torch.matmul(weights.T, terms.permute(2, 0, 1))  # (C + 1, K, p)
+        numeric = _HermiteSums.apply(_clip_inputs(columns), self._tensor("rho_", Z),
+                                     self.order, weights, self._buffers())  # (C + 1, K, p)
         numeric = numeric.permute(2, 0, 1).reshape(p * width, weights.shape[1])
         sums = torch.cat([numeric, onehot.T @ weights], dim=0)
         return sums / math.sqrt(self._n_columns())
