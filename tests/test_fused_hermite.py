@@ -204,3 +204,12 @@ def test_buffers_are_neither_pickled_nor_kept_by_a_refit():
     assert "_tensors" not in pickle.loads(pickle.dumps(fmap)).__dict__
     fmap.fit(np.zeros((1, len(SCALES) + 5)))
     assert not fmap._buffers()._free
+
+
+def test_pairwise_kernel_class_path_gradcheck():
+    """The per-class Gram matrices' one-product backward (``_WeightedGram``)."""
+    fmap = HermiteFeatures(order=3, length_scale=SCALES, kernel="pairwise",
+                           category_sizes=[3, 2]).fit(np.zeros((1, len(SCALES) + 5)))
+    Z = mixed_rows(torch.float64, n=7)
+    weights = batch_weights(torch.arange(7) % 3, 3, Z)
+    assert torch.autograd.gradcheck(lambda z: fmap.raw_feature_sum(z, weights), (Z,))

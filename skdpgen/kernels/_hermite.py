@@ -238,6 +238,27 @@ class _HermiteSums(torch.autograd.Function):
         return grad_x, None, None, grad_w, None
 
 
+class _WeightedGram(torch.autograd.Function):
+    """``Bᵀ diag(w) B`` with the gradient of a Gram matrix: one product backward.
+
+    Autograd sees two operands and forms both of their gradients (two
+    matrix products); both are ``B``, and ``∂L/∂B = diag(w) B (G + Gᵀ)`` for
+    the output's gradient ``G``, one product. ``w`` takes no gradient.
+    """
+
+    @staticmethod
+    def forward(ctx, B, w):
+        Bw = B * w[:, None]
+        ctx.save_for_backward(Bw)
+        return B.T @ Bw
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        Bw, = ctx.saved_tensors
+        return Bw @ (grad + grad.T), None
+
+
 def hermite_block(x, rho, order):
     """The Hermite terms of every entry of ``x``: shape ``(n, k, order + 1)``.
 
@@ -609,18 +630,19 @@ class HermiteFeatures(BoundedFeatureMap):
         if _is_tensor(B):
             flat = self._tensor("_pair_flat", B, dtype=torch.long)
             nonzero = weights != 0
-            if K > 1 and bool((nonzero.sum(1) <= 1).all()):
-                grams = []
+            if K > 1 and bool((nonzero.sum(1) <= 1).all()) and not weights.requires_grad:
+                picked = []
                 for k in range(K):
                     rows = nonzero[:, k].nonzero()[:, 0]
-                    Bk = B.index_select(0, rows)
-                    grams.append(Bk.T @ (Bk * weights.index_select(0, rows)[:, k, None]))
-                gram = torch.stack(grams, dim=2)
+                    gram = _WeightedGram.apply(B.index_select(0, rows),
+                                               weights.index_select(0, rows)[:, k])
+                    picked.append(gram.reshape(W * W).index_select(0, flat))
+                picked = torch.stack(picked, dim=1)
             else:
                 gram = B.T @ (B[:, :, None] * weights[:, None, :]).reshape(n, W * K)
-            # (W·W, K) rows picked by index_select: its backward adds, where an
-            # advanced-index gather's backward would scatter with accumulation
-            picked = gram.reshape(W * W, K).index_select(0, flat)
+                # (W·W, K) rows picked by index_select: its backward adds, where an
+                # advanced-index gather's backward would scatter with accumulation
+                picked = gram.reshape(W * W, K).index_select(0, flat)
         else:
             nonzero = weights != 0
             if K > 1 and np.all(nonzero.sum(1) <= 1):
