@@ -213,3 +213,20 @@ def test_pairwise_kernel_class_path_gradcheck():
     Z = mixed_rows(torch.float64, n=7)
     weights = batch_weights(torch.arange(7) % 3, 3, Z)
     assert torch.autograd.gradcheck(lambda z: fmap.raw_feature_sum(z, weights), (Z,))
+
+
+def test_generator_sums_leave_one_hot_entries_uncapped_in_float32():
+    """The cap that keeps the private clip finite, ``M^(1/2m)/1000``, falls
+    below 1 in float32 for products of 7 or more blocks; generated rows are
+    never clipped, so their sums take the one-hot entries as they are."""
+    sizes = [2] * 8
+    fmap = HermiteFeatures(order=2, kernel="product", product_dims=list(range(1, 9)),
+                           category_sizes=sizes).fit(np.zeros((1, 1 + sum(sizes))))
+    g = torch.Generator().manual_seed(0)
+    codes = torch.randint(0, 2, (20, 8), generator=g)
+    Z = torch.cat([torch.rand(20, 1, generator=g, dtype=torch.float64),
+                   torch.nn.functional.one_hot(codes, 2).reshape(20, 16).double()], dim=1)
+    weights = batch_weights(torch.arange(20) % 2, 2, Z)
+    exact = fmap.raw_feature_sum(Z, weights)  # float64: its cap is far above 1
+    torch.testing.assert_close(fmap.raw_feature_sum(Z.float(), weights.float()).double(),
+                               exact, rtol=1e-5, atol=1e-6)

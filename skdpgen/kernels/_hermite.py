@@ -605,9 +605,9 @@ class HermiteFeatures(BoundedFeatureMap):
             return B[:, self._pair_rows] * B[:, self._pair_cols] / math.sqrt(self._n_pairs)
         return _rowwise_products(self._product_blocks(Z))
 
-    def _stacked_blocks(self, Z):
+    def _stacked_blocks(self, Z, cap=True):
         """The product-kernel blocks side by side, (n, Σ widths)."""
-        blocks = self._product_blocks(Z)
+        blocks = self._product_blocks(Z, cap)
         return torch.cat(blocks, dim=1) if _is_tensor(Z) else np.concatenate(blocks, axis=1)
 
     def _pairwise_sum(self, B, weights):
@@ -668,8 +668,13 @@ class HermiteFeatures(BoundedFeatureMap):
         a, b = self._pair_blocks[:, 0], self._pair_blocks[:, 1]
         return (norms[:, a] * norms[:, b]).sum(1) / self._n_pairs
 
-    def _product_blocks(self, Z):
-        """The blocks of the product kernel's columns: Hermite terms or one-hot."""
+    def _product_blocks(self, Z, cap=True):
+        """The blocks of the product kernel's columns: Hermite terms or one-hot.
+
+        ``cap=False`` leaves the one-hot entries as they are: for generated
+        rows (:meth:`raw_feature_sum`), which are never clipped, so no cap is
+        needed to keep the clip finite.
+        """
         p = self.n_numeric_
         rho = self._tensor("rho_", Z) if _is_tensor(Z) else self.rho_
         numeric_dims = [int(j) for j in self.product_dims_ if j < p]
@@ -685,8 +690,9 @@ class HermiteFeatures(BoundedFeatureMap):
         # ≤ 1 never meets inf (inf · 0 = NaN)
         m = 2 if self.kernel == "pairwise" else max(len(self.product_dims_), 1)
         big = torch.finfo(Z.dtype).max if _is_tensor(Z) else np.finfo(np.float64).max
-        cap = big ** (1.0 / (2 * m)) / 1e3
-        return [terms[:, numeric_dims.index(j)] if j < p else onehot[j - p].clip(-cap, cap)
+        bound = big ** (1.0 / (2 * m)) / 1e3
+        return [terms[:, numeric_dims.index(j)] if j < p
+                else (onehot[j - p].clip(-bound, bound) if cap else onehot[j - p])
                 for j in self.product_dims_]
 
     def feature_sum(self, X, weights):
@@ -732,9 +738,12 @@ class HermiteFeatures(BoundedFeatureMap):
 
         For a tensor the (n, n_features_out_) feature matrix is never built:
         the sum kernel's weighted sums are contracted straight from the
-        Hermite terms (one batched product per order), the product kernel's
-        by one matrix product of two groups of its blocks; the gradient flows through
-        :func:`hermite_block`'s analytic backward.
+        Hermite terms, which live in a buffer the map reuses from call to
+        call, with an analytic backward from the sums' gradient to the
+        inputs'; the product kernel's by one matrix product of two groups of
+        its blocks and the pairwise kernel's from per-class Gram matrices,
+        the gradient flowing through :func:`hermite_block`'s analytic
+        backward.
 
         Parameters
         ----------
@@ -751,7 +760,7 @@ class HermiteFeatures(BoundedFeatureMap):
         if self.kernel == "product":
             return self._product_sum(Z, weights)
         if self.kernel == "pairwise":
-            return self._pairwise_sum(self._stacked_blocks(Z), weights)
+            return self._pairwise_sum(self._stacked_blocks(Z, cap=False), weights)
         p, width = self.n_numeric_, self.order + 1
         columns, onehot = torch.split(Z, [p, Z.shape[1] - p], dim=1)
         numeric = _HermiteSums.apply(_clip_inputs(columns), self._tensor("rho_", Z),
@@ -771,7 +780,7 @@ class HermiteFeatures(BoundedFeatureMap):
         tensor products (and its gradient) is never built.
         """
         n, K = Z.shape[0], weights.shape[1]
-        blocks = self._product_blocks(Z)
+        blocks = self._product_blocks(Z, cap=False)
         widths = [int(block.shape[1]) for block in blocks]
         split = min(range(1, len(blocks) + 1), key=lambda m: (
             K * math.prod(widths[:m]) + math.prod(widths[m:])))
