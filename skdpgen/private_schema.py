@@ -88,7 +88,13 @@ first coarse level's group (decade, year) with the largest noisy sum: the column
 mass in one decade beats the largest noise of the empty ones (about
 ``3.5 s sqrt(10)`` for the numeric grid) long before it clears the
 detection threshold, so a starved budget still gets the right order of
-magnitude rather than the whole grid. Integer columns have their bounds
+magnitude rather than the whole grid. For an integer column (its flag,
+from the same release) the bins that hold no integer are left out of
+these tests, as if the grid had none of them: below 10 the grid is finer
+than the integers (``(1, 1.25]`` and ``(1.25, 1.5]`` lie between 1 and
+2), and those empty bins would cut the hysteresis off from the smallest
+values (Bundesliga's rounds 1-4, ~250 rows each at ε = 1, were dropped
+from the bounds). Integer columns have their bounds
 rounded outward to integers; a range of one value ``v`` (the exact-zero
 bin) becomes ``[v − 0.5, v + 0.5]``.
 
@@ -368,6 +374,24 @@ def numeric_grid():
     return np.column_stack([lower, upper])
 
 
+@functools.lru_cache(maxsize=1)
+def _integer_bins():
+    """Positions of the numeric bins that hold at least one integer (read-only).
+
+    A positive bin ``(a, b]`` holds one when ``floor(b) > a``, a negative bin
+    ``[−b, −a)`` likewise, and the exact-zero bin holds 0. Below 10 the grid
+    is finer than the integers: ``(1, 1.25]``, ``(1.25, 1.5]``, ``(2, 2.5]``,
+    … hold none.
+    """
+    lower, upper, _, _ = _numeric_grid()
+    near, far = np.minimum(np.abs(lower), np.abs(upper)), np.maximum(np.abs(lower), np.abs(upper))
+    keep = np.floor(far) > near
+    keep[far == 0] = True  # the exact-zero bin
+    out = np.flatnonzero(keep)
+    out.flags.writeable = False
+    return out
+
+
 def _numeric_positions(x):
     """Grid position of each non-NaN value (±inf in the outermost bins)."""
     _, _, _, edges = _numeric_grid()
@@ -551,6 +575,19 @@ def _occupied_range(noisy, levels, s):
         in_it = np.flatnonzero(groups == heaviest)
         found = int(in_it[0]), int(in_it[-1])
     return found
+
+
+def _numeric_range(noisy, s, integer):
+    """First and last bin of the numeric grid's occupied range (:func:`_occupied_range`).
+
+    An integer column leaves out the bins that hold no integer
+    (:func:`_integer_bins`): they are empty by construction, and would cut
+    the hysteresis off between 1, 2, 3, … (see the module doc).
+    """
+    _, _, groups, _ = _numeric_grid()
+    bins = _integer_bins() if integer else np.arange(groups.size)
+    first, last = _occupied_range(noisy[bins], [groups[bins]], s)
+    return int(bins[first]), int(bins[last])
 
 
 def flag_stds(n_columns):
@@ -1076,7 +1113,7 @@ class SchemaPlan:
         structure = self._release_of("numeric")  # with a histogram, or flags only
         name = structure if name is None else name
         if structure == NUMERIC:
-            lower, upper, groups, _ = _numeric_grid()
+            lower, _, _, _ = _numeric_grid()
             coarse = _numeric_positions(present)
             hist = np.bincount(coarse, minlength=lower.size)
             fine = np.bincount(_fine_positions(present, coarse),
@@ -1089,7 +1126,7 @@ class SchemaPlan:
         s = self._sigma(accountant, name) * SENSITIVITY[structure]
         integer, missing = _flags(noisy[-2], noisy[-1], n, s, self._flag_stds)
         if structure == NUMERIC:
-            first, last = _occupied_range(noisy[:lower.size], [groups], s)
+            first, last = _numeric_range(noisy[:lower.size], s, integer)
             lo, hi = _refined_range(noisy[lower.size:-2], first, last, s)
             bounds = _finish_bounds(lo, hi, integer)
         else:

@@ -318,6 +318,39 @@ def test_point_masses_with_gaps_are_bridged():
     assert upper[_occupied_range(noisy, [groups], s)[1]] == 25.0
 
 
+def test_integer_bins_are_the_bins_that_hold_an_integer():
+    from skdpgen.private_schema import _integer_bins, _numeric_grid, _numeric_positions
+
+    lower, _, _, _ = _numeric_grid()
+    ints = np.r_[np.arange(-20_000, 20_001), [-1e15, -3e9, 7e12, 1e15, 4e15]].astype(float)
+    held = np.unique(_numeric_positions(ints))
+    listed = _integer_bins()
+    assert set(held) <= set(listed.tolist())
+    # every listed bin within ±20,000 is hit by some integer there
+    near = listed[np.abs(lower[listed]) < 20_000]
+    assert set(near.tolist()) <= set(held.tolist())
+    assert not set(np.flatnonzero((lower > 1) & (lower < 1.5)).tolist()) & set(listed.tolist())
+
+
+def test_small_integers_are_not_cut_off_by_bins_without_integers():
+    """Rounds 1..38 (Bundesliga), each integer's bin below the detection
+    threshold but above the hysteresis line: the bins (1, 1.25], (1.25, 1.5]
+    and (2, 2.5] hold no integer, and skipping them keeps round 1 in range,
+    where the whole grid's test stops at 2 (two empty bins are never bridged)."""
+    from skdpgen.private_schema import (_numeric_grid, _numeric_positions, _numeric_range,
+                                        _occupied_range)
+
+    lower, upper, groups, _ = _numeric_grid()
+    s = 10.0
+    noisy = np.bincount(_numeric_positions(np.arange(1.0, 39.0)), minlength=lower.size)
+    noisy = noisy * 3.5 * s  # 3.5 s per integer: a single one is not occupied (5.0 s)
+    first, last = _numeric_range(noisy, s, integer=True)
+    assert (lower[first], upper[last]) == (0.8, 40.0)
+    first_all, _ = _occupied_range(noisy, [groups], s)
+    assert lower[first_all] == 1.5  # what the whole grid gives
+    assert _numeric_range(noisy, s, integer=False)[0] == first_all
+
+
 def test_diffuse_values_are_found_at_the_coarse_level():
     # 4,000 values spread over 1900-2097 (twenty a year): at ε = 1 a year's
     # twenty values rarely clear its threshold (4.9 s, s ≈ 7), a decade's two
