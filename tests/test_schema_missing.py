@@ -410,7 +410,7 @@ def test_synthesizer_end_to_end_with_missing_values(one_torch_thread):
     from skdpgen import DPHPSynthesizer
 
     rng = np.random.default_rng(0)
-    n = 600
+    n = 3000  # 600 rows: missing rates up to 0.489 in 30 fits (bound 0.5); 3,000: 0.27-0.37
     x = rng.uniform(0, 10, n)
     x[rng.random(n) < 0.3] = np.nan
     k = pd.array(rng.integers(0, 50, n), dtype="Int64")
