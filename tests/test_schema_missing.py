@@ -1,7 +1,6 @@
 """TableEncoder on real tables: missing values, datetimes, booleans, integers."""
 
 import contextlib
-import time
 import warnings
 
 import numpy as np
@@ -427,13 +426,11 @@ def test_synthesizer_end_to_end_with_missing_values(one_torch_thread):
                       "f": rng.random(n) < 0.5})
     y = rng.choice(["no", "yes"], n)
     schema = {**SCHEMA, "dz": {**SCHEMA["dz"], "timezone": "UTC"}}
-    start = time.perf_counter()
     with no_leaks():
         synth = DPHPSynthesizer(schema=schema, classes=["no", "yes"], epochs=1,
                                 steps_per_epoch=5, batch_size=64, device="cpu",
                                 random_state=0).fit(X, y)
     Xs, ys = synth.sample(2000, random_state=0)
-    assert time.perf_counter() - start < 10
     assert list(Xs.columns) == list(X.columns) and len(Xs) == 2000
     assert list(Xs.dtypes) == [np.dtype(np.float64), pd.Int64Dtype(), np.dtype(np.int64),
                                np.dtype("M8[ns]"), pd.DatetimeTZDtype("ns", "UTC"),
