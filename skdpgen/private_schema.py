@@ -80,7 +80,17 @@ level, without hysteresis: a whole decade joining the range on a 2s
 fluctuation, as a neighbouring bin may, would stretch a numeric range
 tenfold, or a range of dates two years long sixfold); the range
 extends, level by level, to the occupied coarse groups that lie entirely
-outside the range so far. Values
+outside the range so far. Then, at each end, the bins just outside the
+range within the nearest group (the rest of the end's own group, or the
+next group once the range reaches a group's edge) join when their noisy
+sum exceeds ``3s·sqrt(k)`` for ``k`` bins (and 0.5 % of the range's mass),
+repeatedly: mass spread thin over a few bins stops the bins' hysteresis
+(each bin joins on its own w.p. well below 1, a chain of them rarely),
+and a group next to the range can miss the coarse level's Bonferroni
+threshold, while their sums clear ``3s`` (Bundesliga's validation
+split at ε = 1, 200 simulated releases: the bounds of Round covered less
+than 95 % of its values in 37 % of them, those of Date in 28 %; with this
+step in 12 % and 4 %); an empty part joins w.p. 0.13 % per end. Values
 outside the bounds are clipped by the encoder.
 When nothing is
 occupied at any level (too few rows for the budget), the bounds are the
@@ -545,9 +555,9 @@ def _occupied_range(noisy, levels, s):
     list of coarse levels, finest first, each a non-decreasing group id per
     bin. The fine range (with hysteresis) is extended, level by level, to
     the coarse groups found occupied (without) entirely outside it (values
-    too diffuse for single bins);
-    with nothing occupied at any level, the range is the group of largest
-    noisy sum of the first coarse level.
+    too diffuse for single bins), then over significant mass just outside
+    its ends (:func:`_extend_ends`); with nothing occupied at any level, the
+    range is the group of largest noisy sum of the first coarse level.
     """
     found = _trimmed_range(noisy, np.ones(noisy.size), s, grow=True)
     for groups in levels:
@@ -556,25 +566,64 @@ def _occupied_range(noisy, levels, s):
         sums = np.bincount(groups, weights=noisy, minlength=n_groups)
         coarse = _trimmed_range(sums, np.bincount(groups, minlength=n_groups), s,
                                 grow=False)
-        if coarse is None:
-            continue
-        in_first = np.flatnonzero(groups == coarse[0])
-        in_last = np.flatnonzero(groups == coarse[1])
-        if found is None:
-            found = int(in_first[0]), int(in_last[-1])
-            continue
-        first, last = found
-        if in_first[-1] < first:
-            first = int(in_first[0])
-        if in_last[0] > last:
-            last = int(in_last[-1])
-        found = first, last
+        if coarse is not None:
+            in_first = np.flatnonzero(groups == coarse[0])
+            in_last = np.flatnonzero(groups == coarse[1])
+            if found is None:
+                found = int(in_first[0]), int(in_last[-1])
+            else:  # groups entirely outside the range
+                first, last = found
+                if in_first[-1] < first:
+                    first = int(in_first[0])
+                if in_last[0] > last:
+                    last = int(in_last[-1])
+                found = first, last
+        if found is not None:
+            found = _extend_ends(noisy, groups, *found, s)
     if found is None:  # nothing detected: the heaviest group of the first coarse level
         groups = np.asarray(levels[0])
         heaviest = int(np.argmax(np.bincount(groups, weights=noisy)))
         in_it = np.flatnonzero(groups == heaviest)
         found = int(in_it[0]), int(in_it[-1])
     return found
+
+
+def _extend_ends(noisy, groups, first, last, s):
+    """The range ``first..last`` grown, group by group, over significant mass
+    just outside it (hysteresis on the coarse level, at ``BRIDGE_STDS``).
+
+    Outside each end, the bins of the nearest group (the rest of the end's
+    own group, or the whole next group once the range reaches the group's
+    edge: ``k`` bins of noisy sum ``r``) join when
+    ``r > BRIDGE_STDS·s·sqrt(k)`` and ``r`` exceeds ``QUANTILE`` of the
+    range's noisy mass; repeated while they join. The bins' hysteresis
+    stops inside mass spread thin over several bins (Bundesliga's rounds
+    1-4, ~250 rows in each of four bins at ``s ≈ 84``, join one by one
+    w.p. ~0.6 each), and the coarse test, at its Bonferroni threshold, can
+    miss a group next to the range (the 1960s of the same table, 1,125
+    rows against a threshold of 4.4 noise standard deviations, in 14 % of
+    draws); their sums clear ``3s`` nearly always. An empty part joins
+    only w.p. 0.13 % per end and level, ``k`` groups in a row w.p.
+    ``0.0013^k``. Post-processing of the same noisy histogram.
+    """
+    mass = float(np.clip(noisy[first:last + 1], 0.0, None).sum())
+    index = np.arange(noisy.size)
+
+    def joins(part):
+        r = float(noisy[part].sum())
+        return r > BRIDGE_STDS * s * math.sqrt(part.size) and r > QUANTILE * mass
+
+    while first > 0:
+        part = index[:first][groups[:first] == groups[first - 1]]
+        if not joins(part):
+            break
+        first = int(part[0])
+    while last < noisy.size - 1:
+        part = index[last + 1:][groups[last + 1:] == groups[last + 1]]
+        if not joins(part):
+            break
+        last = int(part[-1])
+    return first, last
 
 
 def _numeric_range(noisy, s, integer):
