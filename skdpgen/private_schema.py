@@ -598,8 +598,8 @@ def _extend_ends(noisy, groups, first, last, s):
     ``r > BRIDGE_STDS·s·sqrt(k)`` and ``r`` exceeds ``QUANTILE`` of the
     range's noisy mass; repeated while they join. The bins' hysteresis
     stops inside mass spread thin over several bins (Bundesliga's rounds
-    1-4, ~250 rows in each of four bins at ``s ≈ 84``, join one by one
-    w.p. ~0.6 each), and the coarse test, at its Bonferroni threshold, can
+    2-5, ~240 rows in each of four bins at ``s ≈ 84``: each bin clears
+    ``2s`` w.p. ~0.8, all four w.p. ~0.5), and the coarse test, at its Bonferroni threshold, can
     miss a group next to the range (the 1960s of the same table, 1,125
     rows against a threshold of 4.4 noise standard deviations, in 14 % of
     draws); their sums clear ``3s`` nearly always. An empty part joins
