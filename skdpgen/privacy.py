@@ -60,6 +60,7 @@ __all__ = [
     "GaussianAccountant",
     "calibrate_gaussian",
     "gaussian_epsilon",
+    "selection_threshold",
     "compose_reports",
     "check_epsilon_delta",
     "leak_ledger",
@@ -334,6 +335,42 @@ def gaussian_epsilon(noise_multiplier, delta):
     return float(eps)
 
 
+def selection_threshold(noise_std, delta_each):
+    """The threshold of a Gaussian partition selection, in rows.
+
+    A key is kept when its noisy count exceeds ``τ = 1 + s·Φ⁻¹(1 − δ_each)``
+    (see :meth:`GaussianAccountant.select`): a key held by one record alone
+    passes with probability ``δ_each``, and a key held by ``τ + k·s`` rows
+    is kept with probability ``Φ(k)``. It depends on public quantities only.
+
+    Parameters
+    ----------
+    noise_std : float
+        Standard deviation ``s`` of the noise on each count (the release's
+        noise multiplier times its sensitivity ``sqrt(2)``).
+    delta_each : float
+        The δ of the threshold, in (0, 1).
+
+    Returns
+    -------
+    threshold : float
+        ``τ``; 1 when ``noise_std`` is 0 (ε = ∞: every present key is kept).
+
+    Examples
+    --------
+    >>> from skdpgen.privacy import selection_threshold
+    >>> round(selection_threshold(53.07, 1e-5 / 6), 1)
+    247.7
+    """
+    if not 0 < delta_each < 1:
+        raise ValueError(f"delta_each must be in (0, 1), got {delta_each!r}.")
+    if noise_std == 0:
+        return 1.0
+    from scipy.stats import norm
+
+    return 1.0 + float(noise_std) * float(norm.isf(delta_each))
+
+
 def _log_delta(sigma, epsilon):
     dp_bank, _, _ = _autodp()
     with _silenced():
@@ -496,6 +533,22 @@ class PrivacyReport:
     def selection_delta(self):
         """δ spent by the thresholds of partition selections (0 without any)."""
         return sum(d * c for _, d, c in self.selections)
+
+    @property
+    def selection_thresholds(self):
+        """``name -> threshold in rows`` of each partition selection.
+
+        A value survives a selection when its noisy count exceeds the
+        threshold (:func:`selection_threshold`; one held by fewer rows
+        rarely does); None where the report holds releases of that name at
+        several noise levels (reports of several fits composed).
+        """
+        out = {}
+        for name, d, _ in self.selections:
+            stds = {r.noise_std for r in self.releases
+                    if r.name == name and math.isclose(r.sensitivity, math.sqrt(2.0))}
+            out[name] = selection_threshold(stds.pop(), d) if len(stds) == 1 else None
+        return out
 
     @property
     def noise_multiplier(self):
@@ -698,8 +751,11 @@ class PrivacyReport:
             f"  total: epsilon = {self.epsilon:.4g}, delta = {self.delta:.3g} "
             f"(composed sigma = {self.noise_multiplier:.4g})"
         )
+        thresholds = self.selection_thresholds
         for name, d, c in self.selections:
-            lines.append(f"  partition selection {name!r}: {c} threshold(s), delta {d:.3g} each")
+            at = "" if thresholds[name] is None else f" at {thresholds[name]:.4g} rows"
+            lines.append(
+                f"  partition selection {name!r}: {c} threshold(s){at}, delta {d:.3g} each")
         if self.budget is not None:
             lines.append(f"  budget: epsilon = {self.budget[0]:.4g}, delta = {self.budget[1]:.3g}")
         lines.append(f"  private: {'yes' if self.is_private else 'NO'}")
@@ -953,10 +1009,7 @@ class GaussianAccountant:
         s = self.noise_multipliers[name] * math.sqrt(2.0)
         if s == 0:  # epsilon = inf: every present key is kept
             return counts > 0, noisy
-        from scipy.stats import norm
-
-        threshold = 1.0 + s * float(norm.isf(self.delta_each))
-        return noisy > threshold, noisy
+        return noisy > selection_threshold(s, self.delta_each), noisy
 
     def report(self, leaks=()):
         """The releases made so far as a :class:`PrivacyReport`.

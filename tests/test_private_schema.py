@@ -615,6 +615,34 @@ def test_read_from_data_records_leaks(table):
 # ---------------------------------------------------------------------------
 
 
+def test_report_states_the_threshold_that_select_applies(table):
+    """The report's threshold in rows is the one ``select`` compares with:
+    every key kept has a noisy count above it, every key dropped one below
+    (a report threshold off by any amount would split the noisy counts
+    differently), and the printed report shows it."""
+    from skdpgen.privacy import selection_threshold
+
+    X, y = table
+    plan = SchemaPlan.from_table(X, y)
+    acc = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
+    s = acc.noise_multipliers[TEXT] * math.sqrt(2)
+    tau = selection_threshold(s, acc.delta_each)
+    counts = np.linspace(1.0, tau + 3 * s, 2_000)  # around the threshold
+    keep, noisy = acc.select(TEXT, counts)
+    assert 0 < keep.sum() < keep.size
+    report = acc.report()
+    assert report.selection_thresholds[TEXT] == pytest.approx(tau)
+    assert np.array_equal(keep, noisy > report.selection_thresholds[TEXT])
+    assert f"threshold(s) at {tau:.4g} rows" in str(report)
+    # two fits at different noise levels composed: no single threshold
+    other = GaussianAccountant(2.0, 1e-5, plan.shares(), selections=plan.selections())
+    other.select(TEXT, counts)
+    assert (report + other.report()).selection_thresholds[TEXT] is None
+    with pytest.raises(ValueError, match="delta_each"):
+        selection_threshold(s, 0.0)
+    assert selection_threshold(0.0, 1e-6) == 1.0
+
+
 def test_partition_selection_threshold_holds_its_delta(table):
     """20,000 singleton keys through one ``select`` at the planned σ.
 
