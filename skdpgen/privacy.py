@@ -335,6 +335,11 @@ def gaussian_epsilon(noise_multiplier, delta):
     return float(eps)
 
 
+def _selection_epsilon(delta_each):
+    """``ln(1/(1 − δ_each))``: what one selection's threshold adds to ε."""
+    return -math.log1p(-delta_each)
+
+
 def selection_threshold(noise_std, delta_each):
     """The threshold of a Gaussian partition selection, in rows.
 
@@ -498,8 +503,11 @@ class PrivacyReport:
     selections : sequence of (str, float, int), default=()
         Partition selections made (see :meth:`GaussianAccountant.select`):
         ``(name, δ of each, count)``. Their noisy counts are among
-        ``releases``; their thresholds spend ``δ`` on top, so ``epsilon`` is
-        that of the Gaussian composition at ``delta − selection_delta``.
+        ``releases``; their thresholds spend ``δ`` on top, and each adds
+        ``ln(1/(1 − δ_each)) ≈ δ_each`` to ε (see
+        :meth:`GaussianAccountant.select`), so ``epsilon`` is that of the
+        Gaussian composition at ``delta − selection_delta`` plus
+        ``selection_epsilon``.
 
     Attributes
     ----------
@@ -535,6 +543,12 @@ class PrivacyReport:
         return sum(d * c for _, d, c in self.selections)
 
     @property
+    def selection_epsilon(self):
+        """ε added by the thresholds of partition selections: ``ln(1/(1 − δ_each))``
+        each (0 without any)."""
+        return sum(c * _selection_epsilon(d) for _, d, c in self.selections)
+
+    @property
     def selection_thresholds(self):
         """``name -> threshold in rows`` of each partition selection.
 
@@ -564,12 +578,12 @@ class PrivacyReport:
 
         The Gaussian releases are composed exactly and read at
         ``delta − selection_delta``; the thresholds of partition selections
-        spend the rest of ``delta``.
+        spend the rest of ``delta`` and add ``selection_epsilon``.
         """
         gaussian_delta = self.delta - self.selection_delta
         if gaussian_delta <= 0:
             return math.inf
-        return gaussian_epsilon(self.noise_multiplier, gaussian_delta)
+        return gaussian_epsilon(self.noise_multiplier, gaussian_delta) + self.selection_epsilon
 
     @property
     def is_private(self):
@@ -755,7 +769,8 @@ class PrivacyReport:
         for name, d, c in self.selections:
             at = "" if thresholds[name] is None else f" at {thresholds[name]:.4g} rows"
             lines.append(
-                f"  partition selection {name!r}: {c} threshold(s){at}, delta {d:.3g} each")
+                f"  partition selection {name!r}: {c} threshold(s){at}, delta {d:.3g} "
+                f"(epsilon {_selection_epsilon(d):.3g}) each")
         if self.budget is not None:
             lines.append(f"  budget: epsilon = {self.budget[0]:.4g}, delta = {self.budget[1]:.3g}")
         lines.append(f"  private: {'yes' if self.is_private else 'NO'}")
@@ -857,7 +872,9 @@ class GaussianAccountant:
     selection_delta : float, default=None
         δ reserved for the thresholds of all selections together (split
         equally); by default half of ``delta`` when there are selections.
-        The Gaussian releases are calibrated for ``delta − selection_delta``.
+        The Gaussian releases are calibrated for ``delta − selection_delta``
+        and ``epsilon`` less ``ln(1/(1 − δ_each))`` per selection (about
+        ``δ_each``; see :meth:`select`).
 
     Attributes
     ----------
@@ -906,8 +923,13 @@ class GaussianAccountant:
                     f"selection_delta must lie in (0, delta), got {self.selection_delta}."
                 )
         self.delta_each = (self.selection_delta / n_selections) if n_selections else 0.0
+        gaussian_epsilon_ = self.epsilon - (
+            n_selections * _selection_epsilon(self.delta_each) if n_selections else 0.0)
+        if not gaussian_epsilon_ > 0:
+            raise ValueError(f"epsilon={self.epsilon} leaves nothing for the Gaussian releases "
+                             f"after the selections' thresholds.")
         self.noise_multiplier_total = calibrate_gaussian(
-            self.epsilon, self.delta - self.selection_delta)
+            gaussian_epsilon_, self.delta - self.selection_delta)
         self.noise_multipliers = {
             name: self.noise_multiplier_total / math.sqrt(share / count)
             for name, (share, count) in self.plan.items()
@@ -994,12 +1016,22 @@ class GaussianAccountant:
         ``sqrt(2)``, composed exactly with the other releases. A key held by
         the changed record alone (``b`` new, or ``a`` gone) has count 1 on
         one side and is no candidate on the other; it is kept with
-        probability ``P(1 + N(0, s²) > τ) = δ_each``. So the selection is
-        (ε, δ)-DP with the Gaussian part's (ε, δ_gaussian) and
-        ``δ = δ_gaussian + δ_each`` (Gopi et al. 2020, "Differentially
+        probability ``P(1 + N(0, s²) > τ) = δ_each``. Conditioning on that
+        key being dropped (probability ``1 − δ_each`` on its side), an
+        event's probability on that side is at most ``δ_each`` more than
+        the Gaussian part's, and at least ``1 − δ_each`` times it: so the
+        selection is (ε, δ)-DP with the Gaussian part's (ε_g, δ_gaussian),
+        ``ε = ε_g + ln(1/(1 − δ_each))`` and ``δ = δ_gaussian + δ_each``
+        (the factor bounds an event's probability on the dataset without
+        ``a`` by its probability on the dataset with ``a``, when ``a`` is
+        held by the changed record alone and ``b`` by others too;
+        ``ln(1/(1 − δ_each)) ≈ δ_each``, 1.7e-6 for three selections at
+        δ = 1e-5). Several selections add their terms. (Gopi et al. 2020, "Differentially
         Private Set Union"; Desfontaines et al. 2022, "Differentially private
-        partition selection"). The report lists each selection's δ, and its
-        ε is read at ``delta − selection_delta``.
+        partition selection"). The report lists each selection's δ; its ε
+        is the Gaussian composition's at ``delta − selection_delta`` plus
+        ``ln(1/(1 − δ_each))`` per selection, and the accountant calibrates
+        the Gaussian releases so that the sum is the budget's ε.
         """
         if name not in self.selections:
             raise KeyError(f"{name!r} is not a planned partition selection.")

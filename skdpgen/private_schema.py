@@ -155,8 +155,10 @@ only; categorical columns decide it by partition selection (below).
 **Categories and classes** (partition selection). The candidates are the
 values present in the rows (and, for a column, missing as one more key).
 A key is kept when its noisy count exceeds ``τ = 1 + s·Φ⁻¹(1 − δ_each)``
-(``s = σ_i √2``): a value held by a single record survives with probability
-exactly ``δ_each``, the threshold's share of the fit's δ (see
+(``s = σ_i √2``; :func:`skdpgen.privacy.selection_threshold`, printed in
+the report): a value held by a single record survives with probability
+exactly ``δ_each``, the threshold's share of the fit's δ, and the
+threshold adds ``ln(1/(1 − δ_each))`` to the fit's ε (see
 :meth:`skdpgen.privacy.GaussianAccountant.select`). The kept values are the
 categories (sorted by ``str``; in the dtype's order for an ordered pandas
 ``Categorical``); a kept missing key sets ``"missing"``. Whether *some*

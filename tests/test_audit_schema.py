@@ -12,7 +12,8 @@ call it too), and compared with the report:
     the claimed ``Δ_i`` (and here, on worst-case pairs, attains it);
 (c) ``mu``: the μ of all releases together, estimated along the
     claimed-noise-whitened difference, is at most the μ of the report's
-    Gaussian part (ε at ``delta − selection_delta``);
+    Gaussian part (its ε less ``selection_epsilon``, at
+    ``delta − selection_delta``);
 (r) ``report``: the report lists every release made and is private.
 
 The pair changes one record in every column at once, so that every release
@@ -140,7 +141,8 @@ def _audit(public_bounds, n_runs, noise_scale=1.0):
             flags.add(("noise", name))
     composite = gaussian_mu_audit(np.hstack(noisy), np.hstack(noisy_prime),
                                   direction=np.concatenate(direction), alpha=ALPHA)
-    mu_claimed = gaussian_mu(report.epsilon, report.delta - report.selection_delta)
+    mu_claimed = gaussian_mu(report.epsilon - report.selection_epsilon,
+                             report.delta - report.selection_delta)
     if composite.mu_low > mu_claimed:
         flags.add(("mu", "all"))
     text = "\n".join(

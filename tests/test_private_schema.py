@@ -615,6 +615,37 @@ def test_read_from_data_records_leaks(table):
 # ---------------------------------------------------------------------------
 
 
+def test_selection_thresholds_add_their_epsilon_term(table):
+    """Each threshold adds ln(1/(1 − δ_each)) to ε (the case of a key held by
+    the changed record alone against one held by others too); the accountant
+    calibrates the Gaussian part so that the total is the budget. A large
+    δ (0.05 per threshold) makes the term 0.051 per selection, so a report
+    without it, or a calibration without it, is off by 0.10."""
+    from skdpgen.privacy import gaussian_epsilon
+
+    X, y = table
+    plan = SchemaPlan.from_table(X, y)
+    assert len(plan.selections()) == 2  # the text column and the class list
+    acc = GaussianAccountant(1.0, 0.2, plan.shares(), selections=plan.selections(),
+                             selection_delta=0.1)
+    for name in plan.selections():
+        acc.select(name, np.ones(3))
+    for name, (share, count) in plan.shares().items():  # every planned release made
+        if name not in plan.selections():
+            for _ in range(count):
+                acc.add_noise(name, np.zeros(1), sensitivity=1.0)
+    report = acc.report()
+    term = 2 * -math.log1p(-0.05)
+    assert report.selection_epsilon == pytest.approx(term)
+    gaussian = gaussian_epsilon(report.noise_multiplier, 0.2 - 0.1)
+    assert report.epsilon == pytest.approx(gaussian + term)
+    assert report.epsilon == pytest.approx(1.0, rel=1e-6)  # calibrated to the budget
+    assert "(epsilon 0.0513) each" in str(report)
+    with pytest.raises(ValueError, match="nothing for the Gaussian"):
+        GaussianAccountant(0.1, 0.2, plan.shares(), selections=plan.selections(),
+                           selection_delta=0.1)
+
+
 def test_report_states_the_threshold_that_select_applies(table):
     """The report's threshold in rows is the one ``select`` compares with:
     every key kept has a noisy count above it, every key dropped one below
