@@ -631,7 +631,10 @@ class PrivacyReport:
             if self.budget is None
             else [b if math.isfinite(b) else "inf" for b in self.budget],
             "selections": [
-                {"release": n, "count": c, "delta_each": d} for n, d, c in self.selections
+                {"release": n, "count": c, "delta_each": d,
+                 "epsilon_each": _selection_epsilon(d),
+                 "threshold_rows": self.selection_thresholds[n]}
+                for n, d, c in self.selections
             ],
             "releases": [
                 {

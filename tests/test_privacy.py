@@ -217,6 +217,10 @@ def test_report_round_trips_through_its_dict_and_json():
     assert again.to_dict() == report.to_dict()
     assert again.epsilon == report.epsilon and again.is_private is False
     assert again.selection_delta == report.selection_delta > 0
+    (saved,) = report.to_dict()["selections"]  # what a *.privacy.json file shows
+    assert saved["threshold_rows"] == pytest.approx(report.selection_thresholds["keys"])
+    assert saved["epsilon_each"] == pytest.approx(acc.delta_each, rel=1e-5)
+    assert saved["epsilon_each"] > acc.delta_each > 0
     # composing a saved report with a later one counts both
     total = compose_reports([again, acc.report()])
     assert total.epsilon == pytest.approx(compose_reports([report, acc.report()]).epsilon)
