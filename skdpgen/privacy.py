@@ -1029,9 +1029,9 @@ class GaussianAccountant:
         ``a`` by its probability on the dataset with ``a``, when ``a`` is
         held by the changed record alone and ``b`` by others too;
         ``ln(1/(1 − δ_each)) ≈ δ_each``, 1.7e-6 for three selections at
-        δ = 1e-5). Several selections add their terms. (Gopi et al. 2020, "Differentially
-        Private Set Union"; Desfontaines et al. 2022, "Differentially private
-        partition selection"). The report lists each selection's δ; its ε
+        δ = 1e-5). Several selections add their terms. (Gopi et al. 2020,
+        "Differentially Private Set Union"; Desfontaines et al. 2022,
+        "Differentially private partition selection"). The report lists each selection's δ; its ε
         is the Gaussian composition's at ``delta − selection_delta`` plus
         ``ln(1/(1 − δ_each))`` per selection, and the accountant calibrates
         the Gaussian releases so that the sum is the budget's ε.
