@@ -794,7 +794,9 @@ def compose_reports(reports, *, delta=None):
 
     A grid search of ``k`` fits, or any sequence of fits, spends the
     composition of every release of every fit. Because all releases are
-    Gaussian, the composition is exact. The leaks of all reports are kept
+    Gaussian, the composition is exact; the thresholds of partition
+    selections add their δ and ε terms (``selection_delta``,
+    ``selection_epsilon``) on top. The leaks of all reports are kept
     (each once), and the total is reproducible if any part was.
 
     Parameters
