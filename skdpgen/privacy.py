@@ -369,6 +369,8 @@ def selection_threshold(noise_std, delta_each):
     """
     if not 0 < delta_each < 1:
         raise ValueError(f"delta_each must be in (0, 1), got {delta_each!r}.")
+    if not noise_std >= 0:  # NaN fails too
+        raise ValueError(f"noise_std must be a number >= 0, got {noise_std!r}.")
     if noise_std == 0:
         return 1.0
     from scipy.stats import norm
@@ -928,13 +930,13 @@ class GaussianAccountant:
                     f"selection_delta must lie in (0, delta), got {self.selection_delta}."
                 )
         self.delta_each = (self.selection_delta / n_selections) if n_selections else 0.0
-        gaussian_epsilon_ = self.epsilon - (
+        epsilon_gaussian = self.epsilon - (
             n_selections * _selection_epsilon(self.delta_each) if n_selections else 0.0)
-        if not gaussian_epsilon_ > 0:
+        if not epsilon_gaussian > 0:
             raise ValueError(f"epsilon={self.epsilon} leaves nothing for the Gaussian releases "
                              f"after the selections' thresholds.")
         self.noise_multiplier_total = calibrate_gaussian(
-            gaussian_epsilon_, self.delta - self.selection_delta)
+            epsilon_gaussian, self.delta - self.selection_delta)
         self.noise_multipliers = {
             name: self.noise_multiplier_total / math.sqrt(share / count)
             for name, (share, count) in self.plan.items()

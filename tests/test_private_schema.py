@@ -671,6 +671,9 @@ def test_report_states_the_threshold_that_select_applies(table):
     assert (report + other.report()).selection_thresholds[TEXT] is None
     with pytest.raises(ValueError, match="delta_each"):
         selection_threshold(s, 0.0)
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="noise_std"):
+            selection_threshold(bad, 1e-6)
     assert selection_threshold(0.0, 1e-6) == 1.0
 
 
