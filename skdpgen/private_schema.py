@@ -119,7 +119,13 @@ and the highest occupied sub-bin (or group) found at either level, the
 lower bound becomes ``a − (b − a)/2`` (not below the range), unless that
 lies above the range's first bin, and the upper bound ``b + (b − a)/2``
 (not above the range), unless that lies below its last bin: an end bin is
-cut, never dropped. The result replaces the range only when it is at most
+cut, never dropped, except a lone weak one: an end bin below ``4s``
+(it joined by hysteresis only) beside one above the detection threshold,
+which ``[a, b]`` and its margin do not reach, is dropped first (an empty
+bin beside the bulk joins so w.p. up to 2.3 % at each end, and then a year
+column 1963-2008 came out ``[1500, 3000]``: in 5 % of simulated releases
+at ``s = 80``, 0.45 % with the rule; a real thin tail is a chain of weak
+bins, which stays). The result replaces the range only when it is at most
 a quarter of its width: the refinement is for values packed into a small
 part of their bins (years near 2000 in bins 500 wide), not for spread
 values, whose sub-bins clear the noise here and there (a few isolated
@@ -437,18 +443,20 @@ def _fine_edges(position):
             float(lower[coarse] + width * (sub + 1) / FINE_BINS))
 
 
-def _refined_range(fine, first, last, s):
+def _refined_range(fine, coarse, first, last, s, integer):
     """The range ``first..last`` of numeric bins, its end bins cut on the fine grid.
 
-    ``fine`` is the noisy fine histogram (noise std ``s`` per sub-bin). In
-    the sub-bins of the range, and in their groups of ``FINE_GROUP``, the
-    occupied ones are found as the numeric bins are (a Bonferroni threshold
-    over the range, hysteresis on the sub-bins, no cut); the lowest and the
-    highest found at either level, widened by ``FINE_MARGIN`` times their
-    distance at each end, bound the range where they fall inside its first
-    and last bin (or beyond them): an end bin is cut, never dropped. The
-    refined range replaces the range only when it is at most
-    ``FINE_SHRINK`` of its width.
+    ``fine`` is the noisy fine histogram and ``coarse`` the noisy numeric
+    histogram (noise std ``s`` per sub-bin and per bin). In the sub-bins of
+    the range, and in their groups of ``FINE_GROUP``, the occupied ones are
+    found as the numeric bins are (a Bonferroni threshold over the range,
+    hysteresis on the sub-bins, no cut); the lowest and the highest found at
+    either level, widened by ``FINE_MARGIN`` times their distance at each
+    end, bound the range where they fall inside its first and last bin (or
+    beyond them): an end bin is cut, never dropped, unless it is a lone weak
+    end bin (:func:`_lone_weak_end`) that they do not reach. The refined
+    range replaces the range only when it is at most ``FINE_SHRINK`` of its
+    width.
 
     Returns
     -------
@@ -471,14 +479,66 @@ def _refined_range(fine, first, last, s):
     found_lo = _fine_edges(first * FINE_BINS + min(lows))[0]
     found_hi = _fine_edges(first * FINE_BINS + max(highs))[1]
     margin = FINE_MARGIN * (found_hi - found_lo)  # the tails too thin to be found
-    # an end bin is cut, never dropped: it holds values
-    new_lo = found_lo - margin
-    new_lo = lo if new_lo > upper[first] else max(lo, new_lo)
-    new_hi = found_hi + margin
-    new_hi = hi if new_hi < lower[last] else min(hi, new_hi)
+    new_lo, new_hi = found_lo - margin, found_hi + margin
+    # an end bin is cut, never dropped: it holds values; except a lone weak end
+    # bin out of reach, an empty bin that joined on a fluctuation far more often
+    bins = _integer_bins() if integer else np.arange(coarse.size)
+    if new_lo > upper[first]:
+        first = _lone_weak_end(coarse, bins, first, last, s, 1)
+    if new_hi < lower[last]:
+        last = _lone_weak_end(coarse, bins, last, first, s, -1)
+    new_lo = float(lower[first]) if new_lo > upper[first] else max(float(lower[first]), new_lo)
+    new_hi = float(upper[last]) if new_hi < lower[last] else min(float(upper[last]), new_hi)
     if new_hi - new_lo > FINE_SHRINK * (hi - lo):  # no big gain: lone sub-bins, not a range
         return lo, hi
     return new_lo, new_hi
+
+
+def _lone_weak_end(coarse, bins, end, other, s, step):
+    """End bin ``end`` of a range, or its inner neighbour when it is a lone weak end.
+
+    A lone weak end bin is at most ``GROUP_STDS·s`` (4 s: above that
+    :func:`_extend_ends` would take it as mass; an empty bin gets there
+    w.p. 3e-5), below the detection threshold of the numeric grid's bins
+    (``z·s``, the Bonferroni ``z`` of :func:`_trimmed_range` over ``bins``,
+    the bins the range was found on), so it joined the range only by
+    hysteresis, while its inner neighbour in ``bins`` is above ``z·s``.
+    An empty bin next to the bulk joins so w.p. up to 2.3 % at each end; a
+    real tail beyond the fine grid's margin is rarely a single bin so weak
+    next to a strong one (a thin tail is a chain of weak bins, which stays).
+    :func:`_refined_range` drops such a bin when nothing found on the fine
+    grid reaches it: a year column's ``(2500, 3000]`` or ``(1250, 1500]``
+    beside its bins made ranges 1,000 years or more wide in 33 of 600
+    estimates of Bundesliga's validation split at ε = 1 (default share),
+    2 and 5 of 600 in two runs with the rule. A dropped bin's values, if
+    any, are clipped to the new bound.
+
+    Parameters
+    ----------
+    coarse : ndarray
+        The noisy numeric histogram (noise std ``s`` per bin).
+    bins : ndarray of int
+        The bins the range was found on, ascending.
+    end, other : int
+        The end bin looked at and the range's other end bin.
+    s : float
+    step : {1, -1}
+        The direction from ``end`` into the range.
+
+    Returns
+    -------
+    end : int
+        The inner neighbour in ``bins`` when ``end`` is a lone weak end,
+        else ``end``.
+    """
+    z = _bonferroni_z(bins.size)
+    k = int(np.searchsorted(bins, end))
+    if k >= bins.size or bins[k] != end or not 0 <= k + step < bins.size:
+        return end
+    inner = int(bins[k + step])
+    if (inner - other) * step > 0 or coarse[end] > GROUP_STDS * s or coarse[inner] <= z * s:
+        return end
+    return inner
 
 
 def _year_label(k):
@@ -1185,7 +1245,8 @@ class SchemaPlan:
         integer, missing = _flags(noisy[-2], noisy[-1], n, s, self._flag_stds)
         if structure == NUMERIC:
             first, last = _numeric_range(noisy[:lower.size], s, integer)
-            lo, hi = _refined_range(noisy[lower.size:-2], first, last, s)
+            lo, hi = _refined_range(noisy[lower.size:-2], noisy[:lower.size], first, last, s,
+                                    integer)
             bounds = _finish_bounds(lo, hi, integer)
         else:
             bounds = list(self.bounds)

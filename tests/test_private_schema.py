@@ -497,6 +497,72 @@ def test_the_fine_grid_refines_values_far_from_zero():
     assert np.all(np.array(hi) - np.array(lo) <= 500 / FINE_BINS)
 
 
+def _year_release(s, rng=None):
+    """A simulated noisy release of a year column (1963-2008, 180 rows a
+    year, Bundesliga's shape): the numeric and fine histograms, noise std
+    ``s`` per bin (none without ``rng``)."""
+    from skdpgen.private_schema import (FINE_BINS, _fine_positions, _numeric_grid,
+                                        _numeric_positions)
+
+    lower, _, _, _ = _numeric_grid()
+    years = np.repeat(np.arange(1963.0, 2009.0), 180)
+    coarse = np.bincount(_numeric_positions(years), minlength=lower.size).astype(float)
+    fine = np.bincount(_fine_positions(years, _numeric_positions(years)),
+                       minlength=lower.size * FINE_BINS).astype(float)
+    if rng is not None:
+        coarse += rng.normal(0.0, s, coarse.size)
+        fine += rng.normal(0.0, s, fine.size)
+    return coarse, fine
+
+
+def _year_bounds(coarse, fine, s):
+    from skdpgen.private_schema import _numeric_range, _refined_range
+
+    first, last = _numeric_range(coarse, s, integer=True)
+    return _refined_range(fine, coarse, first, last, s, integer=True), (first, last)
+
+
+def test_a_lone_weak_end_bin_is_dropped_by_the_fine_grid():
+    """An empty bin beside a year column's bins, joined on a 2 s fluctuation,
+    made the range ten times too wide: (2500, 3000] gave [1500, 3000], which
+    the refinement kept ("an end bin is cut, never dropped")."""
+    from skdpgen.private_schema import _numeric_grid, _numeric_positions
+
+    lower, upper, _, _ = _numeric_grid()
+    s = 80.0
+    coarse, fine = _year_release(s)
+    (lo, hi), _ = _year_bounds(coarse, fine, s)
+    assert 1900 < lo <= 1963 and 2008 <= hi < 2100
+    weak = _numeric_positions(np.array([2600.0, 3500.0, 1300.0]))
+    coarse[weak[0]] = 2.5 * s  # joins by hysteresis, holds nothing on the fine grid
+    (lo2, hi2), (first, last) = _year_bounds(coarse, fine, s)
+    assert upper[last] == 3000.0  # in the range found on the numeric grid ...
+    assert (lo2, hi2) == (lo, hi)  # ... and dropped by the refinement
+    coarse[weak[2]] = 2.5 * s  # one at each end
+    assert _year_bounds(coarse, fine, s)[0] == (lo, hi)
+    coarse[weak[2]] = 0.0
+    coarse[weak[1]] = 2.5 * s  # a chain of two weak bins (a thin tail) stays
+    (lo3, hi3), (first, last) = _year_bounds(coarse, fine, s)
+    assert upper[last] == 4000.0 and (lo3, hi3) == (1500.0, 4000.0)
+    coarse[weak[1]] = 0.0
+    coarse[weak[0]] = 4.5 * s  # above 4 s: mass, as the end groups take it
+    assert _year_bounds(coarse, fine, s)[0] == (1500.0, 3000.0)
+
+
+def test_year_ranges_at_bundesliga_noise_stay_within_decades():
+    """Simulated releases (seeded noise, not the accountant's) at s = 80:
+    without the lone-weak-end rule 21 of these 400 ranges were 1,000 years
+    or more wide (5 %); with it none, and 0.45 % of 2,000 more (two weak
+    bins in a row, or a false group or sub-bin far away)."""
+    rng = np.random.default_rng(7)
+    s, wide = 80.0, 0
+    for _ in range(400):
+        (lo, hi), _ = _year_bounds(*_year_release(s, rng), s)
+        assert lo <= 1963 and hi >= 2008 - 1, (lo, hi)  # a thin end may be cut
+        wide += hi - lo > 300
+    assert wide <= 8, wide
+
+
 def test_numpy_arrays_and_time_zones():
     rng = np.random.default_rng(2)
     schema, classes, report = estimate_schema(rng.normal(100.0, 1.0, (4000, 2)),
