@@ -101,7 +101,11 @@ first coarse level's group (decade, year) with the largest noisy sum: the column
 mass in one decade beats the largest noise of the empty ones (about
 ``3.5 s sqrt(10)`` for the numeric grid) long before it clears the
 detection threshold, so a starved budget still gets the right order of
-magnitude rather than the whole grid. For an integer column (its flag,
+magnitude rather than the whole grid, when the values sit in one decade;
+spread over several, each holds too little and the guess may miss them
+entirely (a column of returns in [-13, 13] on 516 rows at ε = 1 came out
+``[1e9, 1e10]``). Either way the estimate warns, naming the column
+(:class:`SchemaEstimateWarning`). For an integer column (its flag,
 from the same release) the bins that hold no integer are left out of
 these tests, as if the grid had none of them: below 10 the grid is finer
 than the integers (``(1, 1.25]`` and ``(1.25, 1.5]`` lie between 1 and
@@ -177,7 +181,8 @@ values is estimated from released numbers only: ``r = n − Σ_kept ñ_k``
 (noise standard deviation ``s·sqrt(n_kept)``). When ``r > 3 s sqrt(n_kept)``
 (or nothing was kept) one public other category is added (label
 ``"other"``, ``"__other__"`` if ``"other"`` is kept) and the spec's
-``"other"`` names it; otherwise ``"other"`` names the kept value with the
+``"other"`` names it (with a :class:`SchemaEstimateWarning` when nothing was
+kept or ``r`` is at least a tenth of ``n``); otherwise ``"other"`` names the kept value with the
 largest noisy count, into which the few rare values fold. Either way every
 value outside the categories (and a missing value of a column without the
 ``missing`` flag) must be encoded as the ``"other"`` category. Labels are
@@ -200,6 +205,7 @@ which all get the same noise multiplier ``σ_i``.
 import copy
 import functools
 import math
+import warnings
 from numbers import Number
 
 import numpy as np
@@ -217,6 +223,7 @@ from .privacy import (
 )
 
 __all__ = [
+    "SchemaEstimateWarning",
     "SchemaPlan",
     "column_kind",
     "estimate_schema",
@@ -541,6 +548,61 @@ def _lone_weak_end(coarse, bins, end, other, s, step):
     return inner
 
 
+class SchemaEstimateWarning(UserWarning):
+    """A column's private schema estimate is weak at this budget.
+
+    Raised (as a warning) by :meth:`SchemaPlan.estimate` when the noise of a
+    column's estimation release hides what it looks for: no range of a
+    numeric or datetime column's histogram stands out from the noise (its
+    bounds are then a guess, see the module doc), or a categorical column
+    keeps no value, or sends about a tenth of its rows or more to its
+    public ``"other"`` category. Nothing private is in the message: it is
+    post-processing of the noisy releases and of the public ``n``. The
+    remedy is the user's: declare the column in ``schema``, or give the
+    estimate more budget (``epsilon``, ``schema_share``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np, pandas as pd
+    >>> from skdpgen.private_schema import SchemaEstimateWarning, estimate_schema
+    >>> X = pd.DataFrame({"x": np.random.default_rng(0).normal(size=100)})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     schema, _, _ = estimate_schema(X, epsilon=0.1)
+    >>> any(issubclass(w.category, SchemaEstimateWarning) for w in caught)
+    True
+    """
+
+
+#: Share of a categorical column's rows (estimated from the released counts)
+#: above which the values sent to "other" are warned of.
+OTHER_WARN_SHARE = 0.1
+
+
+def _warn_guess(key, what, n, s):
+    """:class:`SchemaEstimateWarning` for bounds guessed from the heaviest group."""
+    warnings.warn(
+        f"Column {key!r}: no range of its values stands out from the noise of its "
+        f"private bounds estimate ({n} rows, noise {s:.3g} rows per bin), so {what} are "
+        "a guess and may miss the values entirely. Declare its bounds in the schema, "
+        "or raise epsilon or schema_share.", SchemaEstimateWarning, stacklevel=4)
+
+
+def _warn_other(key, kept, other, residual, n):
+    """:class:`SchemaEstimateWarning` for a categorical column losing rows to "other"."""
+    if kept and residual < OTHER_WARN_SHARE * n:
+        return
+    what = (f"keeps none of its values: every value becomes {other!r}" if not kept else
+            f"keeps {len(kept)} values; about {residual / n:.0%} of its rows (estimated "
+            f"from the released counts) hold other values and become {other!r}")
+    warnings.warn(
+        f"Column {key!r}: its private category selection {what} (values held by fewer "
+        "rows than the selection threshold in the privacy report are dropped). Declare "
+        "its categories in the schema, or raise epsilon or schema_share.",
+        SchemaEstimateWarning, stacklevel=4)
+
+
 def _year_label(k):
     return f"{_FIRST_YEAR + k:04d}-01-01"
 
@@ -616,7 +678,7 @@ def _trimmed_range(sums, sizes, s, grow, quantile=QUANTILE):
     return first, last
 
 
-def _occupied_range(noisy, levels, s):
+def _occupied_range(noisy, levels, s, guess=True):
     """First and last bin of the robust occupied range (see module doc).
 
     ``noisy`` are the noisy bin counts (noise std ``s`` each); ``levels`` a
@@ -625,7 +687,8 @@ def _occupied_range(noisy, levels, s):
     the coarse groups found occupied (without) entirely outside it (values
     too diffuse for single bins), then over significant mass just outside
     its ends (:func:`_extend_ends`); with nothing occupied at any level, the
-    range is the group of largest noisy sum of the first coarse level.
+    range is the group of largest noisy sum of the first coarse level (a
+    guess; None instead when ``guess`` is false).
     """
     found = _trimmed_range(noisy, np.ones(noisy.size), s, grow=True)
     for groups in levels:
@@ -648,7 +711,7 @@ def _occupied_range(noisy, levels, s):
                 found = first, last
         if found is not None:
             found = _extend_ends(noisy, groups, *found, s)
-    if found is None:  # nothing detected: the heaviest group of the first coarse level
+    if found is None and guess:  # nothing detected: the heaviest group of the first level
         groups = np.asarray(levels[0])
         heaviest = int(np.argmax(np.bincount(groups, weights=noisy)))
         in_it = np.flatnonzero(groups == heaviest)
@@ -695,17 +758,20 @@ def _extend_ends(noisy, groups, first, last, s):
     return first, last
 
 
-def _numeric_range(noisy, s, integer):
+def _numeric_range(noisy, s, integer, guess=True):
     """First and last bin of the numeric grid's occupied range (:func:`_occupied_range`).
 
     An integer column leaves out the bins that hold no integer
     (:func:`_integer_bins`): they are empty by construction, and would cut
-    the hysteresis off between 1, 2, 3, … (see the module doc).
+    the hysteresis off between 1, 2, 3, … (see the module doc). None when
+    nothing is detected and ``guess`` is false.
     """
     _, _, groups, _ = _numeric_grid()
     bins = _integer_bins() if integer else np.arange(groups.size)
-    first, last = _occupied_range(noisy[bins], [groups[bins]], s)
-    return int(bins[first]), int(bins[last])
+    found = _occupied_range(noisy[bins], [groups[bins]], s, guess=guess)
+    if found is None:
+        return None
+    return int(bins[found[0]]), int(bins[found[1]])
 
 
 def flag_stds(n_columns):
@@ -1244,10 +1310,13 @@ class SchemaPlan:
         s = self._sigma(accountant, name) * SENSITIVITY[structure]
         integer, missing = _flags(noisy[-2], noisy[-1], n, s, self._flag_stds)
         if structure == NUMERIC:
-            first, last = _numeric_range(noisy[:lower.size], s, integer)
+            found = _numeric_range(noisy[:lower.size], s, integer, guess=False)
+            first, last = found or _numeric_range(noisy[:lower.size], s, integer)
             lo, hi = _refined_range(noisy[lower.size:-2], noisy[:lower.size], first, last, s,
                                     integer)
             bounds = _finish_bounds(lo, hi, integer)
+            if found is None:
+                _warn_guess(key, f"its bounds {bounds}", n, s)
         else:
             bounds = list(self.bounds)
         return {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
@@ -1264,9 +1333,13 @@ class SchemaPlan:
         s = self._sigma(accountant, name) * SENSITIVITY[DATETIME]
         # whole days decided like the integer flag of numeric columns
         days, missing = _flags(noisy[-2], noisy[-1], n, s, self._flag_stds)
-        first, last = _occupied_range(noisy[:-2], [np.arange(_N_YEARS) // 10], s)
+        decades = [np.arange(_N_YEARS) // 10]
+        found = _occupied_range(noisy[:-2], decades, s, guess=False)
+        first, last = found or _occupied_range(noisy[:-2], decades, s)
         spec = {"type": "datetime", "bounds": [_year_label(first), _year_label(last + 1)],
                 "missing": missing, "timezone": self.timezones.get(key), "impute": not missing}
+        if found is None:
+            _warn_guess(key, f"its bounds {spec['bounds']}", n, s)
         if days:
             spec["resolution"] = "day"
         return spec
@@ -1334,6 +1407,7 @@ class SchemaPlan:
         missing = any(is_na for is_na, _ in kept)
         if need_other or not categories:
             other = _other_label(categories, numeric=False)
+            _warn_other(key, categories, other, n - float(np.sum(kept_noisy)), n)
             categories = categories + [other]
         else:
             # the kept value with the largest noisy count (the missing key excluded)

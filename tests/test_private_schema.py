@@ -24,6 +24,7 @@ from skdpgen.private_schema import (
     NUMERIC,
     NUMERIC_FLAGS,
     SENSITIVITY,
+    SchemaEstimateWarning,
     SchemaPlan,
     column_kind,
     estimate_schema,
@@ -561,6 +562,51 @@ def test_year_ranges_at_bundesliga_noise_stay_within_decades():
         assert lo <= 1963 and hi >= 2008 - 1, (lo, hi)  # a thin end may be cut
         wide += hi - lo > 300
     assert wide <= 8, wide
+
+
+def test_weak_estimates_warn_naming_the_column():
+    """A small table at a small budget: nothing stands out from the noise
+    (s in the thousands of rows against 100 rows), so the bounds are a
+    guess and no category survives; each column says so."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.normal(size=100),
+                      "t": pd.date_range("2001-01-01", periods=100, freq="D"),
+                      "c": rng.choice(list("abcdefghij"), size=100)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schema, _, report = estimate_schema(X, epsilon=0.1)
+    messages = [str(w.message) for w in caught if w.category is SchemaEstimateWarning]
+    assert any(m.startswith("Column 'x'") and "are a guess" in m and
+               str(schema["x"]["bounds"]) in m for m in messages), messages
+    assert any(m.startswith("Column 't'") and "are a guess" in m for m in messages), messages
+    assert any(m.startswith("Column 'c'") and "keeps none of its values" in m
+               for m in messages), messages
+    assert schema["c"]["categories"] == ["other"]
+    assert report.is_private and not report.leaks  # a warning about quality, not a leak
+
+
+def test_a_category_losing_a_fifth_of_its_rows_to_other_warns():
+    """Four values of 4,000 rows kept, 400 values of 10 rows dropped (at this
+    noise, s ≈ 5, one or two of them may clear the threshold of ~24 rows):
+    about 20 % of the rows become "other" (estimated from the released counts)."""
+    values = np.r_[np.repeat(list("abcd"), 4000), np.repeat([f"r{i}" for i in range(400)], 10)]
+    X = pd.DataFrame({"c": values})
+    with pytest.warns(SchemaEstimateWarning,
+                      match=r"Column 'c'.*keeps \d+ values; about (19|20)%"):
+        schema, _, _ = estimate_schema(X, epsilon=1.0)
+    assert schema["c"]["categories"][:4] == ["a", "b", "c", "d"]
+    assert schema["c"]["categories"][-1] == "other"
+
+
+def test_comfortable_estimates_do_not_warn():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"x": rng.normal(size=5000), "k": rng.integers(0, 50, size=5000),
+                      "t": pd.date_range("2001-01-01", periods=5000, freq="h"),
+                      "c": rng.choice(["a", "b", "c"], size=5000)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SchemaEstimateWarning)
+        schema, _, _ = estimate_schema(X, epsilon=1.0)
+    assert schema["c"]["categories"] == ["a", "b", "c"]
 
 
 def test_numpy_arrays_and_time_zones():
