@@ -182,7 +182,7 @@ values is estimated from released numbers only: ``r = n − Σ_kept ñ_k``
 (or nothing was kept) one public other category is added (label
 ``"other"``, ``"__other__"`` if ``"other"`` is kept) and the spec's
 ``"other"`` names it (with a :class:`SchemaEstimateWarning` when nothing was
-kept or ``r`` is at least a tenth of ``n``); otherwise ``"other"`` names the kept value with the
+kept or ``r`` is at least a twentieth of ``n``); otherwise ``"other"`` names the kept value with the
 largest noisy count, into which the few rare values fold. Either way every
 value outside the categories (and a missing value of a column without the
 ``missing`` flag) must be encoded as the ``"other"`` category. Labels are
@@ -555,8 +555,10 @@ class SchemaEstimateWarning(UserWarning):
     column's estimation release hides what it looks for: no range of a
     numeric or datetime column's histogram stands out from the noise (its
     bounds are then a guess, see the module doc), or a categorical column
-    keeps no value, or sends about a tenth of its rows or more to its
-    public ``"other"`` category. Nothing private is in the message: it is
+    keeps no value, or sends a twentieth of its rows or more to its public
+    ``"other"`` category, or a twentieth or more of a numeric or datetime
+    column's rows lie outside the bounds found (estimated from the released
+    counts, and beyond three standard deviations of their noise). Nothing private is in the message: it is
     post-processing of the noisy releases and of the public ``n``. The
     remedy is the user's: declare the column in ``schema``, or give the
     estimate more budget (``epsilon``, ``schema_share``).
@@ -575,9 +577,11 @@ class SchemaEstimateWarning(UserWarning):
     """
 
 
-#: Share of a categorical column's rows (estimated from the released counts)
-#: above which the values sent to "other" are warned of.
-OTHER_WARN_SHARE = 0.1
+#: Share of a column's rows (estimated from the released counts) above which
+#: values sent to "other", or clipped by the bounds, are warned of (when the
+#: estimate also exceeds WARN_STDS of its noise).
+WARN_SHARE = 0.05
+WARN_STDS = 3.0
 
 
 def _warn_guess(key, what, n, s):
@@ -589,9 +593,26 @@ def _warn_guess(key, what, n, s):
         "or raise epsilon or schema_share.", SchemaEstimateWarning, stacklevel=4)
 
 
+def _warn_outside(key, bounds, inside, noisy_missing, n, s):
+    """:class:`SchemaEstimateWarning` when the released counts put many values outside.
+
+    ``inside`` are the noisy counts of the bins within the range; the
+    values outside are estimated as ``n − m̃ − Σ inside`` (noise standard
+    deviation ``s·sqrt(len(inside) + 1)``).
+    """
+    outside = float(n - noisy_missing - np.sum(inside))
+    if outside < max(WARN_STDS * s * math.sqrt(np.size(inside) + 1), WARN_SHARE * n):
+        return
+    warnings.warn(
+        f"Column {key!r}: about {outside / n:.0%} of its rows (estimated from the released "
+        f"counts) hold values outside its private bounds {bounds}, which clip them: their "
+        "bins were too thin to clear the noise of the estimate. Declare its bounds in the "
+        "schema, or raise epsilon or schema_share.", SchemaEstimateWarning, stacklevel=4)
+
+
 def _warn_other(key, kept, other, residual, n):
     """:class:`SchemaEstimateWarning` for a categorical column losing rows to "other"."""
-    if kept and residual < OTHER_WARN_SHARE * n:
+    if kept and residual < WARN_SHARE * n:
         return
     what = (f"keeps none of its values: every value becomes {other!r}" if not kept else
             f"keeps {len(kept)} values; about {residual / n:.0%} of its rows (estimated "
@@ -1317,6 +1338,10 @@ class SchemaPlan:
             bounds = _finish_bounds(lo, hi, integer)
             if found is None:
                 _warn_guess(key, f"its bounds {bounds}", n, s)
+            else:
+                bins = _integer_bins() if integer else np.arange(lower.size)
+                bins = bins[(bins >= first) & (bins <= last)]
+                _warn_outside(key, bounds, noisy[bins], noisy[-1], n, s)
         else:
             bounds = list(self.bounds)
         return {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
@@ -1340,6 +1365,8 @@ class SchemaPlan:
                 "missing": missing, "timezone": self.timezones.get(key), "impute": not missing}
         if found is None:
             _warn_guess(key, f"its bounds {spec['bounds']}", n, s)
+        else:
+            _warn_outside(key, spec["bounds"], noisy[first:last + 1], noisy[-1], n, s)
         if days:
             spec["resolution"] = "day"
         return spec

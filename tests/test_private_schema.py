@@ -598,6 +598,19 @@ def test_a_category_losing_a_fifth_of_its_rows_to_other_warns():
     assert schema["c"]["categories"][-1] == "other"
 
 
+def test_a_long_tail_clipped_by_the_bounds_warns():
+    """14,000 values on 1-3 and 6,000 spread thinly over 100-1e12 (60 per
+    bin, 600 per decade, against a decade's detection threshold of ~4,500
+    rows at ε = 0.02, s ≈ 320): the bounds hold the bulk alone, and the
+    released counts put ~30 % of the rows outside."""
+    rng = np.random.default_rng(3)
+    x = np.r_[rng.integers(1, 4, size=14_000), 10 ** rng.uniform(2, 12, size=6_000)]
+    with pytest.warns(SchemaEstimateWarning, match=r"Column 'x': about \d+% of its rows .* "
+                                                   r"outside its private bounds"):
+        schema, _, _ = estimate_schema(pd.DataFrame({"x": x}), epsilon=0.02)
+    assert schema["x"]["bounds"][1] <= 10
+
+
 def test_comfortable_estimates_do_not_warn():
     rng = np.random.default_rng(1)
     X = pd.DataFrame({"x": rng.normal(size=5000), "k": rng.integers(0, 50, size=5000),
