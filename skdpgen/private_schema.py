@@ -181,11 +181,12 @@ values is estimated from released numbers only: ``r = n − Σ_kept ñ_k``
 (noise standard deviation ``s·sqrt(n_kept)``). When ``r > 3 s sqrt(n_kept)``
 (or nothing was kept) one public other category is added (label
 ``"other"``, ``"__other__"`` if ``"other"`` is kept) and the spec's
-``"other"`` names it (with a :class:`SchemaEstimateWarning` when nothing was
-kept or ``r`` is at least a twentieth of ``n``); otherwise ``"other"`` names the kept value with the
-largest noisy count, into which the few rare values fold. Either way every
-value outside the categories (and a missing value of a column without the
-``missing`` flag) must be encoded as the ``"other"`` category. Labels are
+``"other"`` names it (with a :class:`SchemaEstimateWarning` when nothing
+was kept or ``r`` is at least a twentieth of ``n``); otherwise ``"other"``
+names the kept value with the largest noisy count, into which the few
+rare values fold. Either way every value outside the categories (and a
+missing value of a column without the ``missing`` flag) must be encoded as
+the ``"other"`` category. Labels are
 estimated the same way, except that missing labels are no candidates
 (they count in ``r``): the class list gets the other label (``"other"``, or
 for numeric labels ``-1``, or the smallest kept label minus one if ``-1`` is
@@ -558,8 +559,9 @@ class SchemaEstimateWarning(UserWarning):
     keeps no value, or sends a twentieth of its rows or more to its public
     ``"other"`` category, or a twentieth or more of a numeric or datetime
     column's rows lie outside the bounds found (estimated from the released
-    counts, and beyond three standard deviations of their noise). Nothing private is in the message: it is
-    post-processing of the noisy releases and of the public ``n``. The
+    counts, and beyond three standard deviations of their noise). Nothing
+    private is in the message: it is post-processing of the noisy releases
+    and of the public ``n``. The
     remedy is the user's: declare the column in ``schema``, or give the
     estimate more budget (``epsilon``, ``schema_share``).
 
