@@ -359,16 +359,18 @@ class KMESynthesizer(PrivateEstimator):
         rows = make_rows(self, X, y, reset=True, encoder=encoder, classes=classes,
                          private=budget.private, min_rows=2)
         k = rows.n_classes
+        only = rows.classes[0] if k else None
+        only = getattr(only, "item", lambda: only)()  # a Python scalar in the messages
         if y is not None and k < 2 and estimate and plan.estimate_classes:
             raise ValueError(
-                f"The private class list kept a single class ({rows.classes[0]!r}): at this "
+                f"The private class list kept a single class ({only!r}): at this "
                 "budget the noisy label counts do not clear the partition-selection "
                 "threshold. Pass classes=[...] (the public list of labels), or a larger "
                 "epsilon or schema_share."
             )
         if y is not None and k < 2:
             raise ValueError(
-                f"y has a single class ({rows.classes[0]!r}); fit without y to synthesize "
+                f"y has a single class ({only!r}); fit without y to synthesize "
                 "unlabeled data."
             )
         if self.batch_size < max(2, k):
