@@ -231,7 +231,7 @@ def test_bad_inputs(make, frame):
             base.fit(X, y, delta=d)
     with pytest.raises(ValueError, match="single class"):
         make(schema=SCHEMA).fit(X, pd.Series(["no"] * len(X)))
-    with pytest.raises(ValueError, match=r"single class \(3\)"):  # a Python scalar, not np.int64(3)
+    with pytest.raises(ValueError, match=r"single class \(3\)"):  # not np.int64(3)
         make(schema=SCHEMA).fit(X, np.full(len(X), 3))
     with pytest.raises(ValueError, match="not in classes"):
         make(schema=SCHEMA, classes=["no"] + ["maybe"]).fit(X, y)
