@@ -552,18 +552,19 @@ def _lone_weak_end(coarse, bins, end, other, s, step):
 class SchemaEstimateWarning(UserWarning):
     """A column's private schema estimate is weak at this budget.
 
-    Raised (as a warning) by :meth:`SchemaPlan.estimate` when the noise of a
-    column's estimation release hides what it looks for: no range of a
-    numeric or datetime column's histogram stands out from the noise (its
-    bounds are then a guess, see the module doc), or a categorical column
+    Issued by :meth:`SchemaPlan.estimate` (so by every fit that estimates
+    its schema) when the noise of a column's estimation release hides what
+    it looks for: no range of a numeric or datetime column's histogram
+    stands out from the noise (its bounds are then a guess, see the module
+    doc); a twentieth or more of a numeric or datetime column's rows lie
+    outside the bounds found; a categorical column (or the class list)
     keeps no value, or sends a twentieth of its rows or more to its public
-    ``"other"`` category, or a twentieth or more of a numeric or datetime
-    column's rows lie outside the bounds found (estimated from the released
-    counts, and beyond three standard deviations of their noise). Nothing
+    ``"other"`` category. Shares are estimated from the released counts and
+    warned of only beyond three standard deviations of their noise. Nothing
     private is in the message: it is post-processing of the noisy releases
-    and of the public ``n``. The
-    remedy is the user's: declare the column in ``schema``, or give the
-    estimate more budget (``epsilon``, ``schema_share``).
+    and of the public ``n``. The remedy is the user's: declare the column
+    in ``schema`` (the labels in ``classes``), or give the estimate more
+    budget (``epsilon``, ``schema_share``).
 
     Examples
     --------
@@ -598,9 +599,10 @@ def _warn_guess(key, what, n, s):
 def _warn_outside(key, bounds, inside, noisy_missing, n, s):
     """:class:`SchemaEstimateWarning` when the released counts put many values outside.
 
-    ``inside`` are the noisy counts of the bins within the range; the
-    values outside are estimated as ``n − m̃ − Σ inside`` (noise standard
-    deviation ``s·sqrt(len(inside) + 1)``).
+    ``inside`` are the noisy counts of the bins of the range found on the
+    grid (before the fine grid's refinement, whose margin is meant to keep
+    what it cuts); the values outside are estimated as ``n − m̃ − Σ inside``
+    (noise standard deviation ``s·sqrt(len(inside) + 1)``).
     """
     outside = float(n - noisy_missing - np.sum(inside))
     if outside < max(WARN_STDS * s * math.sqrt(np.size(inside) + 1), WARN_SHARE * n):
@@ -612,18 +614,23 @@ def _warn_outside(key, bounds, inside, noisy_missing, n, s):
         "schema, or raise epsilon or schema_share.", SchemaEstimateWarning, stacklevel=4)
 
 
-def _warn_other(key, kept, other, residual, n):
-    """:class:`SchemaEstimateWarning` for a categorical column losing rows to "other"."""
+def _warn_other(subject, kept, other, residual, n):
+    """:class:`SchemaEstimateWarning` for a selection losing rows to "other".
+
+    ``subject`` names what was selected (``"Column 'c'"``, ``"The class
+    list"``); ``residual`` is the released estimate of the rows outside
+    ``kept``, ``n − Σ_kept ñ_k``.
+    """
     if kept and residual < WARN_SHARE * n:
         return
     what = (f"keeps none of its values: every value becomes {other!r}" if not kept else
             f"keeps {len(kept)} values; about {residual / n:.0%} of its rows (estimated "
             f"from the released counts) hold other values and become {other!r}")
+    declare = "its categories in the schema" if subject.startswith("Column") else "classes="
     warnings.warn(
-        f"Column {key!r}: its private category selection {what} (values held by fewer "
-        "rows than the selection threshold in the privacy report are dropped). Declare "
-        "its categories in the schema, or raise epsilon or schema_share.",
-        SchemaEstimateWarning, stacklevel=4)
+        f"{subject}: its private category selection {what} (values held by fewer "
+        f"rows than the selection threshold in the privacy report are dropped). Declare "
+        f"{declare}, or raise epsilon or schema_share.", SchemaEstimateWarning, stacklevel=4)
 
 
 def _year_label(k):
@@ -1436,7 +1443,8 @@ class SchemaPlan:
         missing = any(is_na for is_na, _ in kept)
         if need_other or not categories:
             other = _other_label(categories, numeric=False)
-            _warn_other(key, categories, other, n - float(np.sum(kept_noisy)), n)
+            _warn_other(f"Column {key!r}", categories, other,
+                        n - float(np.sum(kept_noisy)), n)
             categories = categories + [other]
         else:
             # the kept value with the largest noisy count (the missing key excluded)
@@ -1457,6 +1465,8 @@ class SchemaPlan:
         if need_other:
             numeric = pd.api.types.is_numeric_dtype(present.infer_objects().dtype) and len(present)
             other = _other_label(kept, numeric=bool(numeric))
+            _warn_other("The class list", kept, other, len(y) - float(np.sum(kept_noisy)),
+                        len(y))
             self.class_other_ = other
             return kept + [other]
         self.class_other_ = kept[int(np.argmax(kept_noisy))]

@@ -596,6 +596,11 @@ def test_a_category_losing_a_fifth_of_its_rows_to_other_warns():
         schema, _, _ = estimate_schema(X, epsilon=1.0)
     assert schema["c"]["categories"][:4] == ["a", "b", "c", "d"]
     assert schema["c"]["categories"][-1] == "other"
+    # the class list likewise (the labels as the column's values)
+    with pytest.warns(SchemaEstimateWarning,
+                      match=r"The class list: .*keeps \d+ values; about (19|20)%.*classes="):
+        _, classes, _ = estimate_schema(X[[]].assign(z=0.0), values, epsilon=1.0)
+    assert classes[:4] == ["a", "b", "c", "d"] and classes[-1] == "other"
 
 
 def test_a_long_tail_clipped_by_the_bounds_warns():
