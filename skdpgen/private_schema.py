@@ -111,9 +111,10 @@ these tests, as if the grid had none of them: below 10 the grid is finer
 than the integers (``(1, 1.25]`` and ``(1.25, 1.5]`` lie between 1 and
 2), and those empty bins would cut the hysteresis off from the smallest
 values (Bundesliga's rounds 1-4, ~250 rows each at ε = 1, were dropped
-from the bounds). Integer columns have their bounds
-rounded outward to integers; a range of one value ``v`` (the exact-zero
-bin) becomes ``[v − 0.5, v + 0.5]``.
+from the bounds). Integer columns have the integers
+the range holds as their bounds (a range of the bins ``(0.8, 1] … (4, 5]``
+gives ``[1, 5]``; one integer ``v`` gives ``[v, v + 1]``), other columns
+a range of one value ``v`` (the exact-zero bin) as ``[v − 0.5, v + 0.5]``.
 
 **Refinement on the fine grid** (numeric columns). Within the bins of the
 range found so far, the sub-bins, and their groups of 16, are tested the
@@ -868,6 +869,29 @@ def _text_type(noisy, s):
 
 
 def _finish_bounds(lo, hi, integer):
+    """The bounds ``[lo, hi]`` of an estimated range, as the schema states them.
+
+    An integer column gets the integers the range holds, ``ceil(lo)`` to
+    ``floor(hi)``, less an end integer that lies on an open edge of the
+    range (the range of the bins ``(3, 4] … (8, 10]`` holds 4 to 10, not 3,
+    which its bin ``(2.5, 3]`` holds; rounding outward gave a column of
+    ratings 1-5, bins ``(0.8, 1] … (4, 5]``, the bounds ``[0, 5]`` and a
+    level 0 the data never has); a range of one integer ``v`` becomes
+    ``[v, v + 1]``. A range of one value of a column of other values
+    becomes ``[v − 0.5, v + 0.5]``, and a range holding no integer is
+    rounded outward.
+    """
+    if integer:
+        lower, upper, _, _ = _numeric_grid()
+        a, b = math.ceil(lo), math.floor(hi)
+        if a == lo:  # an integer lower edge is open when it closes the bin below it
+            p = _numeric_positions(np.array([float(a)]))[0]
+            a += int(lower[p] < a == upper[p])
+        if b == hi:  # an integer upper edge is open when it opens the bin above it
+            q = _numeric_positions(np.array([float(b)]))[0]
+            b -= int(lower[q] == b < upper[q])
+        if a <= b:
+            return [float(a), float(max(b, a + 1))]
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     if integer:

@@ -179,7 +179,8 @@ def test_estimate_schema_is_complete_and_sensible(table, estimated):
     # bin next to them joins w.p. 2.3 % (hysteresis), two w.p. 5e-4, three w.p. 1e-5
     age = schema["age"]
     assert age["integer"] is True and age["missing"] is False
-    assert age["bounds"][0] in (10.0, 12.0, 15.0) and age["bounds"][1] in (100.0, 125.0, 150.0)
+    # the integers those bins hold: (8, 10] from 9, (10, 12.5] from 11, (12.5, 15] from 13
+    assert age["bounds"][0] in (11.0, 13.0, 16.0) and age["bounds"][1] in (100.0, 125.0, 150.0)
     # datetimes of 2021-2022 (≈ 2,500 per year): yearly edges covering them
     when = schema["when"]
     assert when["type"] == "datetime" and when["missing"] is False and when["timezone"] is None
@@ -273,8 +274,14 @@ def test_empty_histogram_falls_back_to_one_coarse_group():
                                                                 dtype="datetime64[ns]")})
     schema, _, _ = estimate_schema(X, epsilon=1.0)
     lo, hi = schema["x"]["bounds"]  # one decade of the grid, or the bins next to zero
-    ratio = max(abs(lo), abs(hi)) / min(abs(lo), abs(hi)) if lo * hi > 0 else None
-    assert ratio == pytest.approx(10) if ratio else hi - lo <= 1, (lo, hi)
+    small, large = sorted((abs(lo), abs(hi)))
+    if lo * hi <= 0:
+        assert hi - lo <= 1, (lo, hi)
+    elif schema["x"]["integer"]:  # no value to count: the flag is a coin toss
+        # the integers of the decade: (10, 100] holds 11 … 100, [-100, -10) -100 … -11
+        assert large == 10 ** round(math.log10(large)) and large / 10 < small <= large / 5, (lo, hi)
+    else:
+        assert large / small == pytest.approx(10), (lo, hi)
     assert schema["x"]["missing"] is True and schema["t"]["missing"] is True
     first, last = (pd.Timestamp(b) for b in schema["t"]["bounds"])  # one decade of years
     assert (first.month, first.day, last.month, last.day) == (1, 1, 1, 1)
@@ -431,9 +438,9 @@ def test_numeric_flags_with_public_bounds_and_infinite_epsilon():
     # without public bounds, ε = inf gives the exact occupied bins
     with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
         schema, _, _ = estimate_schema(X, epsilon=np.inf)
-    # k: bins (0.8, 1] … (3, 4], rounded outward to integers (the fine grid's range
+    # k: bins (0.8, 1] … (3, 4], the integers they hold (the fine grid's range
     # with its margins reaches past both end bins: nothing to refine)
-    assert schema["x"]["bounds"] == [0.4, 4.0] and schema["k"]["bounds"] == [0.0, 4.0]
+    assert schema["x"]["bounds"] == [0.4, 4.0] and schema["k"]["bounds"] == [1.0, 4.0]
 
 
 @pytest.mark.parametrize("d", [1, 2, 4, 5, 64, 784, 10_000])
@@ -464,12 +471,35 @@ def test_wide_tables_raise_the_flag_threshold(monkeypatch):
     assert seen == [flag_stds(2)] * 2
 
 
-def test_integer_bounds_are_rounded_outward_and_a_constant_column_widened():
-    X = pd.DataFrame({"k": np.r_[np.full(400, 3), np.full(400, 130)], "z": np.zeros(800)})
+def test_integer_bounds_are_the_integers_of_the_range():
+    X = pd.DataFrame({"k": np.r_[np.full(400, 3), np.full(400, 130)], "z": np.zeros(800),
+                      "r": np.tile(np.arange(1, 6), 160), "m": np.tile([-9, -4], 400),
+                      "c": np.full(800, 7.0), "f": np.r_[np.full(400, 0.5), np.full(400, 0.7)]})
     with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
         schema, _, _ = estimate_schema(X, epsilon=np.inf)
-    assert schema["k"]["bounds"] == [2.0, 150.0]  # bins (2.5, 3] and (125, 150]
-    assert schema["z"]["bounds"] == [-1.0, 1.0] and schema["z"]["integer"] is True
+    assert schema["k"]["bounds"] == [3.0, 150.0]  # bins (2.5, 3] … (125, 150]
+    # ratings 1-5, bins (0.8, 1] … (4, 5]: rounded outward they gave a level 0
+    assert schema["r"]["bounds"] == [1.0, 5.0]
+    # negative bins [-10, -8) … [-4, -3): -3 lies on the range's open upper edge
+    assert schema["m"]["bounds"] == [-10.0, -4.0]
+    # one integer: it and the next; one value of a column of fractions: ± 0.5
+    assert schema["z"]["bounds"] == [0.0, 1.0] and schema["z"]["integer"] is True
+    assert schema["c"]["bounds"] == [7.0, 8.0] and schema["c"]["integer"] is True
+    assert schema["f"]["integer"] is False and schema["f"]["bounds"] == [0.4, 0.8]
+
+
+@pytest.mark.parametrize("lo, hi, expected", [
+    (3.0, 4.0, [4.0, 5.0]),  # the bin (3, 4] holds only 4
+    (-4.0, -3.0, [-4.0, -3.0]),  # [-4, -3): -3 is outside, -4 and the next
+    (0.0, 0.0, [0.0, 1.0]),  # the exact-zero bin
+    (2.2, 2.8, [2.0, 3.0]),  # no integer inside: rounded outward
+    (1937.5, 2062.5, [1938.0, 2062.0]),
+    (1750.0, 1752.0, [1750.0, 1752.0]),  # an edge inside a bin is closed
+])
+def test_finish_bounds_of_integer_ranges(lo, hi, expected):
+    from skdpgen.private_schema import _finish_bounds
+
+    assert _finish_bounds(lo, hi, True) == expected
 
 
 def test_the_fine_grid_refines_values_far_from_zero():
@@ -483,7 +513,7 @@ def test_the_fine_grid_refines_values_far_from_zero():
     # by half its width (31.25) at each end
     with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
         schema, _, _ = estimate_schema(X, epsilon=np.inf)
-    assert schema["year"]["bounds"] == [1937.0, 2063.0]
+    assert schema["year"]["bounds"] == [1938.0, 2062.0]  # the integers of [1937.5, 2062.5]
     for _ in range(5):  # at ε = 1 the range stays within decades of the data
         schema, _, _ = estimate_schema(X, epsilon=1.0)
         lo, hi = schema["year"]["bounds"]
