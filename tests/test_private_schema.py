@@ -508,12 +508,13 @@ def test_the_fine_grid_refines_values_far_from_zero():
 
     years = np.repeat(np.arange(1995, 2004), 1000)  # 1995-2003, 9,000 rows
     X = pd.DataFrame({"year": years, "w": np.linspace(0.5, 2.5, years.size)})
-    # exact counts (ε = inf): the occupied groups of 16 sub-bins, (1968.75, 2000]
-    # and (2000, 2031.25], span more than the sub-bins; the range is theirs, widened
-    # by half its width (31.25) at each end
+    # exact counts (ε = inf): the sub-bins of 1995 and 2003 span [1994.14, 2003.91),
+    # widened by half that (4.88) at each end; the occupied groups of 16 sub-bins,
+    # (1968.75, 2000] and (2000, 2031.25], overlap the span and add nothing (taking
+    # their edges gave [1938, 2062])
     with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
         schema, _, _ = estimate_schema(X, epsilon=np.inf)
-    assert schema["year"]["bounds"] == [1938.0, 2062.0]  # the integers of [1937.5, 2062.5]
+    assert schema["year"]["bounds"] == [1990.0, 2008.0]  # the integers of [1989.3, 2008.8]
     for _ in range(5):  # at ε = 1 the range stays within decades of the data
         schema, _, _ = estimate_schema(X, epsilon=1.0)
         lo, hi = schema["year"]["bounds"]
@@ -551,6 +552,30 @@ def _year_bounds(coarse, fine, s):
 
     first, last = _numeric_range(coarse, s, integer=True)
     return _refined_range(fine, coarse, first, last, s, integer=True), (first, last)
+
+
+def test_groups_of_sub_bins_extend_the_range_only_from_outside_it():
+    """A thin tail that no sub-bin shows, in groups wholly outside the sub-bins'
+    span, stretches the range; the groups around the span do not."""
+    from skdpgen.private_schema import (FINE_BINS, _fine_positions, _numeric_grid,
+                                        _numeric_positions, _numeric_range, _refined_range)
+
+    lower, _, _, _ = _numeric_grid()
+    s = 20.0  # a sub-bin needs ~100 rows (5 s), a group of 16 ~360 (4.5 s·4)
+
+    def bounds(values):
+        coarse = np.bincount(_numeric_positions(values), minlength=lower.size).astype(float)
+        fine = np.bincount(_fine_positions(values, _numeric_positions(values)),
+                           minlength=lower.size * FINE_BINS).astype(float)
+        first, last = _numeric_range(coarse, s, integer=True)
+        return _refined_range(fine, coarse, first, last, s, integer=True)
+
+    dense = np.repeat(np.arange(1995.0, 2004.0), 1000)
+    lo, hi = bounds(dense)
+    assert 1985 < lo < 1995 and 2003 < hi < 2013, (lo, hi)  # span 1994.1-2003.9, ± 4.9
+    tail = np.repeat(np.arange(1907.0, 1937.0), 16)  # ~31 a sub-bin, ~500 a group
+    lo, hi = bounds(np.r_[dense, tail])
+    assert lo < 1907 and hi > 2003, (lo, hi)
 
 
 def test_a_lone_weak_end_bin_is_dropped_by_the_fine_grid():
