@@ -45,7 +45,9 @@ import contextvars
 import functools
 import math
 import numbers
+import os
 import secrets
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -82,6 +84,22 @@ class PrivacyLeakWarning(RuntimeWarning):
 # Always shown by default; appended, so that filters the user set first (e.g.
 # ``-W error`` or ``simplefilter("error", PrivacyLeakWarning)``) still win.
 warnings.simplefilter("always", PrivacyLeakWarning, append=True)
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _outside_stacklevel():
+    """The ``stacklevel`` of the first frame outside skdpgen, for :func:`warnings.warn`.
+
+    Called by the function that warns: its warnings then point at the line
+    of the user's code that led there (``fit(...)``, ``estimate_schema(...)``),
+    not at a line inside the package, however deep the call. When every
+    frame is skdpgen's (the command line), the outermost one.
+    """
+    frame, level = sys._getframe(2), 2  # the caller of the function that warns
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 @dataclass(frozen=True)
@@ -157,7 +175,7 @@ def leak_ledger():
             outer.extend(leak for leak in leaks if leak not in outer)
 
 
-def record_leak(what, why, *, column=None, stacklevel=2):
+def record_leak(what, why, *, column=None, stacklevel=None):
     """Record that a value was read from the private data without noise.
 
     Adds a :class:`PrivacyLeak` to the ledger of the fit under way (see
@@ -172,8 +190,9 @@ def record_leak(what, why, *, column=None, stacklevel=2):
         What leaked and which parameter makes it public instead.
     column : str, int or None, default=None
         The column concerned.
-    stacklevel : int, default=2
-        Passed to :func:`warnings.warn` (counted from the caller).
+    stacklevel : int, default=None
+        Passed to :func:`warnings.warn` (counted from the caller). None:
+        the first frame outside skdpgen (the user's line that led here).
 
     Returns
     -------
@@ -183,6 +202,8 @@ def record_leak(what, why, *, column=None, stacklevel=2):
     ledger = _LEDGER.get()
     if ledger is not None and leak not in ledger:
         ledger.append(leak)
+    if stacklevel is None:
+        stacklevel = _outside_stacklevel() - 1
     warnings.warn(why, PrivacyLeakWarning, stacklevel=stacklevel + 1)
     return leak
 
@@ -296,7 +317,7 @@ def check_epsilon_delta(epsilon, delta, *, allow_infinite=True, warn_infinite=Tr
             "epsilon=inf: the data are released without noise, so nothing of this "
             "fit is differentially private. Pass a finite epsilon for a private release.",
             PrivacyLeakWarning,
-            stacklevel=3,
+            stacklevel=_outside_stacklevel(),
         )
     return epsilon, delta
 
@@ -987,7 +1008,7 @@ class GaussianAccountant:
                 f"The noise of release {name!r} comes from reproducible_noise(): "
                 "anyone who knows the seed can remove it, so the release is not private.",
                 PrivacyLeakWarning,
-                stacklevel=2,
+                stacklevel=_outside_stacklevel(),
             )
             rng = self._seeded
         else:

@@ -223,6 +223,7 @@ from ._dask import is_dask_collection, meta
 from .privacy import (
     GaussianAccountant,
     PrivacyReport,
+    _outside_stacklevel,
     check_epsilon_delta,
     leak_ledger,
     record_leak,
@@ -333,8 +334,9 @@ def column_kind(dtype):
     Raises
     ------
     ValueError
-        For complex and timedelta dtypes, which no schema type describes
-        (the message says so, as scikit-learn's checks expect).
+        For complex, timedelta, period and interval dtypes, which no schema
+        type describes (the message says so, as scikit-learn's checks
+        expect, and how to convert the column).
 
     Examples
     --------
@@ -357,7 +359,13 @@ def column_kind(dtype):
     if pd.api.types.is_complex_dtype(dtype):
         raise ValueError(f"Complex data not supported (dtype {dtype}: no schema type fits).")
     if pd.api.types.is_timedelta64_dtype(dtype):
-        raise ValueError(f"Columns of dtype {dtype} are not supported (no schema type fits).")
+        raise ValueError(
+            f"Columns of dtype {dtype} are not supported (no schema type fits); convert "
+            "durations to numbers, e.g. column.dt.total_seconds().")
+    if isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
+        raise ValueError(
+            f"Columns of dtype {dtype} are not supported (no schema type fits); convert "
+            "periods to datetimes (column.dt.to_timestamp()) or intervals to numbers.")
     if pd.api.types.is_numeric_dtype(dtype):
         return "numeric"
     return "text"
@@ -604,7 +612,8 @@ def _warn_guess(key, what, n, s):
         f"Column {key!r}: no range of its values stands out from the noise of its "
         f"private bounds estimate ({n} rows, noise {s:.3g} rows per bin), so {what} are "
         "a guess and may miss the values entirely. Declare its bounds in the schema, "
-        "or raise epsilon or schema_share.", SchemaEstimateWarning, stacklevel=4)
+        "or raise epsilon or schema_share.", SchemaEstimateWarning,
+        stacklevel=_outside_stacklevel())
 
 
 def _warn_outside(key, bounds, inside, noisy_missing, n, s):
@@ -622,7 +631,8 @@ def _warn_outside(key, bounds, inside, noisy_missing, n, s):
         f"Column {key!r}: about {outside / n:.0%} of its rows (estimated from the released "
         f"counts) hold values outside its private bounds {bounds}, which clip them: their "
         "bins were too thin to clear the noise of the estimate. Declare its bounds in the "
-        "schema, or raise epsilon or schema_share.", SchemaEstimateWarning, stacklevel=4)
+        "schema, or raise epsilon or schema_share.", SchemaEstimateWarning,
+        stacklevel=_outside_stacklevel())
 
 
 def _warn_other(subject, kept, other, residual, n):
@@ -641,7 +651,8 @@ def _warn_other(subject, kept, other, residual, n):
     warnings.warn(
         f"{subject}: its private category selection {what} (values held by fewer "
         f"rows than the selection threshold in the privacy report are dropped). Declare "
-        f"{declare}, or raise epsilon or schema_share.", SchemaEstimateWarning, stacklevel=4)
+        f"{declare}, or raise epsilon or schema_share.", SchemaEstimateWarning,
+        stacklevel=_outside_stacklevel())
 
 
 def _year_label(k):
@@ -1550,7 +1561,7 @@ class SchemaPlan:
                     f"Whether bool column {key!r} has missing values was read from the private "
                     "data and is released with the model without privacy. Declare the column "
                     "in the schema to avoid this.",
-                    column=key, stacklevel=3,
+                    column=key,
                 )
                 schema[key] = {"type": "categorical", "categories": [False, True],
                                "ordered": False, "missing": missing}
@@ -1563,7 +1574,6 @@ class SchemaPlan:
                 "The class list was taken from the private labels y and is released "
                 "without privacy. Pass classes=[...] (the public list of possible "
                 "labels) to avoid this.",
-                stacklevel=2,
             )
             classes = [_python(v) for v in np.unique(y[y.notna()].to_numpy())]
         return schema, classes
@@ -1578,7 +1588,7 @@ class SchemaPlan:
                 f"The integer and missing flags of numeric column {key!r} were read from the "
                 "private data and are released with the model without privacy. Declare the "
                 "column in the schema to avoid this.",
-                column=key, stacklevel=4,
+                column=key,
             )
             bounds = list(self.bounds)
         else:
@@ -1588,7 +1598,7 @@ class SchemaPlan:
                 "exact minimum and maximum, with its integer and missing flags) and are "
                 "released with the model without privacy. Pass public bounds in the schema, "
                 "or bounds=(lo, hi), to avoid this.",
-                column=key, stacklevel=4,
+                column=key,
             )
             lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
             bounds = _finish_bounds(lo, hi, False)
@@ -1600,7 +1610,7 @@ class SchemaPlan:
             f"The bounds of datetime column {key!r} were read from the private data (its "
             "first and last day, with its missing flag) and are released with the model "
             "without privacy. Declare them in the schema to avoid this.",
-            column=key, stacklevel=4,
+            column=key,
         )
         wall = _wall_times(column).dropna()
         if wall.empty:
@@ -1625,7 +1635,7 @@ class SchemaPlan:
             why = (f"The categories of column {key!r} were read from the private data "
                    f"({len(cats)} values) and are released with the model without privacy. "
                    "Declare them in the schema to avoid this.")
-        record_leak("categories", why, column=key, stacklevel=4)
+        record_leak("categories", why, column=key)
         if not cats:
             cats = ["other"]
         return {"type": "categorical", "categories": cats,

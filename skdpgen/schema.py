@@ -760,7 +760,7 @@ class TableEncoder:
                 f"The bounds of datetime column {key!r} were read from the private data "
                 f"(its exact first and last time) and are released with the model without "
                 "privacy. Pass public bounds in the schema to avoid this.",
-                column=key, stacklevel=5,
+                column=key,
             )
             return _check_spec(key, {"type": "datetime", "bounds": [lo, hi]}, dtype)
         if isinstance(dtype, pd.CategoricalDtype):
@@ -772,7 +772,7 @@ class TableEncoder:
                 "and read_csv(dtype='category') collect from the private rows; they are "
                 "released with the model without privacy. Declare them in the schema to "
                 "avoid this.",
-                column=key, stacklevel=5,
+                column=key,
             )
             return {"type": "categorical", "categories": cats, "ordered": bool(dtype.ordered)}
         if is_categorical_dtype(dtype):
@@ -783,7 +783,7 @@ class TableEncoder:
                 f"The categories of column {key!r} were read from the private data "
                 f"({len(cats)} values) and are released with the model without privacy. "
                 "Declare them in the schema to avoid this.",
-                column=key, stacklevel=5,
+                column=key,
             )
             return {"type": "categorical", "categories": cats}
         if self.bounds is not None:
@@ -799,7 +799,7 @@ class TableEncoder:
             f"The bounds of numeric column {key!r} were read from the private data "
             f"(its exact minimum and maximum) and are released with the model without "
             "privacy. Pass public bounds in the schema, or bounds=(lo, hi), to avoid this.",
-            column=key, stacklevel=5,
+            column=key,
         )
         return _check_spec(key, {"type": "numeric", "bounds": [lo, hi]})
 

@@ -94,10 +94,21 @@ def test_column_kind(dtype, kind):
     assert column_kind(dtype) == kind
 
 
-@pytest.mark.parametrize("dtype", [np.dtype("timedelta64[ns]"), np.dtype(complex)])
+@pytest.mark.parametrize("dtype", [np.dtype("timedelta64[ns]"), np.dtype(complex),
+                                   pd.PeriodDtype("D"), pd.IntervalDtype("int64")])
 def test_column_kind_rejects_what_no_schema_describes(dtype):
     with pytest.raises(ValueError, match="not supported"):
         column_kind(dtype)
+
+
+def test_a_period_column_is_refused_with_advice_not_synthesized_as_integers():
+    """A period column came back as int64 day numbers (21467, ...)."""
+    from skdpgen import DPHPSynthesizer
+
+    X = pd.DataFrame({"a": np.arange(50.0),
+                      "p": pd.Series(pd.period_range("2020-01", periods=50, freq="D"))})
+    with pytest.raises(ValueError, match=r"to_timestamp"):
+        DPHPSynthesizer(epochs=1, steps_per_epoch=1).fit(X, epsilon=1.0)
 
 
 def test_plan_reads_no_row(table):
@@ -958,3 +969,24 @@ def test_text_type_of_a_column_without_values_stays_categorical():
     noisy = np.c_[s * rng.standard_normal((20_000, 3)), np.full(20_000, 1000.0)]
     typed = np.mean([_text_type(row, s) != "categorical" for row in noisy])
     assert typed <= 2 * norm.sf(4 * np.sqrt(0.75)) + 0.001  # two types, each ≤ 2.7e-4
+
+
+def test_schema_and_leak_warnings_point_at_the_users_line():
+    """However deep in the package they are raised, the warnings name the line
+    of the caller's code (here, this file), not a line of skdpgen."""
+    from skdpgen import DPHPSynthesizer
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=300),
+                      "c": [f"v{i}" for i in rng.integers(0, 100, 300)]})
+    with pytest.warns(SchemaEstimateWarning) as record:
+        estimate_schema(X, epsilon=1.0)
+    assert {w.filename for w in record if w.category is SchemaEstimateWarning} == {__file__}
+    fit = DPHPSynthesizer(epochs=1, steps_per_epoch=1, batch_size=16, random_state=0)
+    with pytest.warns(SchemaEstimateWarning) as record:
+        fit.fit(X, epsilon=1.0)
+    assert {w.filename for w in record if w.category is SchemaEstimateWarning} == {__file__}
+    with pytest.warns(PrivacyLeakWarning) as record:
+        fit.set_params(infer_schema="data").fit(X, epsilon=1.0)
+    leaks = [w for w in record if w.category is PrivacyLeakWarning]
+    assert len(leaks) == 2 and {w.filename for w in leaks} == {__file__}

@@ -488,7 +488,6 @@ def prepare_feature_map(features, X, *, private, dask=False):
             "to norm <= 1, which bounds the sensitivity only if its transform is "
             "row-wise (each output row depends on its own input row and on public data "
             f"alone); skdpgen cannot check that, and you answer for it.{fitted_on}",
-            stacklevel=4,
         )
     transformer = features if fitted else clone(features).fit(X)
     return _TransformerFeatures(transformer).fit(np.zeros((1, X.shape[1])))

@@ -160,7 +160,6 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
                 "The class list was taken from the private labels y and is released "
                 "without privacy. Pass classes=[...] (the public list of possible "
                 "labels) to avoid this.",
-                stacklevel=3,
             )
         classes = unique_labels(y) if dask_y else np.unique(y)
     if isinstance(rows, DaskRows):
