@@ -474,11 +474,11 @@ def _refined_range(fine, coarse, first, last, s, integer):
     hysteresis on the sub-bins, no cut); the lowest and the highest
     occupied sub-bin, stretched to the occupied groups entirely outside
     them (or the groups alone when no sub-bin is occupied), widened by
-    ``FINE_MARGIN`` times their distance at each end, bound the range where they fall inside its first and last bin (or
-    beyond them): an end bin is cut, never dropped, unless it is a lone weak
-    end bin (:func:`_lone_weak_end`) that they do not reach. The refined
-    range replaces the range only when it is at most ``FINE_SHRINK`` of its
-    width.
+    ``FINE_MARGIN`` times their distance at each end, bound the range
+    where they fall inside its first and last bin (or beyond them): an end
+    bin is cut, never dropped, unless it is a lone weak end bin
+    (:func:`_lone_weak_end`) that they do not reach. The refined range
+    replaces the range only when it is at most ``FINE_SHRINK`` of its width.
 
     Returns
     -------
