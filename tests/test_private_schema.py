@@ -392,7 +392,9 @@ def test_thin_mass_inside_an_end_group_joins_the_range():
 def test_a_group_missed_by_the_coarse_test_joins_next_to_the_range():
     """Years 1963-1969 at 1.9 s each: none joins the bins' hysteresis (2 s), the
     decade's sum (13.3 s) is below the coarse level's threshold (4.4 s·sqrt(10)),
-    but above 4 s·sqrt(10) next to the range: the 1960s join."""
+    but above 4 s·sqrt(7) next to the range: 1963-1969 join, the most
+    significant run of years next to the range (the whole decade joined before,
+    1960-1962 included)."""
     from skdpgen.private_schema import _N_YEARS, _occupied_range
 
     s = 10.0
@@ -400,9 +402,33 @@ def test_a_group_missed_by_the_coarse_test_joins_next_to_the_range():
     noisy[70:110] = 10 * s  # 1970-2009
     noisy[63:70] = 1.9 * s
     decades = [np.arange(_N_YEARS) // 10]
-    assert _occupied_range(noisy, decades, s) == (60, 109)
-    noisy[63:70] = 1.7 * s  # 11.9 s: not significant
+    assert _occupied_range(noisy, decades, s) == (63, 109)
+    noisy[63:70] = 1.4 * s  # 9.8 s < 4 s·sqrt(7), and every shorter run below its line
     assert _occupied_range(noisy, decades, s) == (70, 109)
+
+
+def test_a_thin_shoulder_joins_without_its_whole_decade():
+    """A normal column at a noise where only decades are detected: the range
+    [-1, 1] of the decades (0.1, 1] and [-1, -0.1) (3 s a bin, no bin occupied
+    on its own, so no hysteresis) and a shoulder (1, 2] of 3 bins at 2.6 s,
+    whose decade (1, 10] sums to 2.5 s·sqrt(10): the shoulder joins (4.5
+    s·sqrt(3)), the empty rest of the decade does not. The whole-decade test
+    alone left the range at [-1, 1] (a third of N(0, 1) clipped; 100 private
+    estimates at n = 4,000, three columns: coverage 0.86 before, 0.94 after)."""
+    from skdpgen.private_schema import _numeric_grid, _occupied_range
+
+    lower, upper, groups, _ = _numeric_grid()
+    s = 10.0
+    noisy = np.zeros(lower.size)
+    noisy[(np.abs(lower) >= 0.1) & (np.abs(upper) <= 1)] = 3 * s
+    shoulder = (lower >= 1) & (upper <= 2)
+    assert shoulder.sum() == 3
+    noisy[shoulder] = 2.6 * s
+    first, last = _occupied_range(noisy, [groups], s)
+    assert (lower[first], upper[last]) == (-1.0, 2.0)
+    noisy[shoulder] = 1.9 * s  # 3.3 s·sqrt(3), and shorter runs lower: stays out
+    first, last = _occupied_range(noisy, [groups], s)
+    assert (lower[first], upper[last]) == (-1.0, 1.0)
 
 
 def test_empty_groups_next_to_the_range_rarely_join():
