@@ -9,7 +9,7 @@ cannot hold a Dask collection.
 
 import sys
 
-__all__ = ["is_dask_collection", "meta"]
+__all__ = ["is_dask_collection", "meta", "partition_sums"]
 
 
 def is_dask_collection(x):
@@ -28,3 +28,46 @@ def meta(x):
     the public-schema encoder need, without touching a row.
     """
     return getattr(x, "_meta", x) if hasattr(x, "columns") else x
+
+
+def _add(a, b):
+    """Sum two partial results: dicts key by key, Counters, arrays and numbers."""
+    if isinstance(a, dict) and not hasattr(a, "most_common"):
+        return {k: _add(a[k], b[k]) if k in b else a[k] for k in a} | {
+            k: v for k, v in b.items() if k not in a}
+    return a + b
+
+
+def partition_sums(func, X, y=None):
+    """``Σ_p func(X_p, y_p)`` over the partitions of a Dask collection, on its workers.
+
+    ``func`` takes one partition of ``X`` (a pandas DataFrame, or an
+    ndarray of whole rows for a Dask array) and the matching partition of
+    ``y`` (or None) and returns a small partial statistic: a number, an
+    array, a :class:`collections.Counter` or a dict of those, summed across
+    partitions (dicts key by key). Only these partial results travel to the
+    client; no column is computed there. ``y`` must be partitioned like
+    ``X`` (a column of the same Dask DataFrame, or a Dask array with the
+    same row chunks).
+    """
+    import dask
+    import dask.array as da
+
+    if isinstance(X, da.Array):
+        xs = list(X.rechunk({1: -1}).to_delayed()[:, 0])
+    else:
+        xs = list(X.to_delayed())
+    if y is None:
+        ys = [None] * len(xs)
+    elif is_dask_collection(y):
+        ys = list(y.to_delayed())
+        if len(ys) != len(xs):
+            raise ValueError(
+                f"y has {len(ys)} partitions but X has {len(xs)}; partition them alike.")
+    else:
+        raise ValueError("With a Dask X, y must be a Dask collection partitioned like X.")
+    parts = dask.compute(*[dask.delayed(func)(xp, yp) for xp, yp in zip(xs, ys)])
+    total = parts[0]
+    for part in parts[1:]:
+        total = _add(total, part)
+    return total

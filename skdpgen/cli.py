@@ -40,7 +40,16 @@ class UsageError(Exception):
     """A mistake of the user's, reported in one line."""
 
 
-def _read_table(path):
+def _read_table(path, raw=True):
+    """A table from a CSV or Parquet file.
+
+    ``raw``: a CSV file's cells are read as text, every one (none typed by
+    pandas, none turned into NaN): pandas' type guess is a function of the
+    private values (one ``unknown`` makes a column of integers text), so a
+    fit reads each value's canonical form instead (see
+    :mod:`skdpgen.schema._canonical`). ``raw=False`` lets pandas type the
+    columns (``evaluate``, a data holder's diagnostic).
+    """
     import pandas as pd
 
     path = Path(path)
@@ -52,6 +61,9 @@ def _read_table(path):
         except ImportError as exc:
             raise UsageError(f"reading Parquet needs pyarrow or fastparquet ({exc})") from None
     try:
+        if raw:
+            return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
+                               skipinitialspace=True)
         return pd.read_csv(path, skipinitialspace=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {path} as CSV: {exc}") from None
@@ -136,16 +148,15 @@ def _read_schema(path):
         raise UsageError(f"schema {path} is not valid JSON: {exc}") from None
     if not isinstance(schema, dict):
         raise UsageError(f"schema {path} must be a JSON object of column -> description")
-    # entries of a template left unfilled count as not given
+    # an entry of a template whose type is left unfilled counts as not given;
+    # one with a type but no bounds (categories) declares the column's kind only
     clean = {}
     for col, spec in schema.items():
         if not isinstance(spec, dict) or "type" not in spec:
             raise UsageError(f"schema entry {col!r} must be an object with a 'type'")
-        if spec["type"] in ("numeric", "datetime") and None in (spec.get("bounds") or [None]):
+        if spec["type"] is None:
             continue
-        if spec["type"] == "categorical" and not spec.get("categories"):
-            continue
-        clean[col] = spec
+        clean[col] = {k: v for k, v in spec.items() if v is not None}
     return clean
 
 
@@ -165,7 +176,8 @@ def _apply_schema_types(frame, schema):
         if col not in frame:
             continue
         if spec["type"] == "categorical":
-            if all(isinstance(c, str) for c in spec["categories"]):
+            categories = spec.get("categories") or []
+            if categories and all(isinstance(c, str) for c in categories):
                 column = frame[col]
                 frame[col] = column.astype(object).where(column.isna(), column.astype(str))
         elif spec["type"] == "numeric":
@@ -209,14 +221,12 @@ def _cmd_synthesize(args):
 
     frame = _read_table(args.data)
     schema = _read_schema(args.schema)
-    frame = _apply_schema_types(frame, schema)
     X, y = _split_target(frame, args.target)
     classes = None
     if args.target is not None:
         target_spec = schema.get(args.target)
         if target_spec is not None and target_spec["type"] == "categorical":
-            classes = target_spec["categories"]
-            y = y.astype(str) if all(isinstance(c, str) for c in classes) else y
+            classes = target_spec.get("categories") or None
     feature_schema = {c: s for c, s in schema.items() if c != args.target}
     model = methods()[args.method].from_cli(
         columns=list(X.columns), schema=feature_schema, classes=classes,
@@ -270,23 +280,20 @@ def _cmd_schema(args):
         return _cmd_private_schema(args)
     if args.target is not None:
         raise UsageError("--target needs --epsilon (a template has no classes)")
-    from .schema import is_categorical_dtype
-
     frame = _read_table(args.data)
-    template = {}
-    for col in frame.columns:
-        if is_categorical_dtype(frame[col].dtype):
-            template[col] = {"type": "categorical", "categories": []}
-        else:
-            template[col] = {"type": "numeric", "bounds": [None, None], "integer": False}
+    # column names only: a type guessed from the values would be read from the rows
+    template = {col: {"type": None, "bounds": None, "categories": None, "integer": None,
+                      "missing": None} for col in frame.columns}
     text = json.dumps(template, indent=2) + "\n"
     if args.out:
         with _all_or_nothing() as stage:
             stage(args.out, lambda p: p.write_text(text))
         print(
             f"Schema template with {len(template)} columns written to {args.out}. Fill in "
-            "public bounds and categories (from documentation, not from the rows), or "
-            "estimate them privately with --epsilon."
+            "each column's type (numeric, datetime or categorical) and its public bounds "
+            "or categories, from documentation, not from the rows (an entry with a type "
+            "only declares the kind; the rest is estimated privately), or estimate the "
+            "whole schema privately with --epsilon."
         )
     else:
         sys.stdout.write(text)
@@ -324,8 +331,8 @@ def _cmd_evaluate(args):
 
     from .evaluation import downstream_utility, marginal_tv_distance
 
-    real = _read_table(args.real)
-    syn = _read_table(args.synthetic)
+    real = _read_table(args.real, raw=False)
+    syn = _read_table(args.synthetic, raw=False)
     if list(real.columns) != list(syn.columns):
         raise UsageError("the real and synthetic tables must have the same columns")
     schema = _read_schema(args.schema)

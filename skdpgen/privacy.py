@@ -1098,8 +1098,12 @@ class GaussianAccountant:
                 releases.append(
                     GaussianRelease(name, s, self.noise_multipliers[name], count)
                 )
-        selections = [(name, self.delta_each, count)
-                      for name, count in self._thresholds.items() if count]
+        # every release under a selection's name reserves its threshold's δ,
+        # whether or not it applied one (a column's values release is a
+        # selection or a histogram depending on a noisy kind): the δ spent
+        # never depends on the rows
+        selections = [(name, self.delta_each, len(self._made[name]))
+                      for name in self.selections if self._made[name]]
         return PrivacyReport(
             releases, self.delta, budget=(self.epsilon, self.delta), leaks=leaks,
             reproducible=self.reproducible, selections=selections,

@@ -201,3 +201,21 @@ def test_every_release_path_clips_rows_to_norm_one(device):
         fmap.fit(X)
         fused = fmap.feature_sum(X * 1e3, np.ones((1, 1)))
         assert np.linalg.norm(fused) <= 1.0
+
+
+def test_package_imports_without_docstrings():
+    """``python -OO`` strips docstrings; no module may build on one at import time."""
+    import subprocess
+    import sys
+
+    code = ("import skdpgen, skdpgen.private_schema, skdpgen.schema, skdpgen.cli, "
+            "skdpgen.evaluation, skdpgen.audit, skdpgen.datasets")
+    done = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_no_module_of_the_package_is_too_long():
+    """A file past ~700 lines is a sign that two concepts share it."""
+    long = {str(p.relative_to(PACKAGE)): n for p in FILES
+            if (n := len(p.read_text().splitlines())) > 760}
+    assert not long, long

@@ -38,24 +38,33 @@ branch for Dask and every release path sums clipped feature rows.
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from .._dask import is_dask_collection, meta
 from ..privacy import record_leak
+from ..schema._canonical import canonical, canonical_keys, sort_keys
 from ._distributed import DaskRows, unique_labels
 from ._memory import ArrayRows, chunk_feature_sums
 
 __all__ = ["ArrayRows", "DaskRows", "chunk_feature_sums", "encode_labels", "make_rows"]
 
 
-def encode_labels(y, classes):
-    """Index of each label of ``y`` in ``classes``.
+def encode_labels(y, classes, *, unlisted=None):
+    """Index of each label of ``y`` in ``classes``, compared by canonical key.
+
+    Labels are compared by their canonical keys (see
+    :mod:`skdpgen.schema._canonical`): ``1``, ``1.0``, ``"1"`` and
+    ``np.int8(1)`` are one label, ``True`` another.
 
     Parameters
     ----------
-    y : ndarray of shape (n_samples,)
-    classes : ndarray of shape (n_classes,)
+    y : array-like of shape (n_samples,)
+    classes : array-like of shape (n_classes,)
+    unlisted : int, default=None
+        The class index that labels outside ``classes`` (and missing labels)
+        get: a public choice, so that no record's label can make a fit
+        fail. None raises instead (for labels a user asks for, which are
+        public).
 
     Returns
     -------
@@ -64,7 +73,8 @@ def encode_labels(y, classes):
     Raises
     ------
     ValueError
-        If ``y`` holds a label that is not in ``classes``.
+        If ``unlisted`` is None and ``y`` holds a label that is not in
+        ``classes`` (the message counts them, it does not quote them).
 
     Examples
     --------
@@ -72,39 +82,45 @@ def encode_labels(y, classes):
     >>> from skdpgen.rows import encode_labels
     >>> encode_labels(np.array(["b", "a", "b"]), np.array(["a", "b"]))
     array([1, 0, 1])
+    >>> encode_labels([1.0, "2", None, 7], [1, 2], unlisted=0)
+    array([0, 1, 0, 0])
     """
-    lookup = {c: i for i, c in enumerate(np.asarray(classes).tolist())}
-    uniques, inverse = np.unique(y, return_inverse=True)
-    index = [lookup.get(u, -1) for u in uniques.tolist()]
-    unknown = [u for u, i in zip(uniques.tolist(), index) if i < 0]
-    if unknown:
-        raise ValueError(
-            f"y contains labels that are not in classes: {unknown[:5]}; the class "
-            "list must be complete."
-        )
-    return np.asarray(index, dtype=np.intp)[inverse.reshape(-1)]
+    _, tags = canonical_keys(list(np.asarray(classes, dtype=object).reshape(-1)))
+    lookup = {t: i for i, t in enumerate(tags)}
+    values = y if isinstance(y, pd.Series) else np.asarray(y, dtype=object).reshape(-1)
+    codes = np.fromiter((lookup.get(t, -1) for t in canonical(values).tags()),
+                        dtype=np.intp, count=len(values))
+    unknown = codes < 0
+    if unknown.any():
+        if unlisted is None:
+            raise ValueError(
+                f"y holds {int(unknown.sum())} labels that are not in classes; the class "
+                "list must be complete."
+            )
+        codes[unknown] = unlisted
+    return codes
 
 
 def check_classes(classes):
-    """A declared class list as a 1-D array of distinct labels."""
-    classes = np.asarray(classes)
-    if classes.ndim != 1 or classes.size == 0 or np.unique(classes).size != classes.size:
+    """A declared class list as a 1-D array of distinct labels (by canonical key)."""
+    arr = np.asarray(classes)
+    if arr.ndim != 1 or arr.size == 0:
         raise ValueError("classes must be a non-empty 1-D list of distinct labels.")
-    return classes
+    keys, tags = canonical_keys(list(np.asarray(classes, dtype=object)))
+    if None in tags or len(set(tags)) != len(tags):
+        raise ValueError("classes must be a non-empty 1-D list of distinct labels.")
+    return arr
 
 
 def _labels_in_memory(y, n_rows):
-    y = np.asarray(y)
+    y = y.to_numpy(dtype=object) if isinstance(y, pd.Series) else np.asarray(y, dtype=object)
     if y.ndim != 1 or y.shape[0] != n_rows:
         raise ValueError(f"y must be 1-D with {n_rows} entries, got shape {y.shape}.")
-    if pd.isna(y).any():
-        raise ValueError("y contains missing values.")
-    check_classification_targets(y)
     return y
 
 
 def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, private=False,
-              min_rows=1, chunk_size=None, n_jobs=None):
+              min_rows=1, chunk_size=None, n_jobs=None, unlisted=0):
     """Validate (or encode) the rows of a fit, and their labels.
 
     Parameters
@@ -127,6 +143,9 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
     min_rows : int, default=1
     chunk_size, n_jobs : int, default=None
         Rows per streamed chunk; threads for in-memory sums.
+    unlisted : int, default=0
+        The class index of labels outside ``classes`` and of missing labels
+        (:func:`encode_labels`): a record's label never makes a fit fail.
 
     Returns
     -------
@@ -161,9 +180,13 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
                 "without privacy. Pass classes=[...] (the public list of possible "
                 "labels) to avoid this.",
             )
-        classes = unique_labels(y) if dask_y else np.unique(y)
+        present = unique_labels(y) if dask_y else y
+        tags = {t for t in canonical(present).tags() if t is not None}
+        classes = np.asarray(sort_keys([t[1] for t in tags]) or ["other"])
     if isinstance(rows, DaskRows):
-        rows.set_labels(y, classes, lambda block: encode_labels(block, classes))
+        rows.set_labels(y, classes,
+                        lambda block: encode_labels(block, classes, unlisted=unlisted))
     else:
-        rows.codes, rows.classes = encode_labels(y, classes), classes
+        rows.codes = encode_labels(y, classes, unlisted=unlisted)
+        rows.classes = classes
     return rows

@@ -83,17 +83,17 @@ def _checked_codes(y, n_rows, encode):
             f"A partition of y has {y.shape[0] if y.ndim else 0} entries where X's has "
             f"{n_rows}; partition X and y alike."
         )
-    if pd.isna(y).any():
-        raise ValueError("y contains missing values.")
-    return encode(y)
+    return encode(y)  # missing and unlisted labels: the public fallback class
 
 
 def unique_labels(y):
     """The distinct labels of a Dask array or Series (computed)."""
     import dask.array as da
 
-    values = da.unique(y).compute() if isinstance(y, da.Array) else y.unique().compute()
-    return np.unique(np.asarray(values))
+    if isinstance(y, da.Array):
+        return np.asarray(y.map_blocks(lambda b: pd.unique(np.asarray(b, dtype=object)),
+                                       dtype=object).compute(), dtype=object)
+    return y.astype(object).unique().compute().to_numpy(dtype=object)
 
 
 class DaskRows:

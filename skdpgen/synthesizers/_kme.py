@@ -16,7 +16,7 @@ from ..base import PrivateEstimator, estimator_init
 from ..embedding import mmd2
 from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows
-from ..private_schema import SchemaPlan, map_unlisted
+from ..schema._plan import SchemaPlan
 from ..schema import TableEncoder
 from ._calibration import MarginalCalibration
 from ._mechanism import EmbeddingMechanism, ReleaseContext
@@ -173,7 +173,10 @@ SHARED_ATTRIBUTES_DOC = """\
 
 
 def synthesizer_doc(doc, *, learning_rate, random_choices=""):
-    """Fill a synthesizer's docstring with the shared parameters and attributes."""
+    """Fill a synthesizer's docstring with the shared parameters and attributes
+    (None under ``python -OO``, which strips docstrings)."""
+    if doc is None:
+        return None
     params = SHARED_PARAMETERS_DOC.format(learning_rate=learning_rate,
                                           random_choices=random_choices)
     return doc.replace("    {shared_parameters}", params).replace(
@@ -349,15 +352,18 @@ class KMESynthesizer(PrivateEstimator):
         # 3. the complete public schema (and class list), then the encoding
         if estimate:
             schema, classes = plan.estimate(X, y, accountant)
-            if plan.estimate_classes:  # labels not kept map to the public "other" label
-                y = map_unlisted(y, classes, plan.class_other_)
         elif plan.missing_entries():  # infer_schema="data", or a non-private fit
             schema, classes = plan.read_from_data(X, y)
         else:
             schema, classes = self.schema, self.classes
+        # labels outside the class list, and missing labels, are rows of a public
+        # class: the estimated list's other label, else the first class
+        unlisted = 0
+        if plan.class_other_ is not None:
+            unlisted = encode_labels([plan.class_other_], classes)[0]
         encoder = self._encoder(schema).fit(X)
         rows = make_rows(self, X, y, reset=True, encoder=encoder, classes=classes,
-                         private=budget.private, min_rows=2)
+                         private=budget.private, min_rows=2, unlisted=unlisted)
         k = rows.n_classes
         only = rows.classes[0] if k else None
         only = getattr(only, "item", lambda: only)()  # a Python scalar in the messages

@@ -1,74 +1,5 @@
-"""Public table schemas and the data-independent encoding of mixed-type tables.
+"""The table encoder: validated column specs, encoding and decoding (see :mod:`skdpgen.schema`)."""
 
-A *schema* maps each column to its public description::
-
-    {"age": {"type": "numeric", "bounds": [17, 90], "integer": True},
-     "income": {"type": "numeric", "bounds": [0, 1e6], "missing": True},
-     "joined": {"type": "datetime", "bounds": ["2020-01-01", "2025-12-31"],
-                "timezone": "Europe/Paris", "missing": True},
-     "sex": {"type": "categorical", "categories": ["Female", "Male"]},
-     "job": {"type": "categorical", "categories": ["clerk", "nurse", "other"],
-             "other": "other", "missing": True},
-     "member": {"type": "categorical", "categories": [False, True]}}
-
-(the JSON format of :func:`skdpgen.datasets.adult_schema` and of the command
-line's ``--schema`` file). Column keys are DataFrame column names, or integer
-positions for NumPy arrays.
-
-The keys of a column's spec:
-
-``"type"``
-    ``"numeric"``, ``"datetime"`` or ``"categorical"``.
-``"bounds"``
-    Numeric and datetime columns: the public ``[lo, hi]``, lo < hi; for
-    datetime columns anything :class:`pandas.Timestamp` parses (naive bounds
-    are wall times in the column's timezone).
-``"integer"`` (numeric, default false)
-    Round synthetic values to whole numbers.
-``"timezone"`` (datetime, default None)
-    The column's timezone (a name such as ``"UTC"`` or ``"Europe/Paris"``).
-    Without it, a tz-aware input column keeps the timezone of its dtype (how
-    the data was loaded, not a value), and a naive one stays naive.
-``"categories"`` (categorical)
-    The public list of values, distinct, without NaN or None. ``[False,
-    True]`` makes a boolean column.
-``"ordered"`` (categorical, default false)
-    The categories are ordered (in the list's order).
-``"other"`` (categorical, default absent)
-    One of the categories: values that are not among the categories are
-    mapped to it instead of raising (as privately estimated schemas do,
-    whose rare values are dropped); so are missing values when the column
-    does not declare ``"missing": true``.
-``"missing"`` (every type, default false)
-    The column may hold missing values (NaN, None, ``pd.NA``, ``NaT``);
-    without it a missing value is an error.
-``"resolution"`` (datetime, default absent)
-    ``"day"``: synthetic values are whole days (midnight, wall time).
-``"coerce"`` (numeric and datetime, default false)
-    The column holds text (as read from a CSV file): values are parsed as
-    numbers or dates, and those that do not parse count as missing.
-``"levels"`` (numeric with ``"integer": true``, default absent)
-    ``true``: encode the column as a one-hot block over the integers in its
-    bounds (an exact delta kernel on each value, as for a categorical
-    column) rather than as one scaled number; ``false``: as a number.
-    Absent, the encoder's ``max_levels`` decides (:class:`TableEncoder`).
-``"impute"`` (numeric and datetime, default false)
-    Without ``"missing"``: a missing value is encoded as the centre of the
-    bounds instead of raising (privately estimated schemas set it, so that
-    a column estimated to have no missing values cannot make a fit fail on
-    the few it has); synthetic values are then never missing.
-
-Encoding is a fixed function of the schema (see :class:`TableEncoder` for
-the layout): numeric and datetime columns are clipped to their bounds and
-mapped linearly onto [-1, 1] (datetimes as nanoseconds since the epoch, UTC);
-categorical columns become one-hot blocks, with one more slot for a missing
-value; a numeric or datetime column that may be missing gets a 2-way
-``[present, missing]`` indicator block. Decoding is one too, dtypes
-included (:func:`output_dtype`). Nothing about either depends on the rows,
-except for the columns the schema leaves out, whose bounds or categories are
-then read from the data with a :class:`~skdpgen.privacy.PrivacyLeakWarning`
-and recorded as leaks (:func:`skdpgen.privacy.record_leak`).
-"""
 
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
@@ -78,11 +9,11 @@ from datetime import tzinfo
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_array
 
-from ._dask import is_dask_collection, meta
-from .privacy import leak_ledger, record_leak
-from .utils import check_generator
+from .._dask import is_dask_collection, meta
+from ..privacy import leak_ledger, record_leak
+from ..utils import check_generator
+from ._canonical import MISSING, canonical, canonical_keys, table_frame
 
 __all__ = [
     "TableEncoder",
@@ -293,12 +224,9 @@ def _datetime_bounds(key, bounds, tz):
     return out
 
 
-def _check_spec(key, spec, dtype=None):
-    """The resolved (validated, normalized) spec of one column.
-
-    ``dtype`` is the input column's dtype: a tz-aware datetime dtype gives a
-    datetime spec without ``"timezone"`` its timezone.
-    """
+def _check_spec(key, spec):
+    """The resolved (validated, normalized) spec of one column (the schema alone:
+    never the input's dtype, which pandas infers from the private values)."""
     if not isinstance(spec, dict):
         raise ValueError(f"Schema column {key!r} must be a dict with a 'type', got {spec!r}.")
     kind = spec.get("type")
@@ -323,7 +251,7 @@ def _check_spec(key, spec, dtype=None):
                 f"width hi - lo, got [{lo}, {hi}]."
             )
         out = {"type": "numeric", "bounds": [lo, hi], "integer": _flag(key, spec, "integer")}
-        for name in ("impute", "coerce"):
+        for name in ("impute", "coerce"):  # "coerce": accepted; every column coerces now
             if _flag(key, spec, name):
                 out[name] = True
         if "levels" in spec:
@@ -335,8 +263,6 @@ def _check_spec(key, spec, dtype=None):
                 )
     elif kind == "datetime":
         tz = _check_timezone(key, spec.get("timezone"))
-        if tz is None and isinstance(dtype, pd.DatetimeTZDtype):
-            tz = dtype.tz  # how the data was loaded, not a value
         out = {"type": "datetime", "bounds": _datetime_bounds(key, spec["bounds"], tz),
                "timezone": tz}
         resolution = spec.get("resolution")
@@ -347,14 +273,19 @@ def _check_spec(key, spec, dtype=None):
             )
         if resolution is not None:
             out["resolution"] = resolution
-        for name in ("impute", "coerce"):
+        for name in ("impute", "coerce"):  # "coerce": accepted; every column coerces now
             if _flag(key, spec, name):
                 out[name] = True
     else:
         if "categories" not in spec:
             raise ValueError(f"Schema column {key!r} of type 'categorical' needs 'categories'.")
         cats = list(spec["categories"])
-        if len(cats) == 0 or len(set(cats)) != len(cats):
+        if any(_is_missing_scalar(c) for c in cats):
+            raise ValueError(
+                f"Schema categories of column {key!r} may not hold NaN or None; declare "
+                "\"missing\": true to allow missing values."
+            )
+        if len(cats) == 0 or len(set(canonical_keys(cats)[1])) != len(cats):
             raise ValueError(f"Schema categories of column {key!r} must be non-empty and distinct.")
         if any(_is_missing_scalar(c) for c in cats):
             raise ValueError(
@@ -366,7 +297,7 @@ def _check_spec(key, spec, dtype=None):
             out["ordered"] = _flag(key, spec, "ordered")
         other = spec.get("other")
         if other is not None:
-            if other not in cats:
+            if canonical_keys([other])[1][0] not in canonical_keys(cats)[1]:
                 raise ValueError(
                     f"Schema 'other' of column {key!r} must be one of its categories, "
                     f"got {other!r}."
@@ -375,6 +306,12 @@ def _check_spec(key, spec, dtype=None):
     if missing:
         out["missing"] = True
     return out
+
+
+def _all_numbers(categories):
+    """Whether every category is a number (bools included)."""
+    return all(isinstance(c, (int, float, np.integer, np.floating, bool, np.bool_))
+               for c in categories)
 
 
 def _is_bool_categories(categories):
@@ -437,73 +374,17 @@ def output_dtype(spec):
     return pd.CategoricalDtype(spec["categories"], ordered=spec.get("ordered", False))
 
 
-def _parse_datetimes(key, col, coerce=False):
-    """A column of dates as a DatetimeIndex (strings parsed; with ``coerce``, NaT
-    where they do not parse)."""
-    dtype = col.dtype
-    if coerce and not (isinstance(dtype, pd.DatetimeTZDtype)
-                       or pd.api.types.is_datetime64_dtype(dtype)):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            numbers = pd.to_numeric(col, errors="coerce")  # numbers are no dates
-            return pd.DatetimeIndex(pd.to_datetime(col.where(numbers.isna()), errors="coerce",
-                                                   format="mixed"))
-    if isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
-        return pd.DatetimeIndex(col)
-    if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
-        if col.isna().all():  # e.g. an empty column read from a CSV file
-            return pd.DatetimeIndex(np.full(len(col), _NAT).view("M8[ns]"))
-        raise ValueError(
-            f"Column {key!r} is declared datetime but holds {dtype} values; convert it "
-            "with pd.to_datetime."
-        )
-    last = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        for kwargs in ({}, {"format": "mixed"}, {"format": "mixed", "utc": True}):
-            try:
-                parsed = pd.to_datetime(col, errors="raise", **kwargs)
-            except (ValueError, TypeError, OverflowError) as exc:
-                last = exc
-                continue
-            if isinstance(parsed.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(
-                    parsed.dtype):
-                return pd.DatetimeIndex(parsed)
-        try:
-            coerced = pd.to_datetime(col, errors="coerce", format="mixed", utc=True)
-            bad = col[coerced.isna() & col.notna()].unique()[:5].tolist()
-        except (ValueError, TypeError, OverflowError):
-            bad = []
-    raise ValueError(
-        f"Column {key!r} is declared datetime but holds values that are not dates"
-        + (f": {bad}." if bad else f" ({last}).")
-    ) from last
-
-
 def _datetime_ns(key, col, spec):
-    """int64 nanoseconds of a datetime column clipped to its bounds, and its NaT mask."""
-    idx = _parse_datetimes(key, col, coerce=spec.get("coerce", False))
-    tz = spec["timezone"]
-    if idx.tz is None and tz is not None:  # wall times in the declared timezone
-        try:
-            idx = idx.tz_localize(tz)
-        except Exception as exc:  # nonexistent or ambiguous local times
-            raise ValueError(
-                f"Column {key!r} holds naive times that cannot be placed in timezone "
-                f"{tz!r}: {exc}"
-            ) from exc
-    elif idx.tz is not None and tz is None:  # instants, on the UTC wall clock
-        idx = idx.tz_convert("UTC").tz_localize(None)
-    missing = np.asarray(idx.isna())
+    """int64 nanoseconds of a datetime column clipped to its bounds, and its missing mask.
+
+    Every value is read through its canonical form: dates (of any type or
+    spelling) on the column's clock, anything else missing (see
+    :mod:`skdpgen.schema._canonical`).
+    """
+    ns = canonical(col).datetimes(spec["timezone"])
+    missing = ns == _NAT
     lo, hi = (_timestamp_ns(b) for b in spec["bounds"])
-    per = int(np.timedelta64(1, idx.unit) / np.timedelta64(1, "ns"))  # ns per unit
-    values = idx.asi8.copy()  # UTC (tz-aware) or wall time, in the index's unit
-    values[missing] = 0
-    # clip in the input's unit first (no overflow for far dates), then in ns
-    lo_u, hi_u = -(-lo // per), hi // per  # the first and last whole unit inside
-    inside = np.clip(values, lo_u, hi_u) * per
-    values = np.clip(np.where(values < lo_u, lo, np.where(values > hi_u, hi, inside)), lo, hi)
-    return values, missing, lo, hi
+    return np.clip(np.where(missing, lo, ns), lo, hi), missing, lo, hi
 
 
 class TableEncoder:
@@ -648,31 +529,21 @@ class TableEncoder:
         schema = dict(self.schema or {})
         dask_frame = is_dask_collection(X) and hasattr(X, "columns")
         self.is_frame_ = isinstance(X, pd.DataFrame) or dask_frame
-        arr = None
-        if dask_frame:  # columns and dtypes only; rows are read only for a leak
+        if dask_frame:  # column names only; rows are read only for a leak
             frame = X
             columns = list(X.columns)
-            dtypes = [meta(X)[c].dtype for c in columns]
         elif is_dask_collection(X):  # a Dask array
             if X.ndim != 2:
                 raise ValueError(f"Expected a 2-D array, got {X.ndim}-D.")
             columns = list(range(X.shape[1]))
-            dtypes = [X.dtype] * X.shape[1]
             frame = {j: X[:, j] for j in columns}
-        elif self.is_frame_:
-            if len(X) < 2:
-                raise ValueError(
-                    f"Found a DataFrame with {len(X)} sample(s) while a minimum of 2 is required."
-                )
-            frame = X
-            columns = list(X.columns)
-            dtypes = [X[c].dtype for c in columns]
         else:
-            arr = check_array(X, dtype="numeric", ensure_min_samples=2,
-                              ensure_all_finite="allow-nan")
-            frame = pd.DataFrame(arr)
-            columns = list(range(arr.shape[1]))
-            dtypes = [arr.dtype] * arr.shape[1]
+            frame = table_frame(X)
+            if len(frame) < 2:
+                raise ValueError(
+                    f"Found {len(frame)} sample(s) while a minimum of 2 is required."
+                )
+            columns = list(frame.columns)
         if not columns:
             raise ValueError("X has no columns.")
         unknown = set(schema) - set(columns)
@@ -680,38 +551,12 @@ class TableEncoder:
             raise ValueError(f"The schema names columns that X lacks: {sorted(map(str, unknown))}.")
         self.columns_ = columns
         self.specs_ = []
-        for key, dtype in zip(columns, dtypes):
+        for key in columns:
             if key in schema:
-                spec = _check_spec(key, schema[key], dtype)
-                if (spec["type"] == "numeric" and is_categorical_dtype(dtype)
-                        and not (spec.get("coerce", False)
-                                 and not isinstance(dtype, pd.CategoricalDtype))):
-                    raise ValueError(f"Column {key!r} is declared numeric but has dtype {dtype}.")
-                if spec["type"] == "datetime":
-                    if not self.is_frame_:
-                        raise ValueError(
-                            f"Column {key!r} is declared datetime; datetime columns need a "
-                            "DataFrame."
-                        )
-                    if pd.api.types.is_bool_dtype(dtype) or (
-                            pd.api.types.is_numeric_dtype(dtype)
-                            and not pd.api.types.is_float_dtype(dtype)):
-                        raise ValueError(
-                            f"Column {key!r} is declared datetime but has dtype {dtype}."
-                        )
-                if (spec["type"] == "categorical" and "ordered" not in spec
-                        and isinstance(dtype, pd.CategoricalDtype) and dtype.ordered):
-                    spec["ordered"] = True  # the user declared the order on the dtype
+                spec = _check_spec(key, schema[key])
             else:
-                spec = self._spec_from_dtype_or_data(key, dtype, frame[key])
+                spec = self._spec_from_data(key, frame[key])
             self.specs_.append(spec)
-        if arr is not None:  # NaN where the schema allows none (infinity: check_array)
-            for j, spec in enumerate(self.specs_):
-                if not spec.get("missing") and np.isnan(arr[:, j]).any():
-                    raise ValueError(
-                        f"Input X contains NaN in column {j}, which the schema does not "
-                        "declare \"missing\": true."
-                    )
         self.dtypes_ = [output_dtype(spec) for spec in self.specs_]
         pairs = list(zip(columns, self.specs_))
         self.level_columns_ = [k for k, s in pairs if encodes_as_levels(s, self.max_levels)]
@@ -738,21 +583,29 @@ class TableEncoder:
             + [2] * len(self.indicator_columns_)
         )
 
-    def _spec_from_dtype_or_data(self, key, dtype, column):
+    def _spec_from_data(self, key, column):
+        """The spec of a column the schema leaves out, read from the rows (a leak).
+
+        Its kind is decided from the exact counts of its values' canonical
+        forms by the rule of the private estimate
+        (:func:`skdpgen.schema._ranges.kind_from_forms`), never from its
+        dtype; with ``bounds`` given, it is numeric with those bounds. Each
+        value read from the rows is recorded as a leak.
+        """
+        from ._ranges import kind_from_forms  # the private estimate's rule, exactly
+
+        if self.bounds is not None:
+            lo, hi = self.bounds
+            return _check_spec(key, {"type": "numeric", "bounds": [lo, hi]})
         if is_dask_collection(column):  # a Dask column read only on this (leaking) path
-            if isinstance(dtype, pd.CategoricalDtype) and _UNKNOWN in dtype.categories:
-                dtype = np.dtype(object)
-            if not isinstance(dtype, pd.CategoricalDtype) and (
-                self.bounds is None or is_categorical_dtype(dtype)
-            ):
-                column = column.compute()
-        if pd.api.types.is_bool_dtype(dtype):  # the dtype fixes the categories
-            return {"type": "categorical", "categories": [False, True]}
-        if isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
-            values = pd.DatetimeIndex(column)
-            lo, hi = values.min(), values.max()
-            if pd.isna(lo):
-                lo = hi = pd.Timestamp(0, tz=values.tz)
+            column = column.compute()
+        canon = canonical(column)
+        kind = kind_from_forms(canon.counts(), 0.0)
+        missing = bool(np.any(canon.form == MISSING))
+        if kind == "datetime":
+            ns = canon.datetimes(None)
+            ns = ns[ns != _NAT]
+            lo, hi = pd.Timestamp(int(ns.min())), pd.Timestamp(int(ns.max()))
             if lo == hi:
                 lo, hi = lo - pd.Timedelta(seconds=1), hi + pd.Timedelta(seconds=1)
             record_leak(
@@ -762,46 +615,39 @@ class TableEncoder:
                 "privacy. Pass public bounds in the schema to avoid this.",
                 column=key,
             )
-            return _check_spec(key, {"type": "datetime", "bounds": [lo, hi]}, dtype)
-        if isinstance(dtype, pd.CategoricalDtype):
-            cats = list(dtype.categories)
+            return _check_spec(key, {"type": "datetime", "bounds": [lo, hi], "missing": missing})
+        if kind == "numeric":
+            values = canon.numbers()
+            finite = values[np.isfinite(values)]
+            lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+            if lo == hi:
+                lo, hi = lo - 0.5, hi + 0.5
             record_leak(
-                "categories",
-                f"The categories of column {key!r} were taken from its pandas Categorical "
-                f"dtype ({len(cats)} values), which astype('category'), pd.Categorical(values) "
-                "and read_csv(dtype='category') collect from the private rows; they are "
-                "released with the model without privacy. Declare them in the schema to "
-                "avoid this.",
+                "bounds",
+                f"The bounds of numeric column {key!r} were read from the private data "
+                f"(its exact minimum and maximum) and are released with the model without "
+                "privacy. Pass public bounds in the schema, or bounds=(lo, hi), to avoid this.",
                 column=key,
             )
-            return {"type": "categorical", "categories": cats, "ordered": bool(dtype.ordered)}
-        if is_categorical_dtype(dtype):
-            values = column.dropna().unique().tolist()
-            cats = sorted(values, key=str)
-            record_leak(
-                "categories",
-                f"The categories of column {key!r} were read from the private data "
-                f"({len(cats)} values) and are released with the model without privacy. "
-                "Declare them in the schema to avoid this.",
-                column=key,
-            )
-            return {"type": "categorical", "categories": cats}
-        if self.bounds is not None:
-            lo, hi = self.bounds
-            return _check_spec(key, {"type": "numeric", "bounds": [lo, hi]})
-        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-        finite = values[np.isfinite(values)]
-        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
+            return _check_spec(key, {"type": "numeric", "bounds": [lo, hi], "missing": missing})
+        if kind == "bool":
+            cats = [False, True]
+        else:
+            from ._canonical import key_order
+
+            tags = {t for t in canon.tags() if t is not None}
+            cats = [t[1] for t in sorted(tags, key=lambda t: key_order(t[1]))] or ["other"]
+            if any(isinstance(c, bool) for c in cats) and len(cats) > len(set(cats)):
+                cats = [str(c) if isinstance(c, bool) else c for c in cats]
         record_leak(
-            "bounds",
-            f"The bounds of numeric column {key!r} were read from the private data "
-            f"(its exact minimum and maximum) and are released with the model without "
-            "privacy. Pass public bounds in the schema, or bounds=(lo, hi), to avoid this.",
+            "categories",
+            f"The categories of column {key!r} were read from the private data "
+            f"({len(cats)} values) and are released with the model without privacy. "
+            "Declare them in the schema to avoid this.",
             column=key,
         )
-        return _check_spec(key, {"type": "numeric", "bounds": [lo, hi]})
+        return {"type": "categorical", "categories": cats, **({"missing": True} if missing
+                                                              else {})}
 
     # -- encoding ----------------------------------------------------------
     def _frame(self, X):
@@ -815,23 +661,29 @@ class TableEncoder:
             if extra:
                 raise ValueError(f"X has unexpected columns {extra}.")
             return X[self.columns_]
-        arr = check_array(X, dtype="numeric", ensure_all_finite="allow-nan")
-        if arr.shape[1] != len(self.columns_):
+        frame = table_frame(X)
+        if frame.shape[1] != len(self.columns_):
             raise ValueError(
-                f"X has {arr.shape[-1] if arr.ndim else 0} features, but the model "
-                f"expects {len(self.columns_)} features."
+                f"X has {frame.shape[1]} features, but the model expects "
+                f"{len(self.columns_)} features."
             )
-        return pd.DataFrame(arr)
+        return frame
 
     def transform(self, X):
         """Encode ``X``: numeric block on [-1, 1], one-hot blocks, missing indicators.
 
-        Raises ``ValueError`` on infinity; on NaN, None or NaT in a column
-        without ``"missing": true`` (a categorical column with an ``"other"``
-        category maps them to it); on values outside a categorical column's
-        categories (unless it has an ``"other"`` category); on values of a
-        datetime column that are not dates; and on missing or unexpected
-        columns.
+        Every value of every row is encoded, whatever its form (see
+        :mod:`skdpgen.schema._canonical`), so that no record can make the
+        encoding fail: numbers outside the bounds (±inf included) are
+        clipped to them; in a numeric or datetime column, a value that is
+        not a number (date) is missing; a missing value where the spec does
+        not declare ``"missing": true`` is imputed (the centre of the
+        bounds, as ``"impute"`` says); in a categorical column, a value
+        outside the categories, or a missing value without the flag, is
+        encoded as the ``"other"`` category, or the first category when the
+        spec names none. Errors are only for the table's shape: missing or
+        unexpected columns. :func:`skdpgen.schema.check_table` counts, for
+        the data holder, what was clipped, imputed or mapped.
         """
         frame = self._frame(X)
         n = len(frame)
@@ -844,42 +696,25 @@ class TableEncoder:
             col = frame[key]
             allow_missing = spec.get("missing", False)
             if spec["type"] == "numeric":
-                if spec.get("coerce", False):  # text read from a file: unparsed = missing
-                    col = pd.to_numeric(col, errors="coerce")
-                try:
-                    values = col.to_numpy(dtype=np.float64, na_value=np.nan)
-                except (TypeError, ValueError):
-                    raise ValueError(f"Column {key!r} must be numeric.") from None
+                values = canonical(col).numbers()
                 missing = np.isnan(values)
-                tolerated = allow_missing or spec.get("impute", False)
-                if np.isinf(values).any() or (missing.any() and not tolerated):
-                    raise ValueError(
-                        f"Column {key!r} contains NaN or infinity"
-                        + ("." if allow_missing else
-                           "; declare \"missing\": true in its schema to allow NaN.")
-                    )
                 lo, hi = spec["bounds"]
                 if key in levels:
                     onehots.append(self._level_block(spec, values, missing))
                     continue
                 # (v − lo)/(hi − lo) ≤ 1 first: finite for any finite hi − lo
-                z = (np.clip(values, lo, hi) - lo) / (hi - lo) * 2.0 - 1.0
+                z = (np.clip(np.where(missing, lo, values), lo, hi) - lo) / (hi - lo) * 2.0 - 1.0
                 if key in binned:
                     onehots.append(self._bin_block(spec, z, missing))
                     continue
             elif spec["type"] == "datetime":
                 values, missing, lo, hi = _datetime_ns(key, col, spec)
-                if missing.any() and not (allow_missing or spec.get("impute", False)):
-                    raise ValueError(
-                        f"Column {key!r} contains missing values (NaT); declare "
-                        "\"missing\": true in its schema to allow them."
-                    )
                 z = (values - lo).astype(np.float64) / float(hi - lo) * 2.0 - 1.0
                 if key in binned:
                     onehots.append(self._bin_block(spec, z, missing))
                     continue
             else:
-                onehots.append(self._one_hot(key, spec, col, n))
+                onehots.append(self._one_hot(spec, col, n))
                 continue
             z[missing] = 0.0  # the centre of the public range ("impute", or the indicator)
             if allow_missing:
@@ -912,25 +747,18 @@ class TableEncoder:
         return _one_hot_rows(codes, self.bins + int(bool(spec.get("missing", False))))
 
     @staticmethod
-    def _one_hot(key, spec, col, n):
+    def _one_hot(spec, col, n):
+        """One-hot block of a categorical column; values compared by canonical key."""
         cats = spec["categories"]
         allow_missing = spec.get("missing", False)
-        missing = np.asarray(col.isna())
-        if "other" in spec and not allow_missing:
-            missing = np.zeros(n, dtype=bool)  # a missing value is one more unlisted value
-        if missing.any() and not allow_missing:
-            raise ValueError(
-                f"Column {key!r} contains missing values; declare \"missing\": true in its "
-                "schema (or encode them as an explicit public category)."
-            )
-        codes = pd.Index(cats, dtype=object).get_indexer(col.astype(object))
-        unknown = (codes < 0) & ~missing
-        if unknown.any():
-            if "other" not in spec:
-                bad = col[unknown].unique()[:5].tolist()
-                raise ValueError(f"Column {key!r} has categories not in the schema: {bad}.")
-            codes[unknown] = cats.index(spec["other"])
-        codes[missing] = len(cats)
+        _, tags = canonical_keys(cats)
+        lookup = {t: i for i, t in enumerate(tags)}
+        fallback = tags.index(canonical_keys([spec["other"]])[1][0]) if "other" in spec else 0
+        value_tags = canonical(col).tags()
+        missing_slot = len(cats) if allow_missing else fallback
+        codes = np.fromiter(
+            (missing_slot if t is None else lookup.get(t, fallback) for t in value_tags),
+            dtype=np.intp, count=n)
         return _one_hot_rows(codes, len(cats) + int(allow_missing))
 
     @property
@@ -1026,8 +854,11 @@ class TableEncoder:
                 code = np.where(missing, -1, code)
                 if not self.is_frame_:
                     values = np.asarray(cats, dtype=object)[np.where(missing, 0, code)]
-                    values = np.asarray(values, dtype=np.float64)
-                    values[missing] = np.nan
+                    if _all_numbers(cats):  # an array's numeric column stays float
+                        values = np.asarray(values, dtype=np.float64)
+                        values[missing] = np.nan
+                    else:
+                        values[missing] = None
                     out[key] = values
                 elif isinstance(dtype, pd.CategoricalDtype):
                     out[key] = pd.Categorical.from_codes(code, dtype=dtype)
@@ -1039,7 +870,10 @@ class TableEncoder:
             return pd.DataFrame(out, columns=self.columns_, index=pd.RangeIndex(n))
         if not out:
             return np.empty((n, 0))
-        return np.column_stack([out[c] for c in self.columns_])
+        columns = [out[c] for c in self.columns_]
+        if any(np.asarray(c).dtype == object for c in columns):
+            return np.column_stack([np.asarray(c, dtype=object) for c in columns])
+        return np.column_stack(columns)
 
     @staticmethod
     def _decode_datetime(spec, unit, missing):

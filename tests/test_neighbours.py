@@ -1,0 +1,407 @@
+"""Neighbouring inputs through every entry point, compared the way an attacker would.
+
+Two inputs that differ only in the *form* of their values (``3`` / ``"3"`` /
+``3.0``, ``True`` / ``"TRUE"``, an empty cell / NaN / ``"NA"``, a column's
+dtype, which form comes first, a date with a UTC offset or without) must
+give bit-identical outputs under the same reproducible noise: schema,
+classes, output dtypes, synthetic rows, privacy report. Two inputs that
+differ in one record's *value* must give the same release plan (names,
+sensitivities, noise multipliers, counts, order) and the same exit status:
+whatever else differs, differs only through noisy releases. Each path is
+covered: DataFrame, NumPy array, Python lists, a CSV file through the
+command line, Dask.
+"""
+
+import contextlib
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdpgen import DPHPSynthesizer
+from skdpgen.cli import main
+from skdpgen.private_schema import SchemaPlan, estimate_schema
+from skdpgen.privacy import GaussianAccountant, PrivacyLeakWarning, reproducible_noise
+
+N = 400
+FAST = dict(epochs=1, steps_per_epoch=2, batch_size=64, random_state=0)
+
+
+def _table(n=N, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({
+        "age": rng.integers(18, 90, n),
+        "member": rng.choice([True, False], n),
+        "city": rng.choice(["Paris", "Lyon", "Nice"], n, p=[0.5, 0.3, 0.2]),
+        "when": pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.integers(0, 900, n), "D"),
+        "income": np.where(rng.random(n) < 0.1, np.nan, rng.lognormal(10, 1, n).round(2)),
+    })
+    y = rng.integers(0, 2, n)
+    return X, y
+
+
+def _canon(value):
+    """A structure's exact repr with NumPy scalars as Python ones (types kept)."""
+    if isinstance(value, dict):
+        return {repr(k): _canon(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_canon(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [repr(v) for v in value.tolist()] + [str(value.dtype)]
+    if isinstance(value, np.generic):
+        return repr(value.item()) + type(value).__name__
+    return repr(value)
+
+
+def _outputs(X, y, **params):
+    """Everything a fit produces, under reproducible noise, in a comparable form."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with reproducible_noise(7):
+            synth = DPHPSynthesizer(**{**FAST, **params}).fit(X, y, epsilon=1.0)
+        Xs, ys = synth.sample(30, random_state=0)
+    frame = Xs if isinstance(Xs, pd.DataFrame) else pd.DataFrame(Xs)
+    return {
+        "schema": _canon(synth.schema_),
+        "classes": _canon(synth.classes_),
+        "dtypes": [str(t) for t in frame.dtypes],
+        "rows": _canon(frame.astype(object).where(frame.notna(), None).values.tolist()),
+        "labels": _canon(ys),
+        "report": _canon(synth.privacy_report_.to_dict()),
+        "plan": _plan(synth.privacy_report_.to_dict()),
+    }
+
+
+def _plan(report_dict):
+    """The release plan of a report (a dict from ``to_dict``): names, sensitivities,
+    noise multipliers, counts, in order; and the selections."""
+    return ([(r["release"], r["sensitivity"], r["noise_multiplier"], r["count"])
+             for r in report_dict["releases"]], report_dict["selections"],
+            report_dict["epsilon"])
+
+
+# -- representation-only changes ------------------------------------------------
+
+def _as_text(X):
+    """Every cell as the text a CSV file would hold (NaN as an empty cell)."""
+    out = X.astype(object).where(X.notna(), "")
+    out["when"] = X["when"].dt.strftime("%Y-%m-%d")
+    return out.map(str)
+
+
+REPRESENTATIONS = {
+    "all text": lambda X, y: (_as_text(X), y.astype(str)),
+    "object dtypes": lambda X, y: (X.astype(object), y.astype(object)),
+    "int as float and str": lambda X, y: (
+        X.assign(age=[float(a) if i % 2 else f" {a} " for i, a in enumerate(X["age"])]),
+        np.array([float(v) if i % 3 else str(v) for i, v in enumerate(y)], dtype=object)),
+    "bools as text": lambda X, y: (
+        X.assign(member=X["member"].map({True: "TRUE", False: "false"})), y),
+    "missing spellings": lambda X, y: (
+        X.assign(income=[("NA" if i % 3 == 0 else None if i % 3 == 1 else "")
+                         if np.isnan(v) else v for i, v in enumerate(X["income"])]), y),
+    "dates with offsets and as text": lambda X, y: (
+        X.assign(when=[(w.tz_localize("UTC").tz_convert("Asia/Tokyo") if i % 2
+                        else w.strftime("%Y-%m-%dT%H:%M:%S"))
+                       for i, w in enumerate(X["when"])]), y),
+    "first form": lambda X, y: (
+        X.assign(age=X["age"].astype(object).where(X.index != 0, str(X["age"][0]))),
+        y.astype(object)),
+    "categorical dtypes": lambda X, y: (
+        X.assign(city=X["city"].astype("category"), member=X["member"].astype("boolean")),
+        pd.Series(y).astype("category")),
+}
+
+
+@pytest.fixture(scope="module")
+def reference():
+    X, y = _table()
+    return X, y, _outputs(X, y)
+
+
+@pytest.mark.parametrize("name", list(REPRESENTATIONS))
+def test_dataframe_representation_changes_nothing(reference, name):
+    X, y, expected = reference
+    X2, y2 = REPRESENTATIONS[name](X.copy(), y.copy())
+    assert _outputs(X2, y2) == expected
+
+
+def test_row_order_changes_no_decision(reference):
+    X, y, expected = reference
+    order = np.random.default_rng(1).permutation(len(X))
+    got = _outputs(X.iloc[order].reset_index(drop=True), y[order])
+    for key in ("schema", "classes", "dtypes"):
+        assert got[key] == expected[key]
+    assert got["plan"] == expected["plan"]
+
+
+def _numeric_table(n=N):
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.integers(0, 50, n).astype(float), rng.normal(5, 2, n)])
+    X[::37, 1] = np.nan
+    return X, rng.integers(0, 3, n)
+
+
+def test_array_and_list_representations_change_nothing():
+    X, y = _numeric_table()
+    expected = _outputs(X, y)
+    as_object = X.astype(object)
+    as_object[::5, 0] = [str(int(v)) for v in X[::5, 0]]
+    variants = {
+        "object array": (as_object, y.astype(object)),
+        "text array": (np.where(np.isnan(X), "", X.astype(str)), y.astype(str)),
+        "lists": (as_object.tolist(), [int(v) for v in y]),
+        "float labels": (X.astype(np.float32).astype(np.float64), y.astype(float)),
+    }
+    for name, (X2, y2) in variants.items():
+        got = _outputs(X2, y2)
+        assert got == expected, name
+
+
+def test_dask_gives_the_in_memory_outputs(reference):
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    X, y, expected = reference
+    frame = X.assign(_y=y)
+    ddf = dd.from_pandas(frame, npartitions=3)
+    with dask.config.set(scheduler="synchronous"):
+        got = _outputs(ddf.drop(columns="_y"), ddf["_y"])
+        text = dd.from_pandas(_as_text(X).assign(_y=y.astype(str)), npartitions=2)
+        got_text = _outputs(text.drop(columns="_y"), text["_y"])
+    assert got["schema"] == expected["schema"]
+    assert got["classes"] == expected["classes"]
+    assert got["dtypes"] == expected["dtypes"]
+    assert got["report"] == expected["report"]
+    assert got_text["schema"] == expected["schema"]
+    assert got_text["report"] == expected["report"]
+
+
+def test_dask_schema_estimate_computes_no_column_on_the_client(monkeypatch):
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    X, y = _table()
+    frame = dd.from_pandas(X.assign(_y=y), npartitions=4)
+    Xd, yd = frame.drop(columns="_y"), frame["_y"]
+    with reproducible_noise(3), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = estimate_schema(X, y, epsilon=1.0)
+    with dask.config.set(scheduler="synchronous"):
+        for cls in (type(Xd), type(yd)):
+            def refuse(self, *args, **kwargs):
+                raise AssertionError("a column was computed on the client")
+            monkeypatch.setattr(cls, "compute", refuse)
+        with reproducible_noise(3), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = estimate_schema(Xd, yd, epsilon=1.0)
+    assert _canon(got[0]) == _canon(expected[0])
+    assert _canon(got[1]) == _canon(expected[1])
+    assert got[2].to_dict() == expected[2].to_dict()
+
+
+# -- the command line ----------------------------------------------------------
+
+_nothing = contextlib.nullcontext
+
+def _write_csv(path, rows):
+    path.write_text("age,member,y\n" + "\n".join(rows) + "\n")
+
+
+def _csv_rows(n=600, seed=1):
+    rng = np.random.default_rng(seed)
+    return [f"{a},{m},{v}" for a, m, v in zip(rng.integers(18, 90, n),
+                                               rng.choice(["True", "False"], n),
+                                               rng.integers(0, 2, n))]
+
+
+def _cli(tmp_path, name, rows, *extra):
+    data = tmp_path / f"{name}.csv"
+    _write_csv(data, rows)
+    out = tmp_path / f"{name}.syn.csv"
+    strict = "--strict" in extra  # reproducible noise is a leak: --strict refuses it
+    with warnings.catch_warnings(), reproducible_noise(5) if not strict else _nothing():
+        warnings.simplefilter("ignore")
+        code = main(["synthesize", str(data), "--target", "y", "--epsilon", "1", "--out",
+                     str(out), "--quiet", "--random-state", "0", *extra])
+    if code != 0:
+        return code, None, None
+    report = json.loads((tmp_path / f"{name}.syn.privacy.json").read_text())
+    return code, pd.read_csv(out, dtype=str, keep_default_na=False), report
+
+
+def test_cli_finding_1_neighbours_release_alike(tmp_path):
+    """Finding 1: one record's ``unknown`` age and empty cells retyped the whole table."""
+    rows = _csv_rows()
+    code, out, report = _cli(tmp_path, "D", rows)
+    code2, out2, report2 = _cli(tmp_path, "D2", rows[:-1] + ["unknown,,"])
+    assert code == code2 == 0
+    assert _plan(report) == _plan(report2)
+    assert report["epsilon"] == report2["epsilon"]
+    assert set(out["member"]) <= {"True", "False"} and set(out2["member"]) <= {"True", "False"}
+    assert set(out["y"]) <= {"0", "1"} and set(out2["y"]) <= {"0", "1"}
+    assert all(v.lstrip("-").isdigit() for v in out2["age"])
+
+
+def test_cli_representation_only_change_is_bit_identical(tmp_path):
+    rows = _csv_rows()
+    spelled = [r.replace("True", "true").replace(",0", ",0.0") if i % 2 else r
+               for i, r in enumerate(rows)]
+    first = _cli(tmp_path, "A", rows)
+    second = _cli(tmp_path, "B", spelled)
+    assert first[0] == second[0] == 0
+    pd.testing.assert_frame_equal(first[1], second[1])
+    assert first[2] == second[2]
+
+
+def test_cli_declared_schema_with_missing_cell_and_strict(tmp_path):
+    """Finding 1 (strict): a declared categorical ["1", "2"] with one empty cell."""
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({
+        "age": {"type": "numeric", "bounds": [0, 100], "integer": True},
+        "member": {"type": "categorical", "categories": ["1", "2"], "missing": True},
+        "y": {"type": "categorical", "categories": ["0", "1"]}}))
+    rows = [r.replace("True", "1").replace("False", "2") for r in _csv_rows()]
+    code, out, report = _cli(tmp_path, "S1", rows, "--schema", str(schema), "--strict")
+    code2, out2, report2 = _cli(tmp_path, "S2", rows[:-1] + ["40,,1"], "--schema",
+                                str(schema), "--strict")
+    assert code == code2 == 0
+    assert _plan(report) == _plan(report2)
+    assert set(out2["member"]) <= {"1", "2", ""}
+
+
+def test_schema_command_tz_offset_neighbour(tmp_path):
+    """Finding 4: one date with a UTC offset made ``skdpgen schema`` exit 2."""
+    rng = np.random.default_rng(0)
+    days = pd.to_datetime("2021-01-01") + pd.to_timedelta(rng.integers(0, 400, 500), "D")
+    text = [d.strftime("%Y-%m-%d %H:%M") for d in days]
+    codes = []
+    for name, values in (("naive", text), ("offset", text[:-1] + ["2021-03-01 10:00+02:00"])):
+        path = tmp_path / f"{name}.csv"
+        path.write_text("when\n" + "\n".join(values) + "\n")
+        with warnings.catch_warnings(), reproducible_noise(2):
+            warnings.simplefilter("ignore")
+            codes.append(main(["schema", str(path), "--epsilon", "1", "--out",
+                               str(tmp_path / f"{name}.json")]))
+    assert codes == [0, 0]
+    a = json.loads((tmp_path / "naive.json").read_text())
+    b = json.loads((tmp_path / "offset.json").read_text())
+    assert a["when"]["type"] == b["when"]["type"] == "datetime"
+
+
+# -- value changes: same plan, same exit status ----------------------------------
+
+VALUE_CHANGES = {
+    "text in a numeric column": lambda X, y: (X.assign(age=X["age"].astype(object).where(
+        X.index != len(X) - 1, "unknown")), y),
+    "infinity": lambda X, y: (X.assign(income=X["income"].where(X.index != 0, np.inf)), y),
+    "extreme value": lambda X, y: (X.assign(income=X["income"].where(X.index != 0, 1e300)), y),
+    "rare category": lambda X, y: (X.assign(city=X["city"].where(X.index != 0, "Alice, HIV+")),
+                                   y),
+    "new label": lambda X, y: (X, np.where(np.arange(len(y)) == 0, 7, y)),
+    "missing label": lambda X, y: (X, pd.Series(y, dtype=object).where(y.astype(bool) |
+                                                                       (np.arange(len(y)) > 0),
+                                                                       None)),
+    "offset date among naive": lambda X, y: (X.assign(when=X["when"].astype(object).where(
+        X.index != 0, "2020-06-01T10:00:00+02:00")), y),
+    "one missing bool": lambda X, y: (X.assign(member=X["member"].astype(object).where(
+        X.index != 0, None)), y),
+}
+
+
+@pytest.mark.parametrize("name", list(VALUE_CHANGES))
+def test_value_change_keeps_the_release_plan(reference, name):
+    X, y, expected = reference
+    X2, y2 = VALUE_CHANGES[name](X.copy(), y.copy())
+    got = _outputs(X2, y2)  # no exception: a record's value never fails the fit
+    assert got["plan"] == expected["plan"]
+    assert list(got["schema"]) == list(expected["schema"])
+
+
+@pytest.mark.parametrize("path", ["array", "lists"])
+def test_array_value_changes_fit(path):
+    """Findings 2 and 5: one NaN or infinity in an array failed the fit."""
+    X, y = _numeric_table()
+    X = X.copy()
+    X[:, 1] = np.where(np.isnan(X[:, 1]), 4.0, X[:, 1])  # no missing value at all
+    base = _outputs(X if path == "array" else X.tolist(), y)
+    for value in (np.nan, np.inf, -np.inf):
+        X2 = X.copy()
+        X2[0, 0] = value
+        got = _outputs(X2 if path == "array" else X2.tolist(), y)
+        assert got["plan"] == base["plan"]
+
+
+# -- findings 3, 6, 7, 8 -------------------------------------------------------------
+
+def _fit_classes(y, n=300):
+    X = np.random.default_rng(0).uniform(0, 1, size=(n, 2))
+    with warnings.catch_warnings(), reproducible_noise(1):
+        warnings.simplefilter("ignore")
+        return DPHPSynthesizer(bounds=(0, 1), **FAST).fit(X, y, epsilon=5.0).classes_
+
+
+def test_class_list_does_not_depend_on_a_label_s_type():
+    """Finding 3: ``3`` vs ``"3"`` in an object column flipped the class order."""
+    y = np.array([2] * 150 + [10] * 150, dtype=object)
+    y_str = y.copy()
+    y_str[-1] = "10"
+    a, b = _fit_classes(y), _fit_classes(y_str)
+    assert _canon(a) == _canon(b)
+    assert list(a) == [2, 10]
+    assert _canon(_fit_classes(list(y))) == _canon(a)
+
+
+def test_first_form_does_not_name_the_category():
+    """Finding 6: the form seen first became the released category."""
+    n = 600
+    values = ["a"] * (n // 2) + [1] * (n // 2)
+    X1 = pd.DataFrame({"c": values})
+    X2 = pd.DataFrame({"c": [1.0] + values[1:n // 2] + ["1"] * (n // 2)})
+    X2.loc[0, "c"] = "a"
+    X2.loc[n // 2, "c"] = 1.0
+    out = []
+    for X in (X1, X2):
+        with warnings.catch_warnings(), reproducible_noise(4):
+            warnings.simplefilter("ignore")
+            out.append(_canon(estimate_schema(X, epsilon=5.0)[0]))
+    assert out[0] == out[1]
+
+
+def test_noisy_keeps_only_the_released_counts():
+    """Finding 7: ``noisy_`` held the noisy counts of keys the selection dropped."""
+    n = 2000
+    base = pd.DataFrame({"c": ["a"] * (n // 2) + ["b"] * (n // 2)})
+    rare = base.copy()
+    rare.loc[0, "c"] = "zzz"
+    lengths = []
+    for X in (base, rare):
+        plan = SchemaPlan.from_table(X, schema={"c": {"type": "categorical"}})
+        with warnings.catch_warnings(), reproducible_noise(0):
+            warnings.simplefilter("ignore")
+            acc = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
+            plan.estimate(X, None, acc)
+        lengths.append(len(plan.noisy_["c"]))
+    assert lengths == [2, 2]
+
+
+def test_messages_never_quote_a_record(capsys):
+    """Finding 8: values outside a declared schema were printed in errors."""
+    secret = "Alice Smith, HIV+"
+    X = pd.DataFrame({"c": ["a", "b"] * 100, "d": ["2020-01-01"] * 200})
+    X.loc[5, "c"] = secret
+    X.loc[6, "d"] = secret
+    y = np.array([0, 1] * 100, dtype=object)
+    y[7] = secret
+    schema = {"c": {"type": "categorical", "categories": ["a", "b"]},
+              "d": {"type": "datetime", "bounds": ["2019-01-01", "2021-01-01"]}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        synth = DPHPSynthesizer(schema=schema, classes=[0, 1], **FAST).fit(X, y)
+    assert not any(secret in str(w.message) for w in caught)
+    assert secret not in repr(vars(synth))
+    with pytest.raises(ValueError) as info:
+        synth.sample(3, y=[secret] * 3)
+    assert secret not in str(info.value)
