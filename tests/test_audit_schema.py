@@ -42,8 +42,9 @@ import pytest
 
 from skdpgen.audit import gaussian_mu, gaussian_mu_audit
 from skdpgen.private_schema import (
-    TEXT,
-    TYPES,
+    CATEGORIES,
+    KINDS,
+    VALUES,
     CLASSES,
     DATETIME,
     MISSING,
@@ -59,15 +60,25 @@ from _capture import capture_fits
 DELTA = 1e-5
 EPSILON = 16.7
 ALPHA = 2e-5
-N_CHECK = {False: 300, True: 200}  # runs per table of the correct mechanism
+N_CHECK = {"histograms": 300, "public-bounds": 200, "kinds": 300}  # runs per table
 N_CONTROL = 600
 N_ROWS = 10
 
 pytestmark = pytest.mark.audit
 
 
-def _pair(public_bounds=False):
-    """Two tables (and labels) that differ in their last record, in every column."""
+def _pair(mode="histograms"):
+    """Two tables (and labels) that differ in their last record, in every column.
+
+    ``mode``: ``"histograms"`` and ``"public-bounds"`` declare every column's
+    kind (type-only specs), so each gets its kind's own release;
+    ``"kinds"`` declares nothing: each column's kind is released first
+    (``schema: kinds``), then its values (``schema: values``). There the
+    base rows are repeated ten times, so that the noisy kinds are the same in
+    every run (the audit compares releases of the same structure).
+    """
+    public_bounds = mode == "public-bounds"
+    repeat = 10 if mode == "kinds" else 1
     base = {
         "x": [1.0, 2.0, 3.0, 5.0, 8.0, 13.0, 21.0, 34.0, 55.0],
         "t": list(pd.date_range("2020-01-01", periods=N_ROWS - 1, freq="35D")),
@@ -77,9 +88,12 @@ def _pair(public_bounds=False):
     }
     labels = ["p", "q"] * 4 + ["p"]
 
+    base = {k: v * repeat for k, v in base.items()}
+    labels = labels * repeat
+
     def table(x, t, b, c):
         return pd.DataFrame({
-            "x": np.array(base["x"] + [x], dtype=float),
+            "x": np.array(base["x"] + [x], dtype=object if mode == "kinds" else float),
             "t": pd.Series(base["t"] + [t], dtype="datetime64[ns]"),
             "b": pd.array(base["b"] + [b], dtype="boolean"),
             "c": np.array(base["c"] + [c], dtype=object),
@@ -91,10 +105,19 @@ def _pair(public_bounds=False):
     # bounds, against a missing value (the non-integer and missing counts: √2)
     d = (table(0.5, pd.Timestamp("2031-07-04 12:00"), True, "a"),  # not at midnight
          np.array(labels + ["p"], dtype=object))
-    d_prime = (table(np.nan if public_bounds else 7.0, pd.NaT, pd.NA, "2031-07-04"),
+    # kinds: text against a number, so that x's kinds release attains √2 too (its
+    # values release then moves four counts, 2 < √5, scaled: 2·√(2/5) < √2)
+    x_prime = "seven" if mode == "kinds" else np.nan if public_bounds else 7.0
+    d_prime = (table(x_prime, pd.NaT, pd.NA, "2031-07-04"),
                np.array(labels + ["q"], dtype=object))
     bounds = (0.0, 100.0) if public_bounds else None
-    plan = SchemaPlan.from_table(d[0], d[1], bounds=bounds)
+    schema = None
+    if mode != "kinds":
+        schema = {"t": {"type": "datetime"}, "b": {"type": "bool"},
+                  "c": {"type": "categorical"}}
+        if not public_bounds:
+            schema["x"] = {"type": "numeric"}
+    plan = SchemaPlan.from_table(d[0], d[1], schema=schema, bounds=bounds)
     return plan, d, d_prime
 
 
@@ -106,8 +129,8 @@ def _fit(plan):
     return fit
 
 
-def _audit(public_bounds, n_runs, noise_scale=1.0):
-    plan, d, d_prime = _pair(public_bounds)
+def _audit(mode, n_runs, noise_scale=1.0):
+    plan, d, d_prime = _pair(mode)
     fit = _fit(plan)
     on_d, reports = capture_fits(fit, d, n_runs, noise_scale=noise_scale)
     on_d_prime, reports_prime = capture_fits(fit, d_prime, n_runs, noise_scale=noise_scale)
@@ -155,30 +178,37 @@ def _audit(public_bounds, n_runs, noise_scale=1.0):
 
 
 EXPECTED = {
-    False: {NUMERIC, DATETIME, MISSING, TYPES, TEXT, CLASSES},
-    True: {NUMERIC_FLAGS, DATETIME, MISSING, TYPES, TEXT, CLASSES},
+    "histograms": {NUMERIC, DATETIME, MISSING, CATEGORIES, CLASSES},
+    "public-bounds": {NUMERIC_FLAGS, DATETIME, MISSING, CATEGORIES, CLASSES},
+    "kinds": {KINDS, VALUES, CLASSES},
 }
 
 
-@pytest.mark.parametrize("public_bounds", [False, True], ids=["histograms", "public-bounds"])
-def test_schema_estimation_passes_its_audit(public_bounds):
-    report, rows, composite, mu_claimed, flags, text = _audit(public_bounds,
-                                                              N_CHECK[public_bounds])
+@pytest.mark.parametrize("mode", list(EXPECTED))
+def test_schema_estimation_passes_its_audit(mode):
+    report, rows, composite, mu_claimed, flags, text = _audit(mode, N_CHECK[mode])
     assert not flags, text
     assert report.epsilon == pytest.approx(EPSILON, rel=1e-6)
     assert report.selection_delta == pytest.approx(DELTA / 2)
-    assert {name for name, *_ in rows} == EXPECTED[public_bounds]
-    for name, claim, attained, _ in rows:  # every claimed sensitivity is attained
+    assert {name for name, *_ in rows} == EXPECTED[mode]
+    for name, claim, attained, _ in rows:  # every claimed sensitivity is attained ...
         assert claim.sensitivity == SENSITIVITY[name]
+        if mode == "kinds" and name == VALUES and attained < claim.sensitivity:
+            assert attained == pytest.approx(2 * math.sqrt(2 / 5), rel=1e-12), text
+            continue  # ... but by x's values: see _pair
         assert attained == pytest.approx(claim.sensitivity, rel=1e-12), text
     # the pair attains the claimed μ of the Gaussian part: (c) has its power
     mu_attained = math.sqrt(sum((a / c.noise_std) ** 2 for _, c, a, _ in rows))
-    assert mu_attained == pytest.approx(mu_claimed, rel=1e-6), text
+    if mode == "kinds":
+        assert mu_attained <= mu_claimed * (1 + 1e-9) and mu_attained > 0.9 * mu_claimed, text
+    else:
+        assert mu_attained == pytest.approx(mu_claimed, rel=1e-6), text
 
 
-def test_audit_flags_20_percent_less_noise():
+@pytest.mark.parametrize("mode", ["histograms", "kinds"])
+def test_audit_flags_20_percent_less_noise(mode):
     """Negative control: every noise draw scaled by 0.8, the report unchanged."""
-    _, rows, composite, mu_claimed, flags, text = _audit(False, N_CONTROL, noise_scale=0.8)
+    _, rows, composite, mu_claimed, flags, text = _audit(mode, N_CONTROL, noise_scale=0.8)
     assert {("noise", name) for name, *_ in rows} <= flags, text
     assert ("mu", "all") in flags, text
     for _, claim, _, measured in rows:  # and it measures the shortfall

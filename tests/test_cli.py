@@ -81,18 +81,46 @@ def table(tmp_path_factory):
     return tmp, frame
 
 
-def test_schema_template_has_no_values(table):
+def test_schema_template_has_no_values(table, fast_fits, capsys):
     tmp, frame = table
     res = run("schema", tmp / "data.csv", "--out", tmp / "template.json")
     assert res.returncode == 0, res.stderr
     template = json.loads((tmp / "template.json").read_text())
     assert list(template) == list(frame.columns)
-    # the integer flag is not taken from the dtype either (pandas infers it from the values)
-    assert template["age"] == {"type": "numeric", "bounds": [None, None], "integer": False}
-    assert template["city"] == {"type": "categorical", "categories": []}
+    # column names only: no type is guessed from the values (not even from pandas'
+    # dtypes, which it infers from them), nor the integer or missing flags
+    blank = {"type": None, "bounds": None, "categories": None, "integer": None, "missing": None}
+    assert all(spec == blank for spec in template.values())
     # nothing from the rows is in it
     text = (tmp / "template.json").read_text()
-    assert '"A"' not in text and "18" not in text
+    assert '"A"' not in text and "18" not in text and "numeric" not in text
+
+    def leaves_out(schema):
+        """The columns a fit with this --schema reports as left out (--infer-schema error)."""
+        (tmp / "filled.json").write_text(json.dumps(schema))
+        status = main(["synthesize", str(tmp / "data.csv"), "--target", "label", "--schema",
+                       str(tmp / "filled.json"), "--infer-schema", "error",
+                       "--out", str(tmp / "filled.csv"), "--random-state", "0", "--quiet"])
+        err = capsys.readouterr().err
+        if status == 0:
+            return []
+        assert status == 2 and "leaves out" in err, err
+        return [c for c in [*frame.columns, "classes"] if repr(c) in err]
+
+    # as --schema, an entry whose type is left null counts as not given
+    assert leaves_out(template) == ["age", "hours", "city", "classes"]
+    # an entry with a type but null bounds declares the kind only: the bounds are
+    # still left out
+    template["age"]["type"] = "numeric"
+    assert leaves_out(template) == ["age", "hours", "city", "classes"]
+    # filled in, the null keys left are ignored
+    template["age"].update(bounds=[18, 80], integer=True)
+    template["hours"].update(type="numeric", bounds=[0, 60])
+    template["city"].update(type="categorical", categories=["A", "B"])
+    assert leaves_out(template) == ["classes"]
+    template["label"].update(type="categorical", categories=["no", "yes"])
+    assert leaves_out(template) == []
+    assert (tmp / "filled.csv").exists()
 
 
 @pytest.mark.parametrize("method", ["dphp", "dpmerf"])
@@ -387,11 +415,17 @@ def test_raw_csv_end_to_end_is_private(tmp_path, fast_fits, capsys):
     assert status == 0, capsys.readouterr().err
     report = json.loads((tmp_path / "synthetic.privacy.json").read_text())
     assert report["is_private"] is True and report["leaks"] == []
-    # at most the budget: a text column typed as dates reserved a threshold's δ it
-    # did not use, so the releases made cost a little less than planned
+    # at most the budget: every column's values release reserved a selection threshold's
+    # δ, which only the selections made use, so the releases cost a little less than planned
     assert 0.95 < report["epsilon"] <= 1.0 + 1e-9
-    names = {r["release"] for r in report["releases"]}
-    assert {"schema: numeric", "schema: text types", "schema: text", "schema: classes"} <= names
+    # the cells are read as text, so no column's kind is public: each of the five
+    # features gets a private release of its kind and one of its values
+    counts = {r["release"]: r["count"] for r in report["releases"]}
+    assert {k: v for k, v in counts.items() if k.startswith("schema")} == {
+        "schema: kinds": 5, "schema: values": 5, "schema: classes": 1}
+    # the report lists every selection's δ, numeric columns' values releases included
+    selections = {r["release"]: r["count"] for r in report["selections"]}
+    assert selections == {"schema: values": 5, "schema: classes": 1}
     syn = pd.read_csv(tmp_path / "synthetic.csv")
     assert list(syn.columns) == list(raw.columns)
     back = pd.read_csv(tmp_path / "raw.csv")

@@ -150,17 +150,41 @@ def test_class_list_leak_warning_only_when_taken_from_data(data):
         KernelMeanEmbedding().fit(X, y)  # not private: nothing to protect
 
 
-def test_public_classes_may_include_absent_labels_but_must_be_complete(data):
+def test_public_classes_may_include_absent_labels_and_map_unlisted_ones(data):
     X, y = data
     kme = KernelMeanEmbedding(classes=["c", "b", "a"]).fit(X, y)
     assert kme.embedding_.shape[1] == 3
     np.testing.assert_array_equal(kme.embedding_[:, 0], 0.0)
-    with pytest.raises(ValueError, match="not in classes"):
-        KernelMeanEmbedding(classes=["a"]).fit(X, y)
+    # a label outside the public list is no error (one record's label must not make a
+    # fit fail): it counts as the first class, and nothing quotes it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        short = KernelMeanEmbedding(classes=["a"]).fit(X, y)
+        KernelMeanEmbedding(classes=["a"], epsilon=1.0).fit(X, y)
+    assert short.embedding_.shape == (kme.embedding_.shape[0], 1)
+    np.testing.assert_allclose(short.embedding_[:, 0], KernelMeanEmbedding().fit(X).embedding_,
+                               rtol=1e-12, atol=1e-15)
+    # so is a missing label
+    holed = y.astype(object)
+    holed[:10] = None
+    relabelled = y.copy()
+    relabelled[:10] = "c"
+    np.testing.assert_allclose(kme.fit(X, holed).embedding_,
+                               KernelMeanEmbedding(classes=["c", "b", "a"]).fit(X, relabelled)
+                               .embedding_, rtol=1e-12, atol=1e-15)
+    assert np.any(kme.embedding_[:, 0] != 0.0)
+    # labels are compared by canonical form: "1" is the class 1
+    numbers = np.where(y == "a", 1, 2)
+    np.testing.assert_array_equal(
+        KernelMeanEmbedding(classes=[1, 2]).fit(X, numbers.astype(str)).embedding_,
+        KernelMeanEmbedding(classes=[1, 2]).fit(X, numbers).embedding_)
     with pytest.raises(ValueError, match="distinct"):
         KernelMeanEmbedding(classes=["a", "a"]).fit(X, y)
-    with pytest.raises(ValueError, match="unknown|not in classes"):
-        kme.score(X, np.full(len(X), "z"))
+    with pytest.raises(ValueError, match="distinct"):
+        KernelMeanEmbedding(classes=[1, "1"]).fit(X, y)
+    # scoring maps unlisted labels the same way
+    kme.fit(X, y)
+    assert kme.score(X, np.full(len(X), "z")) == kme.score(X, np.full(len(X), "c"))
 
 
 def test_generic_transformer_rows_are_clipped_and_fitting_it_privately_warns(data):

@@ -23,7 +23,7 @@ import pytest
 from skdpgen import DPHPSynthesizer
 from skdpgen.cli import main
 from skdpgen.private_schema import SchemaPlan, estimate_schema
-from skdpgen.privacy import GaussianAccountant, PrivacyLeakWarning, reproducible_noise
+from skdpgen.privacy import GaussianAccountant, reproducible_noise
 
 N = 400
 FAST = dict(epochs=1, steps_per_epoch=2, batch_size=64, random_state=0)

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from skdpgen import DPHPSynthesizer, DPMERFSynthesizer, PrivacyLeakWarning
+from skdpgen.schema import kinds_from_dtypes
 
 N_ROWS = 6000
 MISSING_RATE = 0.10
@@ -44,9 +45,11 @@ def test_raw_table_with_defaults_is_private_and_complete(cls):
     report = synth.privacy_report_
     assert report.leaks == () and report.is_private
     assert report.epsilon == pytest.approx(1.0, abs=1e-6)
-    names = {r.name for r in report.releases}
-    assert {"schema: numeric", "schema: datetime", "schema: missing", "schema: text types",
-            "schema: text", "schema: classes"} <= names
+    # no dtype is public: every column's kind is estimated privately ("schema: kinds"),
+    # then the statistic of its kind ("schema: values"), and the class list
+    counts = {r.name: r.count for r in report.releases}
+    assert {k: v for k, v in counts.items() if k.startswith("schema")} == {
+        "schema: kinds": 6, "schema: values": 6, "schema: classes": 1}
     assert report.selection_delta > 0  # the partition selections' share of delta
 
     X_syn, y_syn = synth.sample(20_000, random_state=0)
@@ -65,6 +68,28 @@ def test_raw_table_with_defaults_is_private_and_complete(cls):
     real_rate = float(df["income"].isna().mean())
     assert abs(float(X_syn["income"].isna().mean()) - real_rate) <= 0.03
     assert not X_syn[["score", "age", "joined", "member"]].isna().any().any()
+
+
+def test_dtypes_declared_public_skip_the_kind_release():
+    """kinds_from_dtypes: the dtypes' kinds declared, only their statistics estimated."""
+    df, y = raw_table()
+    kinds = kinds_from_dtypes(df)
+    assert "city" not in kinds  # object: its kind stays private
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        synth = DPHPSynthesizer(schema=kinds, epochs=1, steps_per_epoch=5,
+                                random_state=0).fit(df, y, epsilon=1.0)
+    report = synth.privacy_report_
+    assert report.leaks == () and report.is_private
+    assert report.epsilon == pytest.approx(1.0, abs=1e-6)
+    counts = {r.name: r.count for r in report.releases}
+    assert {k: v for k, v in counts.items() if k.startswith("schema")} == {
+        "schema: numeric": 3, "schema: datetime": 1, "schema: missing": 1,
+        "schema: kinds": 1, "schema: values": 1, "schema: classes": 1}
+    assert [synth.schema_[c]["type"] for c in df.columns] == [
+        "numeric", "numeric", "numeric", "datetime", "categorical", "categorical"]
+    assert synth.schema_["member"]["categories"] == [False, True]
+    assert synth.schema_["income"]["missing"] is True
 
 
 def test_infer_schema_data_leaks_and_error_names_the_columns():

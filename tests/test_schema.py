@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from skdpgen.privacy import PrivacyLeakWarning
-from skdpgen.schema import TableEncoder, numeric_schema, output_dtype
+from skdpgen.schema import TableEncoder, kinds_from_dtypes, numeric_schema, output_dtype
 
 SCHEMA = {
     "age": {"type": "numeric", "bounds": [17, 90], "integer": True},
@@ -152,9 +152,11 @@ def test_integer_rounding_for_arrays():
 
 def test_booleans():
     X = pd.DataFrame({"flag": [True, False, True, True], "x": [0.1, 0.2, 0.3, 0.4]})
-    # a bool dtype fixes the categories: no leak, with or without a schema
+    schema = {"flag": {"type": "categorical", "categories": [False, True]},
+              "x": {"type": "numeric", "bounds": [0, 1]}}
+    # declared [False, True]: no leak, a bool output dtype
     with no_leaks():
-        enc = TableEncoder(bounds=(0, 1)).fit(X)
+        enc = TableEncoder(schema).fit(X)
     assert enc.leaks_ == []
     assert enc.specs_[0] == {"type": "categorical", "categories": [False, True]}
     assert enc.dtypes_[0] == np.dtype(bool)
@@ -163,13 +165,31 @@ def test_booleans():
     back = decode_encoding(enc, Z)
     assert back["flag"].dtype == bool
     assert back["flag"].tolist() == [True, False, True, True]
-    # declared in the schema: the same public dtype
+    # bools written as text are the same values (canonical forms, not Python types)
+    as_text = X.assign(flag=["True", "FALSE", " true", "TRUE"])
+    np.testing.assert_array_equal(enc.transform(as_text), Z)
+    # left out of the schema: the bool dtype is not public, so the kind is read from
+    # the values (a leak), and the column comes out as the declared one does
+    with pytest.warns(PrivacyLeakWarning, match="'flag'"):
+        read = TableEncoder({"x": schema["x"]}).fit(X)
+    assert [leak.column for leak in read.leaks_] == ["flag"]
+    assert read.specs_[0]["type"] == "categorical"
+    assert read.specs_[0]["categories"] == [False, True]
+    assert read.dtypes_ == enc.dtypes_
+    np.testing.assert_array_equal(read.transform(X), Z)
+    # bounds= declares every column the schema leaves out numeric: bools are 0 and 1
     with no_leaks():
-        declared = TableEncoder({"flag": {"type": "categorical", "categories": [False, True]},
-                                 "x": {"type": "numeric", "bounds": [0, 1]}}).fit(X)
-    assert declared.dtypes_ == enc.dtypes_
-    with pytest.raises(ValueError, match="not in the schema"):
-        enc.transform(X.assign(flag=["yes", False, True, True]))
+        numeric = TableEncoder(bounds=(0, 1)).fit(X)
+    assert numeric.leaks_ == []
+    assert [s["type"] for s in numeric.specs_] == ["numeric", "numeric"]
+    assert numeric.dtypes_ == [np.dtype(np.float64)] * 2
+    np.testing.assert_array_equal(numeric.transform(X)[:, 0], [1.0, -1.0, 1.0, 1.0])
+    # a value that is not a bool (or a missing one) is no error: without an "other"
+    # category it is encoded as the first category, False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        odd = enc.transform(X.assign(flag=["yes", "TRUE", None, 2]))
+    np.testing.assert_array_equal(odd[:, 1:], [[1, 0], [0, 1], [1, 0], [1, 0]])
 
 
 def test_ordered_categoricals():
@@ -187,17 +207,25 @@ def test_ordered_categoricals():
     # the schema's order, not the alphabet's: L > M > S
     assert (out["size"] > "S").tolist() == [True, False, True]
     assert out["size"].max() == "L"
-    # an ordered Categorical input keeps its order when the schema is silent on it
+    # the order comes from the schema only: an ordered Categorical input does not make
+    # a column ordered when the schema is silent on it (a dtype is not public)
     ordered_input = X.assign(size=pd.Categorical(X["size"], categories=["S", "M", "L"],
                                                  ordered=True))
     silent = {**schema, "size": {"type": "categorical", "categories": ["S", "M", "L"]}}
     with no_leaks():
-        assert TableEncoder(silent).fit(ordered_input).dtypes_[0].ordered
-        # an explicit "ordered": false wins over the input's dtype
+        assert not TableEncoder(silent).fit(ordered_input).dtypes_[0].ordered
+        np.testing.assert_array_equal(TableEncoder(silent).fit(ordered_input)
+                                      .transform(ordered_input), enc.transform(X))
+        # an explicit "ordered": false is unordered
         unordered = {**schema, "size": {**silent["size"], "ordered": False}}
         assert not TableEncoder(unordered).fit(ordered_input).dtypes_[0].ordered
         # unordered by default
         assert not TableEncoder(silent).fit(X).dtypes_[0].ordered
+        # a user who knows the dtype is public declares its order with kinds_from_dtypes
+        declared = kinds_from_dtypes(ordered_input)["size"]
+        assert declared == {"type": "categorical", "ordered": True}
+        from_dtype = {**silent, "size": {**declared, "categories": ["S", "M", "L"]}}
+        assert TableEncoder(from_dtype).fit(ordered_input).dtypes_[0].ordered
 
 
 def test_output_dtype_is_a_function_of_the_spec():
@@ -278,22 +306,35 @@ def test_neighbouring_tables_give_identical_output_dtypes():
 def test_categorical_input_with_undeclared_categories_is_a_leak():
     X = pd.DataFrame({"c": pd.Categorical(["a", "b", "a"], categories=["a", "b", "z"]),
                       "x": [0.1, 0.2, 0.3]})
-    with pytest.warns(PrivacyLeakWarning, match="Categorical dtype"):
-        enc = TableEncoder(bounds=(0, 1)).fit(X)
+    x_spec = {"x": {"type": "numeric", "bounds": [0, 1]}}
+    with pytest.warns(PrivacyLeakWarning, match="categories of column 'c'"):
+        enc = TableEncoder(x_spec).fit(X)
     assert [(leak.what, leak.column) for leak in enc.leaks_] == [("categories", "c")]
-    assert list(enc.dtypes_[0].categories) == ["a", "b", "z"]
+    # the values read from the rows, not the dtype's list (a dtype is not public)
+    assert list(enc.dtypes_[0].categories) == ["a", "b"]
+    # the same column as plain text: the same spec
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        text = TableEncoder(x_spec).fit(X.astype({"c": object}))
+    assert text.specs_ == enc.specs_
     # on the record even when every warning is filtered
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        quiet = TableEncoder(bounds=(0, 1)).fit(X)
+        quiet = TableEncoder(x_spec).fit(X)
     assert [(leak.what, leak.column) for leak in quiet.leaks_] == [("categories", "c")]
     # declared: no leak, and the schema's list, not the dtype's
     with no_leaks():
-        declared = TableEncoder({"c": {"type": "categorical", "categories": ["z", "b", "a", "q"]}},
-                                bounds=(0, 1)).fit(X)
+        declared = TableEncoder({"c": {"type": "categorical", "categories": ["z", "b", "a", "q"]},
+                                 **x_spec}).fit(X)
     assert declared.leaks_ == []
     assert list(declared.dtypes_[0].categories) == ["z", "b", "a", "q"]
     np.testing.assert_array_equal(declared.transform(X)[:, 1:].argmax(1), [2, 1, 2])
+    # bounds= declares every column the schema leaves out numeric, a Categorical one
+    # too: its text values are then missing (imputed at the centre), no leak
+    with no_leaks():
+        numeric = TableEncoder(bounds=(0, 1)).fit(X)
+    assert numeric.leaks_ == [] and numeric.specs_[0]["type"] == "numeric"
+    np.testing.assert_array_equal(numeric.transform(X)[:, 0], [0.0, 0.0, 0.0])
 
 
 def test_what_is_read_from_the_data_is_recorded():
@@ -301,12 +342,16 @@ def test_what_is_read_from_the_data_is_recorded():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         enc = TableEncoder().fit(X)
-    assert [(leak.what, leak.column) for leak in enc.leaks_] == [
-        ("categories", "name"), ("bounds", "v")]
+    # every column the schema leaves out is read from the rows, the bool one included
+    # (its dtype is not public: its kind is read from its values)
+    assert [leak.column for leak in enc.leaks_] == ["name", "v", "flag"]
+    assert [leak.what for leak in enc.leaks_][:2] == ["categories", "bounds"]
     assert enc.specs_[0]["categories"] == ["x", "y"]
     assert enc.specs_[1]["bounds"] == [2.0, 5.0]  # the exact min and max: a leak
+    assert enc.specs_[2]["categories"] == [False, True]
     with no_leaks():
-        public = TableEncoder({"name": {"type": "categorical", "categories": ["x", "y"]}},
+        public = TableEncoder({"name": {"type": "categorical", "categories": ["x", "y"]},
+                               "flag": {"type": "categorical", "categories": [False, True]}},
                               bounds=(0, 10)).fit(X)
     assert public.leaks_ == []
     assert public.specs_[1]["bounds"] == [0.0, 10.0]
@@ -344,47 +389,84 @@ def test_extreme_bounds():
     np.testing.assert_allclose(enc.transform(pd.DataFrame({"x": [7.5e307]})), [[0.0]], atol=1e-15)
 
 
-@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
-def test_non_finite_values_are_errors(bad):
+@pytest.mark.parametrize("bad, z", [(np.nan, 0.0), (np.inf, 1.0), (-np.inf, -1.0)])
+def test_non_finite_values_are_clipped_or_imputed_not_errors(bad, z):
+    """A record's value never makes the encoding fail: infinity is clipped to the
+    bounds, NaN (without "missing": true) imputed at their centre."""
     X = make_frame(5)
     with no_leaks():
         enc = TableEncoder(SCHEMA).fit(X)
     Xb = X.copy()
     Xb.loc[2, "income"] = bad
-    with pytest.raises(ValueError, match="NaN or infinity"):
-        enc.transform(Xb)
-    with pytest.raises(ValueError):
-        TableEncoder(bounds=(0, 1)).fit(np.array([[0.5], [bad]]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not even a warning that could quote the value
+        Z = enc.transform(Xb)
+    assert np.all(np.isfinite(Z))
+    assert Z[2, 1] == z
+    expected = enc.transform(X)
+    expected[2, 1] = z
+    np.testing.assert_array_equal(Z, expected)
+    # as text (a CSV cell): the same
+    Xs = X.astype({"income": object})
+    Xs.loc[2, "income"] = {0.0: "nan", 1.0: "inf", -1.0: "-inf"}[z]
+    np.testing.assert_array_equal(enc.transform(Xs), Z)
+    # arrays, fitted with bounds=: the same
+    with no_leaks():
+        arr = TableEncoder(bounds=(0, 1)).fit(np.array([[0.5], [bad]]))
+    np.testing.assert_array_equal(arr.transform(np.array([[0.5], [bad]])), [[0.0], [z]])
+    # a missing category (no "missing": true, no "other"): the first category
     Xc = X.astype({"city": object})
     Xc.loc[1, "city"] = None
-    with pytest.raises(ValueError, match="missing values"):
-        enc.transform(Xc)
+    Zc = enc.transform(Xc)
+    np.testing.assert_array_equal(Zc[1, 5:8], [1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(np.delete(Zc, 1, axis=0), np.delete(enc.transform(X), 1, axis=0))
 
 
-def test_unknown_categories_and_wrong_columns_are_errors():
+def test_unknown_values_are_mapped_not_errors():
+    X = make_frame(5).assign(city=["A", "C", "B", "A", "C"], size=["S", "M", "M", "L", "S"])
+    with no_leaks():
+        enc = TableEncoder(SCHEMA).fit(X)
+    Z = enc.transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing quotes the values
+        # a category outside the schema: the first category (no "other" declared)
+        unknown = enc.transform(X.assign(city=["A", "Z", "B", "A", "C"]))
+        np.testing.assert_array_equal(unknown[:, 5:8].argmax(1), [0, 0, 1, 0, 2])
+        xl = enc.transform(X.assign(size=["S", "XL", "M", "L", "S"]))
+        np.testing.assert_array_equal(xl[:, 2:5].argmax(1), [0, 0, 1, 2, 0])
+        # only the unknown value's row changes
+        np.testing.assert_array_equal(np.delete(unknown, 1, axis=0), np.delete(Z, 1, axis=0))
+        # text in a numeric column is missing, here imputed at the centre
+        text = enc.transform(X.assign(income=["a", "b", "c", "d", "e"]))
+        np.testing.assert_array_equal(text[:, 1], 0.0)
+        np.testing.assert_array_equal(np.delete(text, 1, axis=1), np.delete(Z, 1, axis=1))
+        # a text column declared numeric: the same, at fit and transform
+        declared = TableEncoder({**SCHEMA, "city": {"type": "numeric", "bounds": [0, 1]}}).fit(X)
+        assert declared.specs_[3]["type"] == "numeric"
+        np.testing.assert_array_equal(declared.transform(X)[:, 2], 0.0)
+    # a number matches its category whatever its form: "2" and 2.0 are category 2
+    cats = TableEncoder({"n": {"type": "categorical", "categories": [1, 2, 3]}}).fit(
+        pd.DataFrame({"n": [1, 2, 3]}))
+    np.testing.assert_array_equal(
+        cats.transform(pd.DataFrame({"n": ["2", 2.0, " 3 ", "1.0"]})).argmax(1), [1, 1, 2, 0])
+
+
+def test_wrong_columns_and_invalid_schemas_are_errors():
     X = make_frame(5)
     with no_leaks():
         enc = TableEncoder(SCHEMA).fit(X)
-    with pytest.raises(ValueError, match=r"not in the schema: \['Z'\]"):
-        enc.transform(X.assign(city=["A", "Z", "B", "A", "C"]))
-    with pytest.raises(ValueError, match="not in the schema"):
-        enc.transform(X.assign(size=["S", "XL", "M", "L", "S"]))
     with pytest.raises(ValueError, match=r"missing columns \['city'\]"):
         enc.transform(X.drop(columns="city"))
     with pytest.raises(ValueError, match=r"unexpected columns \['zip'\]"):
         enc.transform(X.assign(zip=1))
     # column order of the input does not matter
     np.testing.assert_array_equal(enc.transform(X[X.columns[::-1]]), enc.transform(X))
-    with pytest.raises(ValueError, match="must be numeric"):
-        enc.transform(X.assign(income=["a"] * 5))
-    # the schema may not name absent columns, nor declare a text column numeric
+    # the schema may not name absent columns, nor hold invalid specs
     with pytest.raises(ValueError, match="lacks"):
         TableEncoder({**SCHEMA, "zip": {"type": "numeric", "bounds": [0, 1]}}).fit(X)
-    with pytest.raises(ValueError, match="declared numeric"):
-        TableEncoder({**SCHEMA, "city": {"type": "numeric", "bounds": [0, 1]}}).fit(X)
     with pytest.raises(ValueError, match="unknown type"):
         TableEncoder({**SCHEMA, "city": {"type": "text"}}).fit(X)
-    for cats in ([], ["A", "A", "B"]):
+    for cats in ([], ["A", "A", "B"], [1, "1"]):
         with pytest.raises(ValueError, match="categories"):
             TableEncoder({**SCHEMA, "city": {"type": "categorical", "categories": cats}}).fit(X)
     # arrays: the width must match

@@ -215,12 +215,16 @@ def test_datetimes_are_clipped_to_their_bounds():
     expected = pd.to_datetime(["2020-01-01", "2020-01-01", "2020-07-02", "2021-01-01",
                                "2021-01-01"])
     assert_times_close(back, pd.Series(expected.as_unit("ns"), name="t"))
-    # far outside the nanosecond range (other units), and decoding beyond [-1, 1]
+    # decoding beyond [-1, 1]
+    out = enc.decode(np.array([[-7.0], [3.0]]), [])["t"]
+    assert out.tolist() == [pd.Timestamp("2020-01-01"), pd.Timestamp("2021-01-01")]
+    # far outside the nanosecond range (other units, or text): dates, so clipped to the
+    # bounds like any date outside them (not missing, which would impute the centre)
     far = pd.DataFrame({"t": np.array(["1500-01-01", "2500-01-01"], dtype="M8[s]")})
     assert far["t"].dtype == np.dtype("M8[s]")
     np.testing.assert_array_equal(enc.transform(far)[:, 0], [-1.0, 1.0])
-    out = enc.decode(np.array([[-7.0], [3.0]]), [])["t"]
-    assert out.tolist() == [pd.Timestamp("2020-01-01"), pd.Timestamp("2021-01-01")]
+    far_text = pd.DataFrame({"t": ["1500-01-01", "2500-01-01"]})
+    np.testing.assert_array_equal(enc.transform(far_text)[:, 0], [-1.0, 1.0])
 
 
 def test_datetime_inputs_strings_and_timezones():
@@ -230,20 +234,37 @@ def test_datetime_inputs_strings_and_timezones():
     with no_leaks():
         enc = TableEncoder(schema).fit(strings)
     np.testing.assert_array_equal(enc.transform(strings), enc.transform(parsed))
-    with pytest.raises(ValueError, match=r"'t' is declared datetime but holds values that "
-                                         r"are not dates: \['soon'\]"):
-        enc.transform(pd.DataFrame({"t": ["2020-03-01", "soon", "2020-04-01"]}))
-    # a tz-aware column without "timezone": the dtype's timezone, not a leak
+    # a value that is not a date is no error: missing, imputed at the centre of the bounds
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        soon = enc.transform(pd.DataFrame({"t": ["2020-03-01", "soon", "2020-04-01"]}))
+    dates = enc.transform(pd.DataFrame({"t": pd.to_datetime(["2020-03-01", "2020-04-01"])}))
+    np.testing.assert_array_equal(soon[[0, 2]], dates)
+    assert soon[1, 0] == 0.0
+    # a tz-aware column without "timezone": the timezone comes from the schema only, so
+    # the column is naive, and times with an offset are read as UTC wall times
     aware = parsed.assign(t=parsed["t"].dt.tz_localize("America/New_York"))
     with no_leaks():
         tz_enc = TableEncoder(schema).fit(aware)
     assert tz_enc.leaks_ == []
-    assert tz_enc.dtypes_ == [pd.DatetimeTZDtype("ns", "America/New_York")]
-    # the naive bounds are wall times there, and values are instants
-    assert tz_enc.specs_[0]["bounds"][0] == pd.Timestamp("2020-01-01", tz="America/New_York")
+    assert tz_enc.dtypes_ == [np.dtype("M8[ns]")] == enc.dtypes_
+    assert tz_enc.specs_[0]["bounds"][0] == pd.Timestamp("2020-01-01")
+    utc_wall = aware.assign(t=aware["t"].dt.tz_convert("UTC").dt.tz_localize(None))
+    np.testing.assert_array_equal(tz_enc.transform(aware), enc.transform(utc_wall))
     in_utc = aware.assign(t=aware["t"].dt.tz_convert("UTC"))
-    np.testing.assert_allclose(tz_enc.transform(in_utc), tz_enc.transform(aware), atol=0)
+    np.testing.assert_array_equal(tz_enc.transform(in_utc), tz_enc.transform(aware))
     back = tz_enc.decode(*block_codes(tz_enc, tz_enc.transform(aware)))
+    # (23:59:59 in New York is past the upper bound in UTC: clipped to it)
+    assert_times_close(back["t"], utc_wall["t"].clip(upper=pd.Timestamp("2021-01-01"))
+                       .dt.as_unit("ns"))
+    # the timezone declared: the dtype's, naive bounds are wall times there, values instants
+    ny = {"t": {**schema["t"], "timezone": "America/New_York"}}
+    with no_leaks():
+        ny_enc = TableEncoder(ny).fit(aware)
+    assert ny_enc.dtypes_ == [pd.DatetimeTZDtype("ns", "America/New_York")]
+    assert ny_enc.specs_[0]["bounds"][0] == pd.Timestamp("2020-01-01", tz="America/New_York")
+    np.testing.assert_allclose(ny_enc.transform(in_utc), ny_enc.transform(aware), atol=0)
+    back = ny_enc.decode(*block_codes(ny_enc, ny_enc.transform(aware)))
     assert_times_close(back["t"], aware["t"].dt.as_unit("ns"))
     # a declared timezone: naive values are wall times in it
     declared = {"t": {**schema["t"], "timezone": "Asia/Tokyo"}}
@@ -276,13 +297,16 @@ def test_other_category():
         folded = TableEncoder({"job": schema["job"]}).fit(X[["job"]])
     holed = pd.DataFrame({"job": ["nurse", None, np.nan]})
     assert round_trip(folded, holed)["job"].tolist() == ["nurse", "other", "other"]
-    # without "other" unknown values are errors
+    # without "other", unknown and missing values are the first category (no error)
     strict = TableEncoder({"job": {"type": "categorical",
-                                   "categories": ["clerk", "nurse", "other"]}})
+                                   "categories": ["nurse", "clerk", "other"]}})
     with no_leaks():
         strict.fit(X[["job"]])
-    with pytest.raises(ValueError, match=r"not in the schema: \['pilot', 'baker'\]"):
-        strict.transform(X[["job"]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert round_trip(strict, X[["job"]])["job"].tolist() == [
+            "clerk", "nurse", "nurse", "nurse"]
+        assert round_trip(strict, holed)["job"].tolist() == ["nurse", "nurse", "nurse"]
 
 
 def test_numpy_arrays_with_missing_values():
@@ -297,31 +321,78 @@ def test_numpy_arrays_with_missing_values():
     np.testing.assert_array_equal(back, X)
     out = enc.decode(np.zeros((2, 1)), [np.array([3, 0]), np.array([0, 1])])
     np.testing.assert_array_equal(out, [[5.0, np.nan], [np.nan, 1.0]])
-    # NaN in a column that does not declare "missing"
-    with pytest.raises(ValueError, match="NaN"):
-        TableEncoder({0: {"type": "numeric", "bounds": [0, 10]}}, bounds=(0, 5)).fit(X)
-    with pytest.raises(ValueError, match="NaN"):
-        TableEncoder(bounds=(0, 5)).fit(X)
-    # datetime columns need a DataFrame
-    with pytest.raises(ValueError, match="DataFrame"):
-        TableEncoder({0: {"type": "datetime", "bounds": ["2020", "2021"]}}).fit(X[[0, 2]])
+    # NaN in a column that does not declare "missing": imputed at the centre, no error
+    with no_leaks():
+        imputed = TableEncoder({0: {"type": "numeric", "bounds": [0, 10]}}, bounds=(0, 5)).fit(X)
+    np.testing.assert_allclose(imputed.transform(X), [[-0.8, -0.2], [0.0, 0.2], [-0.2, -0.6]],
+                               rtol=0, atol=1e-15)
+    with no_leaks():
+        both = TableEncoder(bounds=(0, 5)).fit(X)
+    np.testing.assert_allclose(both.transform(X), [[-0.6, -0.2], [0.0, 0.2], [0.6, -0.6]],
+                               rtol=0, atol=1e-15)
+    assert not np.isnan(both.decode(both.transform(X), [])).any()
+
+
+def test_numpy_arrays_with_text_and_dates():
+    """Arrays may hold objects: text categories and dates, read by canonical form."""
+    X = np.array([["2020-03-01", "u", 1.5], ["2020-09-01", "v", "2"]], dtype=object)
+    schema = {0: {"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"]},
+              1: {"type": "categorical", "categories": ["u", "v"]},
+              2: {"type": "numeric", "bounds": [0, 4]}}
+    with no_leaks():
+        enc = TableEncoder(schema).fit(X)
+    Z = enc.transform(X)
+    np.testing.assert_allclose(Z[:, 1], [-0.25, 0.0])
+    np.testing.assert_array_equal(Z[:, 2:], [[1, 0], [0, 1]])
+    # non-numeric categories: an object array
+    back = round_trip(enc, X)
+    assert isinstance(back, np.ndarray) and back.dtype == object
+    assert back[:, 1].tolist() == ["u", "v"]
+    assert [pd.Timestamp(t).round("s") for t in back[:, 0]] == [
+        pd.Timestamp("2020-03-01"), pd.Timestamp("2020-09-01")]
+    # a datetime column beside numeric ones only: decoded all the same
+    num = np.array([[1.0, "2020-03-01"], [4.0, "2020-09-01"]], dtype=object)
+    with no_leaks():
+        mixed = TableEncoder({0: schema[2], 1: schema[0]}).fit(num)
+    out = mixed.decode(np.array([[-1.0, -1.0], [1.0, 1.0]]), [])
+    assert out.shape == (2, 2)
+    assert [pd.Timestamp(t) for t in out[:, 1]] == [pd.Timestamp("2020-01-01"),
+                                                    pd.Timestamp("2021-01-01")]
 
 
 def test_undeclared_datetime_column_is_a_leak_of_bounds_not_of_categories():
     t = pd.to_datetime(["2020-02-01", "2020-03-01", "2020-05-01"]).as_unit("ns")
     X = pd.DataFrame({"t": t, "x": [0.1, 0.2, 0.3]})
+    x_spec = {"x": {"type": "numeric", "bounds": [0, 1]}}
     with pytest.warns(PrivacyLeakWarning, match="datetime column 't'"):
-        enc = TableEncoder(bounds=(0, 1)).fit(X)
+        enc = TableEncoder(x_spec).fit(X)
     assert [(leak.what, leak.column) for leak in enc.leaks_] == [("bounds", "t")]
     assert enc.specs_[0]["type"] == "datetime"
     assert enc.specs_[0]["bounds"] == [t[0], t[-1]]
     assert enc.n_numeric_ == 2 and enc.category_sizes_ == []
     assert enc.dtypes_[0] == np.dtype("M8[ns]")
     assert_times_close(round_trip(enc, X)["t"], X["t"])
-    aware = X.assign(t=X["t"].dt.tz_localize("UTC"))
-    with pytest.warns(PrivacyLeakWarning):
-        tz_enc = TableEncoder(bounds=(0, 1)).fit(aware)
-    assert tz_enc.dtypes_[0] == pd.DatetimeTZDtype("ns", "UTC")
+    # the kind comes from the values, not the dtype: the dates as text are dates too
+    with pytest.warns(PrivacyLeakWarning, match="datetime column 't'"):
+        text = TableEncoder(x_spec).fit(X.assign(t=t.strftime("%Y-%m-%d")))
+    assert text.specs_ == enc.specs_
+    # a tz-aware column: still a leak of bounds, and naive (UTC wall times): the
+    # timezone is the schema's only
+    aware = X.assign(t=X["t"].dt.tz_localize("Europe/Paris"))
+    with pytest.warns(PrivacyLeakWarning, match="datetime column 't'"):
+        tz_enc = TableEncoder(x_spec).fit(aware)
+    assert [(leak.what, leak.column) for leak in tz_enc.leaks_] == [("bounds", "t")]
+    assert tz_enc.dtypes_[0] == np.dtype("M8[ns]")
+    assert tz_enc.specs_[0]["timezone"] is None
+    utc_wall = aware["t"].dt.tz_convert("UTC").dt.tz_localize(None)
+    lo, hi = tz_enc.specs_[0]["bounds"]
+    assert lo <= utc_wall.min() < t[0] and t[-1] > utc_wall.max() and hi >= utc_wall.max()
+    # bounds= declares every column the schema leaves out numeric: dates are then not
+    # numbers, so missing (imputed at the centre), and nothing is read from them
+    with no_leaks():
+        numeric = TableEncoder(bounds=(0, 1)).fit(X)
+    assert numeric.leaks_ == [] and numeric.specs_[0]["type"] == "numeric"
+    np.testing.assert_array_equal(numeric.transform(X)[:, 0], 0.0)
 
 
 # ---------------------------------------------------------------------------
@@ -329,29 +400,40 @@ def test_undeclared_datetime_column_is_a_leak_of_bounds_not_of_categories():
 # ---------------------------------------------------------------------------
 
 
-def test_missing_values_where_the_schema_allows_none_are_errors():
+def test_missing_values_where_the_schema_allows_none_are_imputed():
+    """A missing value where the schema declares none is no error: numeric and
+    datetime columns take the centre of their bounds, categorical ones their first
+    category (no "other" declared)."""
     X = make_frame()
     strict = {key: {k: v for k, v in spec.items() if k != "missing"}
               for key, spec in SCHEMA.items()}
     with no_leaks():
         enc = TableEncoder(strict).fit(X)
-    full = X.drop(index=[1, 4]).astype({"k": np.int64, "b": bool})
-    enc.transform(full)  # no missing value: fine
-    for col, match in (("x", "'x' contains NaN or infinity; declare \"missing\": true"),
-                       ("k", "'k' contains NaN or infinity"),
-                       ("d", "'d' contains missing values \\(NaT\\)"),
-                       ("dz", "'dz' contains missing values \\(NaT\\)"),
-                       ("c", "'c' contains missing values"),
-                       ("b", "'b' contains missing values")):
+    assert enc.indicator_columns_ == [] and enc.category_sizes_ == [3, 2, 2]
+    full = X.drop(index=[1, 4]).astype({"k": np.int64, "b": bool}).reset_index(drop=True)
+    enc.transform(full)  # no missing value
+    # the position of each column in the encoding, and its encoding of a missing value
+    imputed = {"x": (0, [0.0]), "k": (1, [0.0]), "d": (3, [0.0]), "dz": (4, [0.0]),
+               "c": (slice(5, 8), [1.0, 0.0, 0.0]), "b": (slice(8, 10), [1.0, 0.0])}
+    for col, (where, value) in imputed.items():
         holed = full.copy()
-        holed[col] = X[col].drop(index=[0, 4]).to_numpy()
-        with pytest.raises(ValueError, match=match):
-            enc.transform(holed)
-    # infinity is never a missing value
+        holed[col] = X[col].drop(index=[0, 4]).to_numpy()  # row 0 now missing
+        assert holed[col].isna().tolist() == [True, False, False]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            Zh = enc.transform(holed)
+        np.testing.assert_array_equal(np.atleast_1d(Zh[0, where]), value, err_msg=col)
+        # the other rows are encoded as before
+        np.testing.assert_array_equal(Zh[1:], enc.transform(holed.iloc[1:]), err_msg=col)
+        back = enc.decode(*block_codes(enc, Zh))
+        assert not back.isna().any().any(), col
+    # infinity is never a missing value: clipped to the bounds, even with "missing": true
     with no_leaks():
         loose = TableEncoder(SCHEMA).fit(X)
-    with pytest.raises(ValueError, match="'x' contains NaN or infinity"):
-        loose.transform(X.assign(x=[1.0, np.inf, 2.0, 3.0, 4.0]))
+    Zinf = loose.transform(X.assign(x=[1.0, np.inf, 2.0, 3.0, -np.inf]))
+    assert Zinf[1, 0] == 1.0 and Zinf[4, 0] == -1.0
+    x_indicator = loose.n_numeric_ + sum(loose.category_sizes_[:3])
+    np.testing.assert_array_equal(Zinf[:, x_indicator:x_indicator + 2], [[1, 0]] * 5)
 
 
 @pytest.mark.parametrize("spec, match", [
@@ -385,19 +467,28 @@ def test_invalid_specs_name_the_column(spec, match):
         TableEncoder({"t": spec}).fit(X)
 
 
-def test_datetime_columns_with_numbers_are_errors():
+def test_numbers_in_datetime_columns_are_missing():
+    """Numbers and bools are not dates: missing in a datetime column, whatever the
+    column's dtype, and no error."""
     spec = {"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"], "missing": True}
-    with pytest.raises(ValueError, match="'t' is declared datetime but has dtype int64"):
-        TableEncoder({"t": spec}).fit(pd.DataFrame({"t": [1, 2]}))
-    with pytest.raises(ValueError, match="'t' is declared datetime but has dtype bool"):
-        TableEncoder({"t": spec}).fit(pd.DataFrame({"t": [True, False]}))
-    # an empty column read from a CSV file (all NaN, float64) is all missing
-    empty = pd.DataFrame({"t": [np.nan, np.nan]})
+    all_missing = [[0.0, 0.0, 1.0]] * 2
+    for values in ([1, 2], [True, False], [np.nan, np.nan], [1.5, np.nan], ["1", "2.5"]):
+        frame = pd.DataFrame({"t": values})
+        with no_leaks():
+            enc = TableEncoder({"t": spec}).fit(frame)
+        np.testing.assert_array_equal(enc.transform(frame), all_missing, err_msg=str(values))
+        assert enc.decode(*block_codes(enc, enc.transform(frame)))["t"].isna().all()
+    # beside dates, only the numbers are missing
+    mixed = pd.DataFrame({"t": [pd.Timestamp("2021-01-01"), 7, "2020-01-01"]})
     with no_leaks():
-        enc = TableEncoder({"t": spec}).fit(empty)
-    np.testing.assert_array_equal(enc.transform(empty), [[0.0, 0.0, 1.0]] * 2)
-    with pytest.raises(ValueError, match="'t' is declared datetime but holds float64 values"):
-        enc.transform(pd.DataFrame({"t": [1.5, np.nan]}))
+        enc = TableEncoder({"t": spec}).fit(mixed)
+    np.testing.assert_array_equal(enc.transform(mixed),
+                                  [[1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [-1.0, 1.0, 0.0]])
+    # without "missing": true, imputed at the centre
+    no_flag = {k: v for k, v in spec.items() if k != "missing"}
+    with no_leaks():
+        enc = TableEncoder({"t": no_flag}).fit(mixed)
+    np.testing.assert_array_equal(enc.transform(mixed), [[1.0], [0.0], [-1.0]])
 
 
 # ---------------------------------------------------------------------------

@@ -19,7 +19,8 @@ from ._base import (
 )
 from ._fourier import RandomFourierFeatures
 from ._gaussian import gaussian_gram, gaussian_kernel_sum, scale_rows
-from ._hermite import HermiteFeatures, hermite_block, hermite_rho, hermite_terms
+from ._hermite import HermiteFeatures
+from ._hermite_block import hermite_block, hermite_rho, hermite_terms
 from ._histogram import HistogramFeatures
 
 __all__ = [

@@ -18,7 +18,10 @@ positions for NumPy arrays.
 The keys of a column's spec:
 
 ``"type"``
-    ``"numeric"``, ``"datetime"`` or ``"categorical"``.
+    ``"numeric"``, ``"datetime"`` or ``"categorical"``. A spec with a type
+    and no bounds (categories) declares the column's kind only: a private
+    fit estimates the rest (``"bool"`` declares a bool column, categories
+    ``[False, True]``).
 ``"bounds"``
     Numeric and datetime columns: the public ``[lo, hi]``, lo < hi; for
     datetime columns anything :class:`pandas.Timestamp` parses (naive bounds
@@ -26,9 +29,11 @@ The keys of a column's spec:
 ``"integer"`` (numeric, default false)
     Round synthetic values to whole numbers.
 ``"timezone"`` (datetime, default None)
-    The column's timezone (a name such as ``"UTC"`` or ``"Europe/Paris"``).
-    Without it, a tz-aware input column keeps the timezone of its dtype (how
-    the data was loaded, not a value), and a naive one stays naive.
+    The column's timezone (a name such as ``"UTC"`` or ``"Europe/Paris"``):
+    times without an offset are wall times there, times with one are
+    converted. Without it the column is naive: times with an offset are
+    converted to UTC wall time (a tz-aware dtype is a form of the input,
+    not a declaration; :func:`kinds_from_dtypes` declares it).
 ``"categories"`` (categorical)
     The public list of values, distinct, without NaN or None. ``[False,
     True]`` makes a boolean column.
@@ -36,17 +41,21 @@ The keys of a column's spec:
     The categories are ordered (in the list's order).
 ``"other"`` (categorical, default absent)
     One of the categories: values that are not among the categories are
-    mapped to it instead of raising (as privately estimated schemas do,
-    whose rare values are dropped); so are missing values when the column
-    does not declare ``"missing": true``.
+    mapped to it (as privately estimated schemas do, whose rare values are
+    dropped); so are missing values when the column does not declare
+    ``"missing": true``. Without it, such values are mapped to the first
+    category: a record's value never makes a fit fail.
 ``"missing"`` (every type, default false)
-    The column may hold missing values (NaN, None, ``pd.NA``, ``NaT``);
-    without it a missing value is an error.
+    The column may hold missing values (NaN, None, ``pd.NA``, ``NaT``, and
+    text such as ``""`` or ``"NA"``): they are encoded as missing and
+    synthesized at their rate. Without it a missing value is imputed (the
+    centre of the bounds, or the other category) and synthetic values are
+    never missing.
 ``"resolution"`` (datetime, default absent)
     ``"day"``: synthetic values are whole days (midnight, wall time).
 ``"coerce"`` (numeric and datetime, default false)
-    The column holds text (as read from a CSV file): values are parsed as
-    numbers or dates, and those that do not parse count as missing.
+    Accepted for compatibility: every column is now read this way (values
+    that are not numbers, or dates, count as missing).
 ``"levels"`` (numeric with ``"integer": true``, default absent)
     ``true``: encode the column as a one-hot block over the integers in its
     bounds (an exact delta kernel on each value, as for a categorical
@@ -54,9 +63,26 @@ The keys of a column's spec:
     Absent, the encoder's ``max_levels`` decides (:class:`TableEncoder`).
 ``"impute"`` (numeric and datetime, default false)
     Without ``"missing"``: a missing value is encoded as the centre of the
-    bounds instead of raising (privately estimated schemas set it, so that
-    a column estimated to have no missing values cannot make a fit fail on
-    the few it has); synthetic values are then never missing.
+    bounds (privately estimated schemas set it; every column now does so
+    without ``"missing"``); synthetic values are then never missing.
+
+**Values in any form.** The form of the private input is not public: a
+column's dtype (which pandas infers from the values), a value's Python
+type or spelling. Every value is read through its **canonical form**
+(:mod:`skdpgen.schema._canonical`): ``3``, ``3.0``, ``"3"`` and
+``np.int8(3)`` are one number, ``True`` and ``"true"`` one bool,
+``Timestamp("2024-03-01")`` and ``"2024-03-01"`` one date, and ``""``,
+``"NA"``, None and NaN are missing, whatever the column's dtype. A value
+that does not fit its column's spec is clipped, imputed or mapped, never an
+error (:meth:`TableEncoder.transform`); :func:`check_table` counts, for the
+data holder only, what that did.
+
+**Declaring dtypes public.** A column's kind comes from the schema; what
+the schema leaves out is estimated privately, the kind included (from its
+values' canonical forms). When the dtypes are public,
+:func:`kinds_from_dtypes` turns them into type-only specs (``{"type":
+"numeric"}``) to pass in the schema: the kind is then declared and the
+rest still estimated, without the kind's release.
 
 Encoding is a fixed function of the schema (see :class:`TableEncoder` for
 the layout): numeric and datetime columns are clipped to their bounds and
@@ -65,14 +91,17 @@ categorical columns become one-hot blocks, with one more slot for a missing
 value; a numeric or datetime column that may be missing gets a 2-way
 ``[present, missing]`` indicator block. Decoding is one too, dtypes
 included (:func:`output_dtype`). Nothing about either depends on the rows,
-except for the columns the schema leaves out, whose bounds or categories are
-then read from the data with a :class:`~skdpgen.privacy.PrivacyLeakWarning`
-and recorded as leaks (:func:`skdpgen.privacy.record_leak`).
+except for the columns the schema leaves out, whose kind and bounds or
+categories a standalone encoder then reads from the data with a
+:class:`~skdpgen.privacy.PrivacyLeakWarning` and records as leaks
+(:func:`skdpgen.privacy.record_leak`); private fits estimate them instead
+(:mod:`skdpgen.private_schema`).
 """
 
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+from ._diagnostics import check_table
 from ._dtypes import kinds_from_dtypes
 from ._table import (
     TableEncoder,
@@ -87,6 +116,7 @@ from ._table import (
 __all__ = [
     "TableEncoder",
     "as_frame",
+    "check_table",
     "encodes_as_levels",
     "is_categorical_dtype",
     "kinds_from_dtypes",

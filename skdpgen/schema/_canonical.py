@@ -66,6 +66,7 @@ __all__ = [
     "canonical_keys",
     "key_order",
     "sort_keys",
+    "labels_series",
     "table_frame",
 ]
 
@@ -74,6 +75,7 @@ NUMBER, BOOL, DATE, TEXT, MISSING = 0, 1, 2, 3, 4
 FORMS = ("number", "bool", "date", "text", "missing")
 
 _NAT = np.iinfo(np.int64).min
+_NS_MIN, _NS_MAX = pd.Timestamp.min.value, pd.Timestamp.max.value
 
 #: Text read as missing: pandas' default ``na_values`` (``read_csv``).
 NA_TEXT = frozenset({
@@ -331,9 +333,14 @@ def _put_date(i, value, form, date, aware, text):
     try:
         if ts.tz is not None:
             ts, aware[i] = ts.tz_convert("UTC").tz_localize(None), True
-        date[i] = ts.as_unit("ns").value
+        try:
+            date[i] = ts.as_unit("ns").value
+        except (pd.errors.OutOfBoundsDatetime, OverflowError):
+            # a date outside 1677-2262 is still a date: its nanoseconds clamp to
+            # the representable range (any column's bounds lie inside it)
+            date[i] = _NS_MIN if ts < pd.Timestamp(0) else _NS_MAX
         form[i] = DATE
-    except (pd.errors.OutOfBoundsDatetime, OverflowError, ValueError):
+    except (OverflowError, ValueError):
         aware[i] = False
         form[i], text[i] = TEXT, str(value).strip()
 
@@ -431,3 +438,13 @@ def table_frame(X):
             raise ValueError(f"X must be a 2-D table of rows: {exc}") from None
     arr = check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=1)
     return pd.DataFrame(arr)
+
+
+def labels_series(y):
+    """Labels as a pandas Series (any form), or None."""
+    if y is None:
+        return None
+    if isinstance(y, pd.Series):
+        return y.reset_index(drop=True)
+    arr = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
+    return pd.Series(arr.reshape(-1))

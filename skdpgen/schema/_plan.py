@@ -15,7 +15,6 @@ passes the noisy vector to the post-processing of
 
 import copy
 import math
-from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -28,31 +27,12 @@ from ..privacy import (
     leak_ledger,
     record_leak,
 )
-from ._canonical import MISSING, canonical, canonical_keys, key_order, table_frame
-from ._ranges import (
-    _FIRST_YEAR,
-    _N_YEARS,
-    CLASS_SHARE,
-    FINE_BINS,
-    OTHER_STDS,
-    _finish_bounds,
-    _fine_positions,
-    _flags,
-    _integer_bins,
-    _numeric_grid,
-    _numeric_positions,
-    _numeric_range,
-    _occupied_range,
-    _other_label,
-    _refined_range,
-    _warn_guess,
-    _warn_other,
-    _warn_outside,
-    _year_label,
-    flag_stds,
-    kind_from_forms,
-    year_positions,
-)
+from ._canonical import canonical, table_frame
+from ._canonical import labels_series as _labels
+from ._categorical import key_counts, map_unlisted, public_keys, sorted_tags
+from ._kind import EstimateContext
+from ._ranges import CLASS_SHARE, OTHER_STDS, _other_label, _warn_other, flag_stds
+from ._text import KINDS as _KIND
 
 __all__ = [
     "RELEASE_ORDER",
@@ -81,20 +61,13 @@ SELECTIONS = (VALUES, CATEGORIES, CLASSES)
 #: Replace-one L2 sensitivity of each release as reported (see SchemaPlan.estimate).
 SENSITIVITY = {
     KINDS: math.sqrt(2.0),
-    VALUES: math.sqrt(2.0),  # every structure scaled to sqrt(2) (STRUCTURE_SENSITIVITY)
+    VALUES: math.sqrt(2.0),  # every kind's statistic scaled to sqrt(2)
     NUMERIC: math.sqrt(5.0),
     NUMERIC_FLAGS: math.sqrt(2.0),
     DATETIME: math.sqrt(3.0),
     MISSING_COUNT: 1.0,
     CATEGORIES: math.sqrt(2.0),  # fixed by GaussianAccountant.select
     CLASSES: math.sqrt(2.0),
-}
-#: Sensitivity of each statistic a column's values release can take, by its kind.
-STRUCTURE_SENSITIVITY = {
-    "numeric": SENSITIVITY[NUMERIC],
-    "datetime": SENSITIVITY[DATETIME],
-    "bool": SENSITIVITY[MISSING_COUNT],
-    "categorical": SENSITIVITY[CATEGORIES],
 }
 #: Budget weight of a column's kind release relative to its values release: the
 #: kind tests need less precision than a histogram (a noise multiplier √2 larger).
@@ -149,16 +122,6 @@ def sensitivity_table():
 _as_frame = table_frame
 
 
-def _labels(y):
-    """Labels as a pandas Series (any form), or None."""
-    if y is None:
-        return None
-    if isinstance(y, pd.Series):
-        return y.reset_index(drop=True)
-    arr = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
-    return pd.Series(arr.reshape(-1))
-
-
 def _declared_kind(spec):
     """The kind a partial spec declares, or None when the spec is complete."""
     kind = spec.get("type")
@@ -173,110 +136,12 @@ def _declared_kind(spec):
     return None
 
 
-def map_unlisted(values, listed, other):
-    """Map every value not in ``listed`` (missing ones included) to ``other``.
-
-    What an estimated categorical column (its spec's ``"other"``) or
-    estimated class list (:attr:`SchemaPlan.class_other_`) asks of the
-    rows: rare values that did not survive the partition selection become
-    the public other category. Values are compared by their canonical keys
-    (:mod:`skdpgen.schema._canonical`: ``3``, ``3.0`` and ``"3"`` are one
-    value), so the result is a function of each value and of public lists
-    only, whatever form the values take. A Dask array or Series is mapped
-    lazily, block by block.
-
-    Parameters
-    ----------
-    values : array-like, Dask array or Dask Series of shape (n,)
-    listed : sequence
-        The public categories or classes.
-    other : object
-        Their other label (a member of ``listed``).
-
-    Returns
-    -------
-    mapped : ndarray of shape (n,), or a Dask collection for Dask input
-        The listed value (as listed) of each value, or ``other``.
-
-    Examples
-    --------
-    >>> from skdpgen.private_schema import map_unlisted
-    >>> map_unlisted(["a", "b", "zz", None, 2.0], ["a", "b", 2, "other"], "other").tolist()
-    ['a', 'b', 'other', 'other', 2]
-    """
-    listed = list(listed)
-    _, tags = canonical_keys(listed)
-    lookup = {t: i for i, t in enumerate(tags)}
-    fallback = listed.index(other)
-
-    def mapped(block):
-        index = [lookup.get(t, fallback) for t in canonical(_labels(block)).tags()]
-        out = np.empty(len(index), dtype=object)
-        out[:] = [listed[i] for i in index]
-        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in listed):
-            return out.astype(np.int64)
-        return out
-
-    if is_dask_collection(values):
-        if hasattr(values, "map_partitions"):
-            return values.map_partitions(lambda p: pd.Series(mapped(p), index=p.index),
-                                         meta=(values.name, object))
-        return values.map_blocks(mapped, dtype=object)
-    return mapped(values)
-
-
-# ---------------------------------------------------------------------------
-# exact statistics (the only functions that read rows)
-# ---------------------------------------------------------------------------
-
-
 def _canon(frame, key, cache):
     if cache is None:
         return canonical(frame[key])
     if key not in cache:
         cache[key] = canonical(frame[key])
     return cache[key]
-
-
-def _wall_ns(canon, timezone):
-    """Wall times (int64 ns) of a column's dates on its clock (NaT elsewhere)."""
-    if timezone is None:
-        return canon.datetimes(None)
-    utc = canon.datetimes(timezone)
-    idx = pd.DatetimeIndex(utc.view("M8[ns]")).tz_localize("UTC").tz_convert(timezone)
-    return idx.tz_localize(None).asi8
-
-
-def _numeric_statistic(x, histogram):
-    """``[histogram, fine histogram, non-integer count, missing count]`` (or the
-    two counts alone) of a column's numbers ``x`` (NaN: missing or not a number)."""
-    na = np.isnan(x)
-    present = x[~na]
-    nonint = float(np.sum(~(np.isfinite(present) & (present == np.round(present)))))
-    if not histogram:
-        return np.array([nonint, na.sum()], dtype=np.float64)
-    lower, _, _, _ = _numeric_grid()
-    coarse = _numeric_positions(present)
-    hist = np.bincount(coarse, minlength=lower.size)
-    fine = np.bincount(_fine_positions(present, coarse), minlength=lower.size * FINE_BINS)
-    return np.concatenate([hist, fine, [nonint, na.sum()]]).astype(np.float64)
-
-
-def _datetime_statistic(wall):
-    """``[yearly histogram, count not at midnight, missing count]`` of wall times."""
-    nat = wall == np.iinfo(np.int64).min
-    present = wall[~nat]
-    day = 86_400 * 10**9
-    not_midnight = float(np.sum(present % day != 0))
-    hist = np.bincount(year_positions(present), minlength=_N_YEARS)
-    return np.concatenate([hist, [not_midnight, nat.sum()]]).astype(np.float64)
-
-
-def _key_counts(canon):
-    """Counter of the present values' tags, and the number of missing values."""
-    tags = canon.tags()
-    counts = Counter(t for t in tags if t is not None)
-    return {"keys": counts, "missing": int(np.sum(canon.form == MISSING))}
 
 
 # ---------------------------------------------------------------------------
@@ -578,31 +443,32 @@ class SchemaPlan:
                 raise ValueError(f"y has {len(y)} labels for {len(frame)} rows.")
         return frame, y
 
+    def _context(self, key, accountant=None, release=""):
+        """What the kind of column ``key`` may use besides its rows (see
+        :class:`~skdpgen.schema._kind.EstimateContext`)."""
+        partial = self.schema.get(key) or {}
+        bounds = self.bounds
+        if partial.get("type") == "numeric" and partial.get("bounds") is not None and (
+                None not in list(partial["bounds"])):
+            bounds = partial["bounds"]
+        return EstimateContext(partial=partial, bounds=bounds,
+                               flag_stds=getattr(self, "_flag_stds", 4.0),
+                               accountant=accountant, release=release, noisy=self.noisy_)
+
     def _first_pass(self, frame, y, cache):
         """The row count, the form counts of columns of unknown kind, the labels' keys."""
         out = {"n": len(frame)}
         for key, kind in self.estimated.items():
             if kind == "text":
-                out[("forms", key)] = _canon(frame, key, cache).counts()
+                out[("forms", key)] = _KIND["text"].statistic(_canon(frame, key, cache), None)
         if self.estimate_classes:
-            out["classes"] = _key_counts(canonical(y))
+            out["classes"] = key_counts(canonical(y))
         return out
 
     def _value_pass(self, kinds):
         def statistics(frame, y, cache):
-            out = {}
-            for key, kind in kinds.items():
-                canon = _canon(frame, key, cache)
-                if kind == "numeric":
-                    histogram = self._numeric_release(key) == NUMERIC
-                    out[key] = _numeric_statistic(canon.numbers(), histogram)
-                elif kind == "datetime":
-                    out[key] = _datetime_statistic(_wall_ns(canon, self.timezones.get(key)))
-                elif kind == "bool":
-                    out[key] = np.array([float(np.sum(canon.form == MISSING))])
-                else:
-                    out[key] = _key_counts(canon)
-            return out
+            return {key: kind.statistic(_canon(frame, key, cache), self._context(key))
+                    for key, kind in kinds.items()}
         return statistics
 
     def estimate(self, X, y, accountant):
@@ -641,48 +507,23 @@ class SchemaPlan:
 
         **Sensitivities** (replace-one: one record is replaced by any other,
         ``n`` stays the same and is public). Each record adds a 0/1 vector
-        ``c(x)`` to the released statistic, so ``Δ = max ‖c(x) − c(x')‖₂``.
+        ``c(x)`` to the released statistic, so ``Δ = max ‖c(x) − c(x')‖₂``;
+        each kind derives its own in the Notes of its ``statistic``
+        (:mod:`skdpgen.schema._numeric`, ``_datetime``, ``_bool``,
+        ``_categorical``, ``_text``), and the labels' is that of the
+        categories (a missing label is no key: changing it moves one count).
 
         * ``schema: kinds``, ``[numbers, bools, dates, text, missing]``:
-          every record is in exactly one of the five cells (its canonical
-          form), so a replacement moves one count: ``Δ = √2``. A column's
-          kind is then decided from these noisy counts
-          (:func:`skdpgen.schema._ranges.kind_from_forms`).
-        * ``schema: numeric``, ``[histogram, fine histogram, non-integer
-          count, missing count]``: a present integer value sets one bin and
-          one sub-bin (inside that bin); a present non-integer value one
-          bin, one sub-bin and the non-integer count; a missing value (or
-          one that is not a number) the missing count only. The farthest
-          two records are a non-integer value and an integer value in
-          another bin (two bins, two sub-bins and the non-integer count
-          change by 1: ``√5``); a non-integer value against a missing one
-          changes four counts (``2``): ``Δ = √5``, attained.
-        * ``schema: numeric flags``, ``[non-integer count, missing count]``:
-          a non-integer value against a missing one changes both:
-          ``Δ = √2``.
-        * ``schema: datetime``, ``[yearly histogram, count of values that
-          are not at midnight, missing count]``: two present values move one
-          count between two bins and may differ in time of day; a present
-          value not at midnight against a missing one changes its bin and
-          both counts: ``Δ = √3``.
-        * ``schema: missing`` (bool columns), ``[missing count]``: ``Δ = 1``.
-        * ``schema: categories`` and ``schema: classes``: counts of the
-          keys present. Replacing a record moves one count from its key to
-          the new record's key, ``Δ = √2`` on the keys present in both
-          tables; a key present in one table only is held by the changed
-          record alone and survives the threshold with probability
-          ``δ_each`` (see :meth:`skdpgen.privacy.GaussianAccountant.select`).
-          A missing label is no key, so changing it moves one count: at
-          most ``√2`` as well.
+          ``Δ = √2`` (:meth:`skdpgen.schema._text.TextKind.statistic`).
         * ``schema: values``: the statistic of the kind just estimated from
-          the column's ``schema: kinds`` release — the numeric statistic
-          (``√5``), the datetime one (``√3``), the bool one (``1``) or the
-          partition selection of its keys (``√2``) — multiplied by
-          ``√2/Δ_kind`` before the noise, so that every values release has
-          sensitivity ``√2`` and the same noise, whatever the kind (the
-          noisy vector is multiplied back by ``Δ_kind/√2``: post-processing).
-          The report therefore lists the same releases for every table,
-          and each values release reserves a selection threshold's ``δ``.
+          the column's ``schema: kinds`` release — numeric (``√5``),
+          datetime (``√3``), bool (``1``) or the partition selection of its
+          keys (``√2``) — multiplied by ``√2/Δ_kind`` before the noise, so
+          that every values release has sensitivity ``√2`` and the same
+          noise, whatever the kind (the noisy vector is multiplied back by
+          ``Δ_kind/√2``: post-processing). The report therefore lists the
+          same releases for every table, and each values release reserves
+          a selection threshold's ``δ``.
 
         The releases of different columns (and of the labels) are separate
         Gaussian mechanisms on the same records, composed exactly by the
@@ -703,31 +544,27 @@ class SchemaPlan:
         n = int(first["n"])
         self._flag_stds = flag_stds(len(self.estimated))
         kinds = {}
-        for key, kind in self.estimated.items():
-            if kind == "text":
-                noisy = accountant.add_noise(KINDS, first[("forms", key)],
-                                             sensitivity=SENSITIVITY[KINDS])
-                self.noisy_[(key, "kinds")] = noisy
-                kind = kind_from_forms(noisy, self._sigma(accountant, KINDS) * SENSITIVITY[KINDS])
-            kinds[key] = kind
-        self.kinds_ = dict(kinds)
+        for key, planned in self.estimated.items():
+            if planned == "text":  # the kind, privately, from the noisy form counts
+                context = self._context(key, accountant, KINDS)
+                kinds[key] = _KIND["text"].privatize(key, first[("forms", key)], n, context)
+            else:
+                kinds[key] = _KIND[planned]
+        self.kinds_ = {key: kind.name for key, kind in kinds.items()}
         values = self._sums(X, None, self._value_pass(kinds), cache)
         schema = {}
         for key in self.columns:
             if key not in self.estimated:
                 schema[key] = copy.deepcopy(self.schema[key])
                 continue
-            name = VALUES if self.estimated[key] == "text" else None
             kind = kinds[key]
-            if kind == "numeric":
-                schema[key] = self._estimate_numeric(key, values[key], n, accountant, name)
-            elif kind == "datetime":
-                schema[key] = self._estimate_datetime(key, values[key], n, accountant, name)
-            elif kind == "bool":
-                schema[key] = self._estimate_bool(key, values[key], n, accountant, name)
+            if self.estimated[key] == "text":  # one release, whatever the kind
+                context = self._context(key, accountant, VALUES)
+                context.scaled_sensitivity = SENSITIVITY[VALUES]
             else:
-                schema[key] = self._estimate_categorical(key, values[key], n, accountant,
-                                                         name or CATEGORIES)
+                context = self._context(key, accountant)
+                context.release = kind.own_release(context)[0]
+            schema[key] = kind.privatize(key, values[key], n, context)
         classes = self.classes
         if self.estimate_classes:
             classes = self._estimate_classes(first["classes"], n, accountant)
@@ -736,115 +573,14 @@ class SchemaPlan:
     def _user_schema(self):
         return {key: copy.deepcopy(self.schema[key]) for key in self.columns}
 
-    def _sigma(self, accountant, name):
-        return accountant.noise_multipliers[name]
-
-    def _release(self, accountant, name, structure, value):
-        """The noisy ``value`` of a column's release, and its noise standard deviation.
-
-        ``name`` is VALUES for a column whose kind was estimated: the
-        statistic is scaled to sensitivity √2 before the noise and back
-        after it (see :meth:`estimate`); otherwise the kind's own release.
-        """
-        delta = STRUCTURE_SENSITIVITY[structure] if structure in STRUCTURE_SENSITIVITY else (
-            SENSITIVITY[NUMERIC_FLAGS])
-        if name == VALUES:
-            scale = SENSITIVITY[VALUES] / delta
-            noisy = accountant.add_noise(VALUES, value * scale, sensitivity=SENSITIVITY[VALUES])
-            return noisy / scale, self._sigma(accountant, VALUES) * delta
-        noisy = accountant.add_noise(name, value, sensitivity=SENSITIVITY[name])
-        return noisy, self._sigma(accountant, name) * SENSITIVITY[name]
-
-    def _estimate_numeric(self, key, value, n, accountant, name=None):
-        own = self._numeric_release(key)
-        structure = "numeric" if own == NUMERIC else "numeric flags"
-        noisy, s = self._release(accountant, name or own, structure, value)
-        self.noisy_[key] = noisy
-        integer, missing = _flags(noisy[-2], noisy[-1], n, s, self._flag_stds)
-        if own == NUMERIC:
-            lower, _, _, _ = _numeric_grid()
-            found = _numeric_range(noisy[:lower.size], s, integer, guess=False)
-            first, last = found or _numeric_range(noisy[:lower.size], s, integer)
-            lo, hi = _refined_range(noisy[lower.size:-2], noisy[:lower.size], first, last, s,
-                                    integer)
-            bounds = _finish_bounds(lo, hi, integer)
-            if found is None:
-                _warn_guess(key, f"its bounds {bounds}", n, s)
-            else:
-                bins = _integer_bins() if integer else np.arange(lower.size)
-                bins = bins[(bins >= first) & (bins <= last)]
-                _warn_outside(key, bounds, noisy[bins], noisy[-1], n, s)
-        else:
-            spec = self.schema.get(key) or {}
-            bounds = [float(b) for b in (spec.get("bounds") or self.bounds)]
-        return {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
-                "impute": not missing}
-
-    def _estimate_datetime(self, key, value, n, accountant, name=None):
-        noisy, s = self._release(accountant, name or DATETIME, "datetime", value)
-        self.noisy_[key] = noisy
-        # whole days decided like the integer flag of numeric columns
-        days, missing = _flags(noisy[-2], noisy[-1], n, s, self._flag_stds)
-        decades = [np.arange(_N_YEARS) // 10]
-        found = _occupied_range(noisy[:-2], decades, s, guess=False)
-        first, last = found or _occupied_range(noisy[:-2], decades, s)
-        spec = {"type": "datetime", "bounds": [_year_label(first), _year_label(last + 1)],
-                "missing": missing, "timezone": self.timezones.get(key), "impute": not missing}
-        if found is None:
-            _warn_guess(key, f"its bounds {spec['bounds']}", n, s)
-        else:
-            _warn_outside(key, spec["bounds"], noisy[first:last + 1], noisy[-1], n, s)
-        if days:
-            spec["resolution"] = "day"
-        return spec
-
-    def _estimate_bool(self, key, value, n, accountant, name=None):
-        noisy, s = self._release(accountant, name or MISSING_COUNT, "bool", value)
-        self.noisy_[key] = noisy
-        _, missing = _flags(None, noisy[-1], n, s, self._flag_stds)
-        # values that are no bools, and missing ones without the flag, map to False
-        return {"type": "categorical", "categories": [False, True], "ordered": False,
-                "missing": missing, "other": False}
-
-    def _select(self, name, tags, counts, accountant):
-        """Kept keys (in candidate order) and their noisy counts; the rest is not released."""
-        keep, noisy = accountant.select(name, np.asarray(counts, dtype=np.float64))
-        keep = np.asarray(keep, dtype=bool)
-        kept = [t for t, k in zip(tags, keep) if k]
-        return kept, np.asarray(noisy)[keep]
-
-    def _estimate_categorical(self, key, stats, n, accountant, name=CATEGORIES):
-        tags = sorted(stats["keys"], key=lambda t: key_order(t[1]))
-        counts = [float(stats["keys"][t]) for t in tags]
-        if stats["missing"]:
-            tags.append(None)
-            counts.append(float(stats["missing"]))
-        kept, kept_noisy = self._select(name, tags, counts, accountant)
-        self.noisy_[key] = kept_noisy
-        s = self._sigma(accountant, name) * SENSITIVITY[CATEGORIES]
-        missing = None in kept
-        categories = _public_keys([t for t in kept if t is not None])
-        residual = n - float(kept_noisy.sum())
-        need_other = not categories or residual > OTHER_STDS * s * math.sqrt(len(kept))
-        if need_other:
-            other = _other_label(categories, numeric=False)
-            _warn_other(f"Column {key!r}", categories, other, residual, n)
-            categories = categories + [other]
-        else:
-            # the kept value with the largest noisy count (the missing key excluded)
-            values_noisy = [c for t, c in zip(kept, kept_noisy) if t is not None]
-            other = categories[int(np.argmax(values_noisy))]
-        return {"type": "categorical", "categories": categories,
-                "ordered": bool(self.ordered.get(key, False)), "missing": missing,
-                "other": other}
-
     def _estimate_classes(self, stats, n, accountant):
-        tags = sorted(stats["keys"], key=lambda t: key_order(t[1]))
-        kept, kept_noisy = self._select(CLASSES, tags, [stats["keys"][t] for t in tags],
-                                        accountant)
-        self.noisy_["classes"] = kept_noisy
-        s = self._sigma(accountant, CLASSES) * SENSITIVITY[CLASSES]
-        labels = _public_keys(kept)
+        tags = sorted_tags(stats["keys"])
+        context = self._context(None, accountant, CLASSES)
+        keep, noisy, s = context.select([stats["keys"][t] for t in tags])
+        kept = [t for t, k in zip(tags, keep) if k]
+        kept_noisy = noisy[keep]
+        self.noisy_["classes"] = kept_noisy  # only what was released
+        labels = public_keys(kept)
         residual = n - float(np.sum(kept_noisy))  # missing labels count here
         if not labels or residual > OTHER_STDS * s * math.sqrt(len(kept)):
             numeric = bool(labels) and all(t[0] == 1 for t in kept)
@@ -892,26 +628,10 @@ class SchemaPlan:
                 schema[key] = copy.deepcopy(self.schema[key])
                 continue
             canon = canonical(frame[key])
-            kind = self.estimated[key]
-            if kind == "text":
-                kind = kind_from_forms(canon.counts(), 0.0)
-            missing = bool(np.any(canon.form == MISSING))
-            if kind == "numeric":
-                schema[key] = self._read_numeric(key, canon, missing)
-            elif kind == "datetime":
-                schema[key] = self._read_datetime(key, canon, missing)
-            elif kind == "bool":
-                record_leak(
-                    "missing",
-                    f"Whether bool column {key!r} has missing values was read from the private "
-                    "data and is released with the model without privacy. Declare the column "
-                    "in the schema to avoid this.",
-                    column=key,
-                )
-                schema[key] = {"type": "categorical", "categories": [False, True],
-                               "ordered": False, "missing": missing, "other": False}
-            else:
-                schema[key] = self._read_categorical(key, canon, missing)
+            kind = _KIND[self.estimated[key]]
+            if kind.name == "text":
+                kind = kind.read(key, canon, None)
+            schema[key] = kind.read(key, canon, self._context(key))
         classes = self.classes
         if self.estimate_classes:
             record_leak(
@@ -920,8 +640,8 @@ class SchemaPlan:
                 "without privacy. Pass classes=[...] (the public list of possible "
                 "labels) to avoid this.",
             )
-            stats = _key_counts(canonical(y))
-            classes = _public_keys(sorted(stats["keys"], key=lambda t: key_order(t[1])))
+            stats = key_counts(canonical(y))
+            classes = public_keys(sorted_tags(stats["keys"]))
             if not classes or stats["missing"]:
                 self.class_other_ = _other_label(classes, numeric=bool(classes) and all(
                     isinstance(c, (int, float)) and not isinstance(c, bool) for c in classes))
@@ -930,80 +650,9 @@ class SchemaPlan:
                 self.class_other_ = classes[0]
         return schema, classes
 
-    def _read_numeric(self, key, canon, missing):
-        x = canon.numbers()
-        finite = x[np.isfinite(x)]
-        integer = bool(finite.size) and bool(np.all(finite == np.round(finite)))
-        spec = self.schema.get(key) or {}
-        public = spec.get("bounds") if _declared_kind(spec) is None else None
-        if public is None and self.bounds is not None:
-            public = self.bounds
-        if public is not None:
-            record_leak(
-                "integer",
-                f"The integer and missing flags of numeric column {key!r} were read from the "
-                "private data and are released with the model without privacy. Declare the "
-                "column in the schema to avoid this.",
-                column=key,
-            )
-            bounds = [float(b) for b in public]
-        else:
-            record_leak(
-                "bounds",
-                f"The bounds of numeric column {key!r} were read from the private data (its "
-                "exact minimum and maximum, with its integer and missing flags) and are "
-                "released with the model without privacy. Pass public bounds in the schema, "
-                "or bounds=(lo, hi), to avoid this.",
-                column=key,
-            )
-            lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-            bounds = _finish_bounds(lo, hi, False)
-        return {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
-                "impute": not missing}
-
-    def _read_datetime(self, key, canon, missing):
-        record_leak(
-            "bounds",
-            f"The bounds of datetime column {key!r} were read from the private data (its "
-            "first and last day, with its missing flag) and are released with the model "
-            "without privacy. Declare them in the schema to avoid this.",
-            column=key,
-        )
-        wall = _wall_ns(canon, self.timezones.get(key))
-        wall = wall[wall != np.iinfo(np.int64).min]
-        if wall.size == 0:
-            bounds = [_year_label(0), _year_label(_N_YEARS)]
-        else:
-            lo = pd.Timestamp(int(wall.min())).floor("D")
-            hi = max(pd.Timestamp(int(wall.max())).ceil("D"), lo + pd.Timedelta(days=1))
-            bounds = [lo.strftime("%Y-%m-%d"), hi.strftime("%Y-%m-%d")]
-        return {"type": "datetime", "bounds": bounds, "missing": missing,
-                "timezone": self.timezones.get(key), "impute": not missing}
-
-    def _read_categorical(self, key, canon, missing):
-        stats = _key_counts(canon)
-        cats = _public_keys(sorted(stats["keys"], key=lambda t: key_order(t[1])))
-        record_leak(
-            "categories",
-            f"The categories of column {key!r} were read from the private data "
-            f"({len(cats)} values) and are released with the model without privacy. "
-            "Declare them in the schema to avoid this.", column=key)
-        return {"type": "categorical", "categories": cats or ["other"],
-                "ordered": bool(self.ordered.get(key, False)), "missing": missing}
-
     def __repr__(self):
         return (f"SchemaPlan(columns={len(self.columns)}, estimated={list(self.estimated)}, "
                 f"estimate_classes={self.estimate_classes})")
-
-
-def _public_keys(tags):
-    """The public values of kept tags, in order: their keys, with bools written
-    ``"True"``/``"False"`` when numbers are among them (``True == 1`` in Python,
-    so a list holding both would not be a list of distinct values)."""
-    keys = [t[1] for t in tags]
-    if any(t[0] == 0 for t in tags) and any(t[0] == 1 for t in tags):
-        keys = [str(k) if isinstance(k, bool) else k for k in keys]
-    return keys
 
 
 def _check_bounds(bounds):

@@ -17,7 +17,6 @@ import math
 import warnings
 
 import numpy as np
-import pandas as pd
 from scipy.special import ndtri
 
 from ..privacy import _outside_stacklevel
@@ -280,7 +279,8 @@ class SchemaEstimateWarning(UserWarning):
     >>> X = pd.DataFrame({"x": np.random.default_rng(0).normal(size=100)})
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     schema, _, _ = estimate_schema(X, epsilon=0.1)
+    ...     schema, _, _ = estimate_schema(X, schema={"x": {"type": "numeric"}},
+    ...                                    epsilon=0.1)
     >>> any(issubclass(w.category, SchemaEstimateWarning) for w in caught)
     True
     """

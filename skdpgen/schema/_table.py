@@ -1,33 +1,28 @@
-"""The table encoder: validated column specs, encoding and decoding (see :mod:`skdpgen.schema`)."""
-
+"""The table encoder: per-column codecs composed (see :mod:`skdpgen.schema`)."""
 
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-import warnings
-from datetime import tzinfo
-
 import numpy as np
 import pandas as pd
 
-from .._dask import is_dask_collection, meta
-from ..privacy import leak_ledger, record_leak
+from .._dask import is_dask_collection
+from ..privacy import leak_ledger
 from ..utils import check_generator
-from ._canonical import MISSING, canonical, canonical_keys, table_frame
+from ._canonical import canonical, table_frame
+from ._kind import EstimateContext
+from ._text import KINDS, kind_of_spec
 
 __all__ = [
     "TableEncoder",
     "as_frame",
+    "check_spec",
     "encodes_as_levels",
     "is_categorical_dtype",
     "numeric_schema",
     "output_dtype",
     "paired_frames",
 ]
-
-# What a Dask DataFrame's categorical column declares when its categories are unknown.
-_UNKNOWN = "__UNKNOWN_CATEGORIES__"
-
 
 def numeric_schema(columns, bounds, *, integer=False):
     """Schema giving the same public bounds to every column.
@@ -99,18 +94,6 @@ def paired_frames(first, second, names=("X_real", "X_synthetic")):
     return a, b.set_axis(a.columns, axis=1)
 
 
-def _n_levels(lo, hi):
-    """How many integers lie in ``[lo, hi]``."""
-    return max(int(np.floor(hi)) - int(np.ceil(lo)) + 1, 0)
-
-
-def _one_hot_rows(codes, width):
-    """One row of ``width`` with a single 1 at each code."""
-    block = np.zeros((len(codes), width))
-    block[np.arange(len(codes)), codes] = 1.0
-    return block
-
-
 def encodes_as_levels(spec, max_levels):
     """Whether a resolved numeric spec is encoded as a one-hot block of its integers.
 
@@ -136,186 +119,46 @@ def encodes_as_levels(spec, max_levels):
     >>> encodes_as_levels(spec, 100), encodes_as_levels(spec, 0)
     (True, False)
     """
-    if spec["type"] != "numeric" or not spec.get("integer", False):
+    if spec["type"] != "numeric":
         return False
-    if "levels" in spec:
-        return bool(spec["levels"])
-    n = _n_levels(*spec["bounds"])
-    return 1 <= n <= max_levels
+    return KINDS["numeric"].encodes_as_levels(spec, max_levels)
 
 
 _TYPES = ("numeric", "datetime", "categorical")
-_VALUE_TYPES = ("numeric", "datetime")  # the columns of the numeric block
-_NAT = np.iinfo(np.int64).min  # NaT as int64 nanoseconds
 
 
-def _flag(key, spec, name):
-    """A boolean flag of a spec (default False), checked."""
-    value = spec.get(name, False)
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(
-            f"Schema key {name!r} of column {key!r} must be true or false, got {value!r}."
-        )
-    return bool(value)
+def check_spec(key, spec):
+    """The resolved (validated, normalized) spec of one column.
 
+    A function of the schema alone, never of the input's dtype (which pandas
+    infers from the private values); each kind validates its own keys.
 
-def _is_missing_scalar(value):
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):  # list-likes
-        return False
+    Parameters
+    ----------
+    key : object
+        The column (named in error messages).
+    spec : dict
+        Its spec in the schema.
 
-
-def _check_timezone(key, tz):
-    if tz is None:
-        return None
-    if not isinstance(tz, (str, tzinfo)):
-        raise ValueError(
-            f"Schema timezone of column {key!r} must be a timezone name or None, got {tz!r}."
-        )
-    try:
-        pd.Timestamp("2000-01-01").tz_localize(tz)
-    except Exception as exc:  # unknown names raise various errors
-        raise ValueError(f"Schema timezone of column {key!r} is unknown: {tz!r}.") from exc
-    return tz
-
-
-def _timestamp_ns(ts):
-    """Nanoseconds since the epoch (UTC for tz-aware, wall time for naive)."""
-    return int(ts.value)
-
-
-def _datetime_bounds(key, bounds, tz):
-    """The datetime bounds of a spec as Timestamps in ``tz`` (naive without)."""
-    if not isinstance(bounds, (list, tuple)) or len(bounds) != 2:
-        raise ValueError(
-            f"Schema bounds of column {key!r} must be a pair [lo, hi], got {bounds!r}."
-        )
-    out = []
-    for b in bounds:
-        try:
-            ts = pd.Timestamp(b)
-        except (ValueError, TypeError, OverflowError) as exc:
-            raise ValueError(
-                f"Schema bounds of datetime column {key!r} must be dates, got {b!r}."
-            ) from exc
-        if ts is pd.NaT or pd.isna(ts):
-            raise ValueError(f"Schema bounds of datetime column {key!r} must be dates, got {b!r}.")
-        try:
-            if tz is not None:
-                ts = ts.tz_localize(tz) if ts.tz is None else ts.tz_convert(tz)
-            elif ts.tz is not None:  # a naive column: UTC wall times
-                ts = ts.tz_convert("UTC").tz_localize(None)
-            ts = ts.as_unit("ns")
-            _timestamp_ns(ts)
-        except Exception as exc:  # out of the ns range, nonexistent local times
-            raise ValueError(
-                f"Schema bounds of datetime column {key!r}: {b!r} is not a valid time "
-                f"between 1677 and 2262 in timezone {tz!r} ({exc})."
-            ) from exc
-        out.append(ts)
-    lo, hi = out
-    if not lo < hi:
-        raise ValueError(
-            f"Schema bounds of datetime column {key!r} must have lo < hi, got [{lo}, {hi}]."
-        )
-    if _timestamp_ns(hi) - _timestamp_ns(lo) >= 2**63:
-        raise ValueError(f"Schema bounds of datetime column {key!r} span more than 292 years.")
-    return out
-
-
-def _check_spec(key, spec):
-    """The resolved (validated, normalized) spec of one column (the schema alone:
-    never the input's dtype, which pandas infers from the private values)."""
+    Returns
+    -------
+    spec : dict
+    """
     if not isinstance(spec, dict):
         raise ValueError(f"Schema column {key!r} must be a dict with a 'type', got {spec!r}.")
     kind = spec.get("type")
     if kind not in _TYPES:
         raise ValueError(f"Schema column {key!r} has unknown type {kind!r}.")
-    missing = _flag(key, spec, "missing")
-    if kind in _VALUE_TYPES and "bounds" not in spec:
-        raise ValueError(f"Schema column {key!r} of type {kind!r} needs 'bounds'.")
-    if kind == "numeric":
-        bounds = spec["bounds"]
-        try:
-            lo, hi = (float(b) for b in bounds)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"Schema bounds of column {key!r} must be two numbers [lo, hi], got {bounds!r}."
-            ) from None
-        with np.errstate(over="ignore"):
-            span = hi - lo
-        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi and np.isfinite(span)):
-            raise ValueError(
-                f"Schema bounds of column {key!r} must be finite with lo < hi and a finite "
-                f"width hi - lo, got [{lo}, {hi}]."
-            )
-        out = {"type": "numeric", "bounds": [lo, hi], "integer": _flag(key, spec, "integer")}
-        for name in ("impute", "coerce"):  # "coerce": accepted; every column coerces now
-            if _flag(key, spec, name):
-                out[name] = True
-        if "levels" in spec:
-            out["levels"] = _flag(key, spec, "levels")
-            if out["levels"] and not (out["integer"] and _n_levels(lo, hi) >= 1):
-                raise ValueError(
-                    f"Schema column {key!r} has \"levels\": true; that needs \"integer\": "
-                    "true and bounds holding at least one integer."
-                )
-    elif kind == "datetime":
-        tz = _check_timezone(key, spec.get("timezone"))
-        out = {"type": "datetime", "bounds": _datetime_bounds(key, spec["bounds"], tz),
-               "timezone": tz}
-        resolution = spec.get("resolution")
-        if resolution not in (None, "day"):
-            raise ValueError(
-                f"Schema 'resolution' of column {key!r} must be 'day' or absent, got "
-                f"{resolution!r}."
-            )
-        if resolution is not None:
-            out["resolution"] = resolution
-        for name in ("impute", "coerce"):  # "coerce": accepted; every column coerces now
-            if _flag(key, spec, name):
-                out[name] = True
-    else:
-        if "categories" not in spec:
-            raise ValueError(f"Schema column {key!r} of type 'categorical' needs 'categories'.")
-        cats = list(spec["categories"])
-        if any(_is_missing_scalar(c) for c in cats):
-            raise ValueError(
-                f"Schema categories of column {key!r} may not hold NaN or None; declare "
-                "\"missing\": true to allow missing values."
-            )
-        if len(cats) == 0 or len(set(canonical_keys(cats)[1])) != len(cats):
-            raise ValueError(f"Schema categories of column {key!r} must be non-empty and distinct.")
-        if any(_is_missing_scalar(c) for c in cats):
-            raise ValueError(
-                f"Schema categories of column {key!r} may not hold NaN or None; declare "
-                "\"missing\": true to allow missing values."
-            )
-        out = {"type": "categorical", "categories": cats}
-        if "ordered" in spec:
-            out["ordered"] = _flag(key, spec, "ordered")
-        other = spec.get("other")
-        if other is not None:
-            if canonical_keys([other])[1][0] not in canonical_keys(cats)[1]:
-                raise ValueError(
-                    f"Schema 'other' of column {key!r} must be one of its categories, "
-                    f"got {other!r}."
-                )
-            out["other"] = other
+    from ._kind import flag
+
+    missing = flag(key, spec, "missing")
+    out = KINDS[kind].check_spec(key, spec)
     if missing:
         out["missing"] = True
     return out
 
 
-def _all_numbers(categories):
-    """Whether every category is a number (bools included)."""
-    return all(isinstance(c, (int, float, np.integer, np.floating, bool, np.bool_))
-               for c in categories)
-
-
-def _is_bool_categories(categories):
-    return all(isinstance(c, (bool, np.bool_)) for c in categories)
+_check_spec = check_spec  # the former name
 
 
 def output_dtype(spec):
@@ -361,30 +204,7 @@ def output_dtype(spec):
     >>> output_dtype({"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"]})
     dtype('<M8[ns]')
     """
-    missing = bool(spec.get("missing", False))
-    if spec["type"] == "numeric":
-        if spec.get("integer", False):
-            return pd.Int64Dtype() if missing else np.dtype(np.int64)
-        return np.dtype(np.float64)
-    if spec["type"] == "datetime":
-        tz = spec.get("timezone")
-        return np.dtype("datetime64[ns]") if tz is None else pd.DatetimeTZDtype("ns", tz)
-    if _is_bool_categories(spec["categories"]):
-        return pd.BooleanDtype() if missing else np.dtype(bool)
-    return pd.CategoricalDtype(spec["categories"], ordered=spec.get("ordered", False))
-
-
-def _datetime_ns(key, col, spec):
-    """int64 nanoseconds of a datetime column clipped to its bounds, and its missing mask.
-
-    Every value is read through its canonical form: dates (of any type or
-    spelling) on the column's clock, anything else missing (see
-    :mod:`skdpgen.schema._canonical`).
-    """
-    ns = canonical(col).datetimes(spec["timezone"])
-    missing = ns == _NAT
-    lo, hi = (_timestamp_ns(b) for b in spec["bounds"])
-    return np.clip(np.where(missing, lo, ns), lo, hi), missing, lo, hi
+    return kind_of_spec(spec).output_dtype(spec)
 
 
 class TableEncoder:
@@ -478,27 +298,23 @@ class TableEncoder:
     takes the numeric block and one code array per one-hot block in this
     order.
 
-    **What is public.** What the schema (or ``bounds``) declares. For a
-    column the schema leaves out, its type comes from its dtype (numeric
-    dtypes are numeric; datetime dtypes are datetime; object, string, bool
-    and categorical dtypes are categorical), and:
+    **What is public.** What the schema (or ``bounds``) declares; never the
+    input's dtypes or its values' Python types, which pandas infers from
+    the private values. Every value is read through its canonical form
+    (:mod:`skdpgen.schema._canonical`: ``3``, ``"3"`` and ``3.0`` are one
+    number), and every value of every row is encoded, so that no record can
+    make the encoding fail (:meth:`transform`). For a column the schema
+    leaves out, the encoder reads the spec from the rows, each value read
+    recorded as a leak: with ``bounds`` given, a numeric column with those
+    bounds (no leak); otherwise its kind from the exact counts of its
+    values' canonical forms (by the rule of the private estimate) and then
+    its exact bounds, or its categories (the distinct values), or its
+    missing flag (a bool column). Private fits never use this path: they
+    estimate what the schema leaves out with
+    :class:`~skdpgen.private_schema.SchemaPlan`.
 
-    * numeric: with ``bounds`` given, those bounds (no leak); otherwise the
-      exact minimum and maximum of the rows, recorded as a leak;
-    * datetime: the exact first and last time of the rows, recorded as a
-      leak (the timezone of a tz-aware dtype is not a leak);
-    * bool: the categories ``[False, True]``, which the dtype fixes (no leak);
-    * pandas ``Categorical``: the categories of the dtype, recorded as a
-      leak, since ``astype("category")``, ``pd.Categorical(values)`` and
-      ``read_csv(dtype="category")`` collect them from the rows (a rare
-      category reveals that a record holds it);
-    * any other dtype: the distinct values of the rows, recorded as a leak.
-
-    Integer output needs ``"integer": true`` in the schema: an integer
-    dtype is not enough, since pandas infers it from the values (one
-    fractional value in a neighbouring table gives float64). Likewise a
-    missing value is allowed only where the schema says ``"missing": true``,
-    and the output dtype (``Int64``, ``boolean``) follows that declaration,
+    Integer output needs ``"integer": true`` in the schema, and the output
+    dtype (``Int64``, ``boolean``) follows the ``"missing"`` declaration,
     never whether a missing value occurs.
 
     **Bounds.** Numeric values are clipped to the bounds and mapped to
@@ -550,104 +366,45 @@ class TableEncoder:
         if unknown:
             raise ValueError(f"The schema names columns that X lacks: {sorted(map(str, unknown))}.")
         self.columns_ = columns
-        self.specs_ = []
-        for key in columns:
-            if key in schema:
-                spec = _check_spec(key, schema[key])
-            else:
-                spec = self._spec_from_data(key, frame[key])
-            self.specs_.append(spec)
+        self.specs_ = [check_spec(key, schema[key]) if key in schema
+                       else self._spec_from_data(key, frame[key]) for key in columns]
         self.dtypes_ = [output_dtype(spec) for spec in self.specs_]
-        pairs = list(zip(columns, self.specs_))
-        self.level_columns_ = [k for k, s in pairs if encodes_as_levels(s, self.max_levels)]
-        levels = set(self.level_columns_)
-        self.binned_columns_ = [k for k, s in pairs if self.bins and s["type"] in _VALUE_TYPES
-                                and k not in levels]
-        binned = set(self.binned_columns_)
-        value = [(k, s) for k, s in pairs
-                 if s["type"] in _VALUE_TYPES and k not in levels and k not in binned]
-        self.numeric_columns_ = [k for k, _ in value]
+        self.codecs_ = [kind_of_spec(spec).codec(key, spec, max_levels=self.max_levels,
+                                                 bins=self.bins)
+                        for key, spec in zip(columns, self.specs_)]
+        codecs = self.codecs_
+        self.level_columns_ = [c.key for c in codecs if c.width and not c.binned
+                               and c.spec["type"] == "numeric"]
+        self.binned_columns_ = [c.key for c in codecs if c.binned]
+        self.numeric_columns_ = [c.key for c in codecs if c.numeric]
         self.n_numeric_ = len(self.numeric_columns_)
-        blocks = [(k, s) for k, s in pairs
-                  if s["type"] == "categorical" or k in levels or k in binned]
-
-        def width(k, s):
-            if k in levels:
-                return _n_levels(*s["bounds"])
-            return self.bins if k in binned else len(s["categories"])
-
-        self.indicator_columns_ = [k for k, s in value if s.get("missing")]
-        self.block_columns_ = [k for k, _ in blocks] + self.indicator_columns_
-        self.category_sizes_ = (
-            [width(k, s) + int(bool(s.get("missing"))) for k, s in blocks]
-            + [2] * len(self.indicator_columns_)
-        )
+        self.indicator_columns_ = [c.key for c in codecs if c.indicator]
+        blocks = [c for c in codecs if c.width]
+        self.block_columns_ = [c.key for c in blocks] + self.indicator_columns_
+        self.category_sizes_ = [c.width for c in blocks] + [2] * len(self.indicator_columns_)
 
     def _spec_from_data(self, key, column):
         """The spec of a column the schema leaves out, read from the rows (a leak).
 
-        Its kind is decided from the exact counts of its values' canonical
-        forms by the rule of the private estimate
-        (:func:`skdpgen.schema._ranges.kind_from_forms`), never from its
-        dtype; with ``bounds`` given, it is numeric with those bounds. Each
-        value read from the rows is recorded as a leak.
+        With ``bounds`` given it is numeric with those bounds (nothing read);
+        otherwise its kind comes from the exact counts of its values'
+        canonical forms by the rule of the private estimate, never from its
+        dtype, and the kind reads its spec, recording each value read as a
+        leak.
         """
-        from ._ranges import kind_from_forms  # the private estimate's rule, exactly
-
         if self.bounds is not None:
             lo, hi = self.bounds
-            return _check_spec(key, {"type": "numeric", "bounds": [lo, hi]})
+            return check_spec(key, {"type": "numeric", "bounds": [lo, hi]})
         if is_dask_collection(column):  # a Dask column read only on this (leaking) path
             column = column.compute()
         canon = canonical(column)
-        kind = kind_from_forms(canon.counts(), 0.0)
-        missing = bool(np.any(canon.form == MISSING))
-        if kind == "datetime":
-            ns = canon.datetimes(None)
-            ns = ns[ns != _NAT]
-            lo, hi = pd.Timestamp(int(ns.min())), pd.Timestamp(int(ns.max()))
-            if lo == hi:
-                lo, hi = lo - pd.Timedelta(seconds=1), hi + pd.Timedelta(seconds=1)
-            record_leak(
-                "bounds",
-                f"The bounds of datetime column {key!r} were read from the private data "
-                f"(its exact first and last time) and are released with the model without "
-                "privacy. Pass public bounds in the schema to avoid this.",
-                column=key,
-            )
-            return _check_spec(key, {"type": "datetime", "bounds": [lo, hi], "missing": missing})
-        if kind == "numeric":
-            values = canon.numbers()
-            finite = values[np.isfinite(values)]
-            lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-            if lo == hi:
-                lo, hi = lo - 0.5, hi + 0.5
-            record_leak(
-                "bounds",
-                f"The bounds of numeric column {key!r} were read from the private data "
-                f"(its exact minimum and maximum) and are released with the model without "
-                "privacy. Pass public bounds in the schema, or bounds=(lo, hi), to avoid this.",
-                column=key,
-            )
-            return _check_spec(key, {"type": "numeric", "bounds": [lo, hi], "missing": missing})
-        if kind == "bool":
-            cats = [False, True]
-        else:
-            from ._canonical import key_order
-
-            tags = {t for t in canon.tags() if t is not None}
-            cats = [t[1] for t in sorted(tags, key=lambda t: key_order(t[1]))] or ["other"]
-            if any(isinstance(c, bool) for c in cats) and len(cats) > len(set(cats)):
-                cats = [str(c) if isinstance(c, bool) else c for c in cats]
-        record_leak(
-            "categories",
-            f"The categories of column {key!r} were read from the private data "
-            f"({len(cats)} values) and are released with the model without privacy. "
-            "Declare them in the schema to avoid this.",
-            column=key,
-        )
-        return {"type": "categorical", "categories": cats, **({"missing": True} if missing
-                                                              else {})}
+        kind = KINDS["text"].read(key, canon, None)
+        spec = kind.read(key, canon, EstimateContext())
+        if spec["type"] != "categorical" and spec["bounds"][0] == spec["bounds"][1]:
+            lo, hi = spec["bounds"]
+            spec["bounds"] = [lo - 0.5, hi + 0.5]
+        return check_spec(key, {k: v for k, v in spec.items() if k != "missing"}
+                          | ({"missing": True} if spec.get("missing") else {}))
 
     # -- encoding ----------------------------------------------------------
     def _frame(self, X):
@@ -687,79 +444,21 @@ class TableEncoder:
         """
         frame = self._frame(X)
         n = len(frame)
-        levels = set(self.level_columns_)
-        binned = set(getattr(self, "binned_columns_", ()))
         num = np.empty((n, self.n_numeric_))
-        onehots, indicators = [], []
+        blocks, indicators = [], []
         j = 0
-        for key, spec in zip(self.columns_, self.specs_):
-            col = frame[key]
-            allow_missing = spec.get("missing", False)
-            if spec["type"] == "numeric":
-                values = canonical(col).numbers()
-                missing = np.isnan(values)
-                lo, hi = spec["bounds"]
-                if key in levels:
-                    onehots.append(self._level_block(spec, values, missing))
-                    continue
-                # (v − lo)/(hi − lo) ≤ 1 first: finite for any finite hi − lo
-                z = (np.clip(np.where(missing, lo, values), lo, hi) - lo) / (hi - lo) * 2.0 - 1.0
-                if key in binned:
-                    onehots.append(self._bin_block(spec, z, missing))
-                    continue
-            elif spec["type"] == "datetime":
-                values, missing, lo, hi = _datetime_ns(key, col, spec)
-                z = (values - lo).astype(np.float64) / float(hi - lo) * 2.0 - 1.0
-                if key in binned:
-                    onehots.append(self._bin_block(spec, z, missing))
-                    continue
-            else:
-                onehots.append(self._one_hot(spec, col, n))
-                continue
-            z[missing] = 0.0  # the centre of the public range ("impute", or the indicator)
-            if allow_missing:
-                block = np.zeros((n, 2))
-                block[:, 0], block[:, 1] = ~missing, missing
-                indicators.append(block)
-            num[:, j] = z
-            j += 1
-        return np.hstack([num] + onehots + indicators)
-
-    @staticmethod
-    def _level_block(spec, values, missing):
-        """One-hot block of an integer column over its levels (missing: last slot)."""
-        lo, hi = spec["bounds"]
-        first, size = int(np.ceil(lo)), _n_levels(lo, hi)
-        codes = np.clip(np.round(np.where(missing, first, values)) - first, 0, size - 1)
-        codes = codes.astype(np.intp)
-        if spec.get("missing", False):
-            codes[missing] = size
-        else:  # "impute": the middle level, as the scaled encoding takes the centre
-            codes[missing] = (size - 1) // 2
-        return _one_hot_rows(codes, size + int(bool(spec.get("missing", False))))
-
-    def _bin_block(self, spec, z, missing):
-        """One-hot block of a binned column from its values on [-1, 1] (missing: last slot)."""
-        codes = np.clip(np.floor((z + 1.0) / 2.0 * self.bins), 0, self.bins - 1)
-        codes = np.where(missing, self.bins // 2, codes).astype(np.intp)  # "impute": the centre
-        if spec.get("missing", False):
-            codes[missing] = self.bins
-        return _one_hot_rows(codes, self.bins + int(bool(spec.get("missing", False))))
-
-    @staticmethod
-    def _one_hot(spec, col, n):
-        """One-hot block of a categorical column; values compared by canonical key."""
-        cats = spec["categories"]
-        allow_missing = spec.get("missing", False)
-        _, tags = canonical_keys(cats)
-        lookup = {t: i for i, t in enumerate(tags)}
-        fallback = tags.index(canonical_keys([spec["other"]])[1][0]) if "other" in spec else 0
-        value_tags = canonical(col).tags()
-        missing_slot = len(cats) if allow_missing else fallback
-        codes = np.fromiter(
-            (missing_slot if t is None else lookup.get(t, fallback) for t in value_tags),
-            dtype=np.intp, count=n)
-        return _one_hot_rows(codes, len(cats) + int(allow_missing))
+        for codec in self.codecs_:
+            numeric, block, missing = codec.encode(frame[codec.key])
+            if codec.numeric:
+                num[:, j] = numeric
+                j += 1
+            if block is not None:
+                blocks.append(block)
+            if codec.indicator:
+                indicator = np.zeros((n, 2))
+                indicator[:, 0], indicator[:, 1] = ~missing, missing
+                indicators.append(indicator)
+        return np.hstack([num] + blocks + indicators)
 
     @property
     def n_encoded_(self):
@@ -801,95 +500,27 @@ class TableEncoder:
                 f"got {len(categories)}."
             )
         codes = [np.asarray(c, dtype=np.intp).reshape(-1) for c in categories]
-        n_cat = len(self.category_sizes_) - len(self.indicator_columns_)
-        indicator = dict(zip(self.indicator_columns_, codes[n_cat:]))
-        out = {}
-        levels = set(self.level_columns_)
-        binned = set(getattr(self, "binned_columns_", ()))
+        n_blocks = len(self.category_sizes_) - len(self.indicator_columns_)
+        block_codes = iter(codes[:n_blocks])
+        indicator = dict(zip(self.indicator_columns_, codes[n_blocks:]))
+        binned = [c for c in self.codecs_ if c.binned]
         if binned and random_state is not None:
             offsets = check_generator(random_state).random((n, len(binned)))
         else:
             offsets = np.full((n, len(binned)), 0.5)
-        j = k = b = 0
-        for key, spec, dtype in zip(self.columns_, self.specs_, self.dtypes_):
-            if key in binned:  # a bin code, then a uniform offset inside the bin
-                code = codes[k]
-                k += 1
-                missing = (code >= self.bins) if spec.get("missing") else np.zeros(n, bool)
-                unit = (np.clip(code, 0, self.bins - 1) + offsets[:, b]) / self.bins
-                b += 1
-            elif key in levels:
-                lo, hi = spec["bounds"]
-                size = _n_levels(lo, hi)
-                code = codes[k]
-                k += 1
-                missing = (code >= size) if spec.get("missing") else np.zeros(n, dtype=bool)
-                values = (np.ceil(lo) + np.clip(code, 0, size - 1)).astype(np.float64)
-            elif spec["type"] in _VALUE_TYPES:
-                missing = (indicator[key] == 1) if key in indicator else np.zeros(n, dtype=bool)
-                unit = (np.clip(numeric[:, j], -1.0, 1.0) + 1.0) / 2.0  # in [0, 1]
-                j += 1
-            if spec["type"] in _VALUE_TYPES and key not in levels:  # from unit in [0, 1]
-                if spec["type"] == "datetime":
-                    out[key] = self._decode_datetime(spec, unit, missing)
-                    continue
-                lo, hi = spec["bounds"]
-                values = np.clip(lo + unit * (hi - lo), lo, hi)
-            if spec["type"] == "numeric":
-                if spec["integer"]:
-                    values = np.round(values)
-                if not self.is_frame_ or not spec["integer"]:
-                    values[missing] = np.nan
-                    out[key] = values
-                elif spec.get("missing"):
-                    out[key] = pd.arrays.IntegerArray(values.astype(np.int64), missing)
-                else:
-                    out[key] = values.astype(np.int64)
-            else:
-                cats = spec["categories"]
-                code = codes[k]
-                k += 1
-                # the missing slot, last in the block
-                missing = (code == len(cats)) if spec.get("missing") else np.zeros(n, bool)
-                code = np.where(missing, -1, code)
-                if not self.is_frame_:
-                    values = np.asarray(cats, dtype=object)[np.where(missing, 0, code)]
-                    if _all_numbers(cats):  # an array's numeric column stays float
-                        values = np.asarray(values, dtype=np.float64)
-                        values[missing] = np.nan
-                    else:
-                        values[missing] = None
-                    out[key] = values
-                elif isinstance(dtype, pd.CategoricalDtype):
-                    out[key] = pd.Categorical.from_codes(code, dtype=dtype)
-                else:  # booleans
-                    values = np.asarray(cats, dtype=bool)[np.where(missing, 0, code)]
-                    out[key] = (pd.arrays.BooleanArray(values, missing)
-                                if spec.get("missing") else values)
+        offset_of = {c.key: offsets[:, b] for b, c in enumerate(binned)}
+        numeric_of = dict(zip(self.numeric_columns_, numeric.T))
+        out = {}
+        for codec in self.codecs_:
+            key = codec.key
+            missing = (indicator[key] == 1) if key in indicator else np.zeros(n, dtype=bool)
+            out[key] = codec.decode(numeric_of.get(key), next(block_codes) if codec.width
+                                    else None, missing, offset_of.get(key), self.is_frame_)
         if self.is_frame_:
             return pd.DataFrame(out, columns=self.columns_, index=pd.RangeIndex(n))
         if not out:
             return np.empty((n, 0))
         columns = [out[c] for c in self.columns_]
-        if any(np.asarray(c).dtype == object for c in columns):
-            return np.column_stack([np.asarray(c, dtype=object) for c in columns])
+        if any(np.asarray(c).dtype != np.float64 for c in columns):  # text, dates
+            return np.column_stack([pd.Series(c).to_numpy(dtype=object) for c in columns])
         return np.column_stack(columns)
-
-    @staticmethod
-    def _decode_datetime(spec, unit, missing):
-        lo, hi = (_timestamp_ns(b) for b in spec["bounds"])
-        width = hi - lo  # < 2**63
-        offset = np.clip(np.round(unit * float(width)), 0.0, float(width))
-        # float(width) may round up to 2**63: cast only what fits, then clip exactly
-        fits = offset < 2.0**63
-        offset = np.where(fits, offset, 0.0).astype(np.int64)
-        offset[~fits] = width
-        ns = lo + np.minimum(offset, width)
-        if spec.get("resolution") == "day":  # whole days, as the data (wall time)
-            day = 86_400 * 10**9
-            ns = np.clip((ns + day // 2) // day * day, lo, hi)
-        ns[missing] = _NAT
-        values = ns.view("M8[ns]")
-        if spec["timezone"] is None:
-            return values
-        return pd.DatetimeIndex(values).tz_localize("UTC").tz_convert(spec["timezone"]).array

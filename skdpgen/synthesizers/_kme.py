@@ -496,7 +496,8 @@ class KMESynthesizer(PrivateEstimator):
         if self.n_classes_:
             if y is None:
                 raise ValueError("This synthesizer was fitted with labels; score needs y.")
-            onehot = np.eye(self.n_classes_)[encode_labels(np.asarray(y), self.classes_)]
+            # labels outside the class list (or missing) count as the first class, as in fit
+            onehot = np.eye(self.n_classes_)[encode_labels(y, self.classes_, unlisted=0)]
             Z = np.hstack([Z, onehot])
         return Z
 

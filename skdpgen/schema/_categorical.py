@@ -1,0 +1,239 @@
+"""Categorical columns: ``{"type": "categorical", "categories": [...], "other": …}``."""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import math
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+
+from ..privacy import record_leak
+from .._dask import is_dask_collection
+from ._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
+from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows
+from ._ranges import OTHER_STDS, _other_label, _warn_other
+
+__all__ = ["CategoricalKind", "key_counts", "map_unlisted", "public_keys"]
+
+
+def key_counts(canon):
+    """Counter of the present values' tags, and the number of missing values."""
+    counts = Counter(t for t in canon.tags() if t is not None)
+    return {"keys": counts, "missing": int(np.sum(canon.form == MISSING))}
+
+
+def public_keys(tags):
+    """The public values of kept tags, in order: their keys, with bools written
+    ``"True"``/``"False"`` when numbers are among them (``True == 1`` in Python,
+    so a list holding both would not be a list of distinct values; the text
+    reads back as the same bool)."""
+    keys = [t[1] for t in tags]
+    if any(t[0] == 0 for t in tags) and any(t[0] == 1 for t in tags):
+        keys = [str(k) if isinstance(k, bool) else k for k in keys]
+    return keys
+
+
+def sorted_tags(counts):
+    """The tags of a Counter in the one order of keys."""
+    return sorted(counts, key=lambda t: key_order(t[1]))
+
+
+def all_numbers(categories):
+    """Whether every category is a number (bools included)."""
+    return all(isinstance(c, (int, float, np.integer, np.floating, bool, np.bool_))
+               for c in categories)
+
+
+class _OneHot(ColumnCodec):
+    """A one-hot block over the categories, values matched by canonical key; a
+    value outside them (or missing without the flag) is the ``"other"``
+    category, or the first one when the spec names none."""
+
+    def __init__(self, key, spec):
+        super().__init__(key, spec)
+        cats = spec["categories"]
+        self.allow_missing = bool(spec.get("missing", False))
+        self.width = len(cats) + int(self.allow_missing)
+        _, tags = canonical_keys(cats)
+        self.lookup = {t: i for i, t in enumerate(tags)}
+        self.fallback = (tags.index(canonical_keys([spec["other"]])[1][0])
+                         if "other" in spec else 0)
+
+    def encode(self, column):
+        tags = canonical(column).tags()
+        missing_slot = len(self.spec["categories"]) if self.allow_missing else self.fallback
+        codes = np.fromiter(
+            (missing_slot if t is None else self.lookup.get(t, self.fallback) for t in tags),
+            dtype=np.intp, count=len(tags))
+        return None, one_hot_rows(codes, self.width), None
+
+    def decode(self, numeric, code, missing, offset, is_frame):
+        cats = self.spec["categories"]
+        n = len(code)
+        # the missing slot, last in the block
+        missing = (code == len(cats)) if self.allow_missing else np.zeros(n, bool)
+        code = np.where(missing, -1, code)
+        if not is_frame:
+            values = np.asarray(cats, dtype=object)[np.where(missing, 0, code)]
+            if all_numbers(cats):  # an array's numeric column stays float
+                values = np.asarray(values, dtype=np.float64)
+                values[missing] = np.nan
+            else:
+                values[missing] = None
+            return values
+        return self.decode_frame(code, missing)
+
+    def decode_frame(self, code, missing):
+        return pd.Categorical.from_codes(code, dtype=CategoricalKind().output_dtype(self.spec))
+
+
+class CategoricalKind(ColumnKind):
+    """Values from a public list (the statistic: counts of the values present, a
+    partition selection)."""
+
+    name = type = "categorical"
+    release = "schema: categories"
+    sensitivity = math.sqrt(2.0)
+
+    def check_spec(self, key, spec):
+        if "categories" not in spec:
+            raise ValueError(f"Schema column {key!r} of type 'categorical' needs 'categories'.")
+        cats = list(spec["categories"])
+        if any(is_missing_scalar(c) for c in cats):
+            raise ValueError(
+                f"Schema categories of column {key!r} may not hold NaN or None; declare "
+                "\"missing\": true to allow missing values."
+            )
+        if len(cats) == 0 or len(set(canonical_keys(cats)[1])) != len(cats):
+            raise ValueError(f"Schema categories of column {key!r} must be non-empty and distinct.")
+        out = {"type": "categorical", "categories": cats}
+        if "ordered" in spec:
+            out["ordered"] = flag(key, spec, "ordered")
+        other = spec.get("other")
+        if other is not None:
+            if canonical_keys([other])[1][0] not in canonical_keys(cats)[1]:
+                raise ValueError(
+                    f"Schema 'other' of column {key!r} must be one of its categories, "
+                    f"got {other!r}."
+                )
+            out["other"] = other
+        return out
+
+    def output_dtype(self, spec):
+        return pd.CategoricalDtype(spec["categories"], ordered=spec.get("ordered", False))
+
+    def codec(self, key, spec, *, max_levels=0, bins=0):
+        return _OneHot(key, spec)
+
+    def read(self, key, canon, context):
+        stats = key_counts(canon)
+        cats = public_keys(sorted_tags(stats["keys"]))
+        record_leak(
+            "categories",
+            f"The categories of column {key!r} were read from the private data "
+            f"({len(cats)} values) and are released with the model without privacy. "
+            "Declare them in the schema to avoid this.", column=key)
+        return {"type": "categorical", "categories": cats or ["other"],
+                "ordered": bool(context.partial.get("ordered", False)),
+                "missing": bool(stats["missing"])}
+
+    def statistic(self, canon, context):
+        """Counts of the values present (by canonical key) and of missing values.
+
+        Notes
+        -----
+        **Sensitivity** (replace-one). Replacing a record moves one count
+        from its key to the new record's key, ``Δ = √2`` on the keys present
+        in both tables; a key present in one table only is held by the
+        changed record alone and survives the selection's threshold with
+        probability ``δ_each`` (see
+        :meth:`skdpgen.privacy.GaussianAccountant.select`).
+        """
+        return key_counts(canon)
+
+    def privatize(self, key, statistic, n, context):
+        """A partition selection over the values present (and missing as one more key).
+
+        Whether some value was dropped is not public, so it never decides
+        anything; the mass of the dropped values is estimated from released
+        numbers only, ``r = n − Σ_kept ñ_k``: a public other category is
+        added when ``r`` exceeds its noise (or nothing was kept), else the
+        kept value with the largest noisy count takes the rare values.
+        """
+        tags = sorted_tags(statistic["keys"])
+        counts = [float(statistic["keys"][t]) for t in tags]
+        if statistic["missing"]:
+            tags.append(None)
+            counts.append(float(statistic["missing"]))
+        keep, noisy, s = context.select(counts)
+        kept = [t for t, k in zip(tags, keep) if k]
+        kept_noisy = noisy[keep]
+        context.noisy[key] = kept_noisy  # only what was released
+        missing = None in kept
+        categories = public_keys([t for t in kept if t is not None])
+        residual = n - float(kept_noisy.sum())
+        if not categories or residual > OTHER_STDS * s * math.sqrt(len(kept)):
+            other = _other_label(categories, numeric=False)
+            _warn_other(f"Column {key!r}", categories, other, residual, n)
+            categories = categories + [other]
+        else:
+            # the kept value with the largest noisy count (the missing key excluded)
+            values_noisy = [c for t, c in zip(kept, kept_noisy) if t is not None]
+            other = categories[int(np.argmax(values_noisy))]
+        return {"type": "categorical", "categories": categories,
+                "ordered": bool(context.partial.get("ordered", False)), "missing": missing,
+                "other": other}
+
+
+def map_unlisted(values, listed, other):
+    """Map every value not in ``listed`` (missing ones included) to ``other``.
+
+    What an estimated categorical column (its spec's ``"other"``) or
+    estimated class list (:attr:`SchemaPlan.class_other_`) asks of the
+    rows: rare values that did not survive the partition selection become
+    the public other category. Values are compared by their canonical keys
+    (:mod:`skdpgen.schema._canonical`: ``3``, ``3.0`` and ``"3"`` are one
+    value), so the result is a function of each value and of public lists
+    only, whatever form the values take. A Dask array or Series is mapped
+    lazily, block by block.
+
+    Parameters
+    ----------
+    values : array-like, Dask array or Dask Series of shape (n,)
+    listed : sequence
+        The public categories or classes.
+    other : object
+        Their other label (a member of ``listed``).
+
+    Returns
+    -------
+    mapped : ndarray of shape (n,), or a Dask collection for Dask input
+        The listed value (as listed) of each value, or ``other``.
+
+    Examples
+    --------
+    >>> from skdpgen.private_schema import map_unlisted
+    >>> map_unlisted(["a", "b", "zz", None, 2.0], ["a", "b", 2, "other"], "other").tolist()
+    ['a', 'b', 'other', 'other', 2]
+    """
+    listed = list(listed)
+    _, tags = canonical_keys(listed)
+    lookup = {t: i for i, t in enumerate(tags)}
+    fallback = listed.index(other)
+
+    def mapped(block):
+        index = [lookup.get(t, fallback) for t in canonical(labels_series(block)).tags()]
+        out = np.empty(len(index), dtype=object)
+        out[:] = [listed[i] for i in index]
+        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in listed):
+            return out.astype(np.int64)
+        return out
+
+    if is_dask_collection(values):
+        if hasattr(values, "map_partitions"):
+            return values.map_partitions(lambda p: pd.Series(mapped(p), index=p.index),
+                                         meta=(values.name, object))
+        return values.map_blocks(mapped, dtype=object)
+    return mapped(values)

@@ -1,0 +1,295 @@
+"""Numeric columns: ``{"type": "numeric", "bounds": [lo, hi], "integer": …}``."""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import numpy as np
+import pandas as pd
+
+from ..privacy import record_leak
+from ._kind import ColumnCodec, ColumnKind, flag, one_hot_rows
+from ._ranges import (
+    FINE_BINS,
+    _finish_bounds,
+    _fine_positions,
+    _flags,
+    _integer_bins,
+    _numeric_grid,
+    _numeric_positions,
+    _numeric_range,
+    _refined_range,
+    _warn_guess,
+    _warn_outside,
+)
+
+__all__ = ["NumericKind", "n_levels"]
+
+
+def n_levels(lo, hi):
+    """How many integers lie in ``[lo, hi]``."""
+    return max(int(np.floor(hi)) - int(np.ceil(lo)) + 1, 0)
+
+
+class _Scaled(ColumnCodec):
+    """One column of the numeric block: ``2 (v − lo)/(hi − lo) − 1``, the centre
+    where missing, with a ``[present, missing]`` indicator when declared."""
+
+    numeric = True
+
+    def __init__(self, key, spec):
+        super().__init__(key, spec)
+        self.indicator = bool(spec.get("missing", False))
+
+    def unit_values(self, column):
+        """Values on [-1, 1] (clipped; 0 where missing) and the missing mask."""
+        values = _numbers(column)
+        missing = np.isnan(values)
+        lo, hi = self.spec["bounds"]
+        # (v − lo)/(hi − lo) ≤ 1 first: finite for any finite hi − lo; ±inf clips
+        z = (np.clip(np.where(missing, lo, values), lo, hi) - lo) / (hi - lo) * 2.0 - 1.0
+        z[missing] = 0.0  # the centre of the public range ("impute", or the indicator)
+        return z, missing
+
+    def encode(self, column):
+        z, missing = self.unit_values(column)
+        return z, None, missing
+
+    def values_from_unit(self, unit):
+        lo, hi = self.spec["bounds"]
+        return np.clip(lo + unit * (hi - lo), lo, hi)
+
+    def decode(self, numeric, code, missing, offset, is_frame):
+        unit = (np.clip(numeric, -1.0, 1.0) + 1.0) / 2.0  # in [0, 1]
+        return _numeric_output(self.spec, self.values_from_unit(unit), missing, is_frame)
+
+
+class _Binned(_Scaled):
+    """A one-hot block over ``bins`` equal-width bins of the bounds (missing: a
+    last slot), decoded uniformly inside the bin."""
+
+    numeric = False
+    binned = True
+
+    def __init__(self, key, spec, bins):
+        super().__init__(key, spec)
+        self.bins = bins
+        self.indicator = False
+        self.width = bins + int(bool(spec.get("missing", False)))
+
+    def encode(self, column):
+        z, missing = self.unit_values(column)
+        return None, bin_block(self.spec, z, missing, self.bins), missing
+
+    def decode(self, numeric, code, missing, offset, is_frame):
+        missing = (code >= self.bins) if self.spec.get("missing") else np.zeros(len(code), bool)
+        unit = (np.clip(code, 0, self.bins - 1) + offset) / self.bins
+        return self.decode_unit(unit, missing, is_frame)
+
+    def decode_unit(self, unit, missing, is_frame):
+        return _numeric_output(self.spec, self.values_from_unit(unit), missing, is_frame)
+
+
+def bin_block(spec, z, missing, bins):
+    """One-hot block of a binned column from its values on [-1, 1] (missing: last slot)."""
+    codes = np.clip(np.floor((z + 1.0) / 2.0 * bins), 0, bins - 1)
+    codes = np.where(missing, bins // 2, codes).astype(np.intp)  # "impute": the centre
+    if spec.get("missing", False):
+        codes[missing] = bins
+    return one_hot_rows(codes, bins + int(bool(spec.get("missing", False))))
+
+
+class _Levels(ColumnCodec):
+    """A one-hot block over the integers of the bounds (missing: a last slot)."""
+
+    def __init__(self, key, spec):
+        super().__init__(key, spec)
+        lo, hi = spec["bounds"]
+        self.first, self.size = int(np.ceil(lo)), n_levels(lo, hi)
+        self.width = self.size + int(bool(spec.get("missing", False)))
+
+    def encode(self, column):
+        values = _numbers(column)
+        missing = np.isnan(values)
+        codes = np.clip(np.round(np.where(missing, self.first, values)) - self.first, 0,
+                        self.size - 1).astype(np.intp)
+        if self.spec.get("missing", False):
+            codes[missing] = self.size
+        else:  # "impute": the middle level, as the scaled encoding takes the centre
+            codes[missing] = (self.size - 1) // 2
+        return None, one_hot_rows(codes, self.width), missing
+
+    def decode(self, numeric, code, missing, offset, is_frame):
+        missing = (code >= self.size) if self.spec.get("missing") else np.zeros(len(code), bool)
+        values = (self.first + np.clip(code, 0, self.size - 1)).astype(np.float64)
+        return _numeric_output(self.spec, values, missing, is_frame)
+
+
+def _numbers(column):
+    """A column's values as numbers through their canonical forms (NaN: missing or
+    not a number)."""
+    from ._canonical import canonical
+
+    return canonical(column).numbers()
+
+
+def _numeric_output(spec, values, missing, is_frame):
+    if spec["integer"]:
+        values = np.round(values)
+    if not is_frame or not spec["integer"]:
+        values = values.astype(np.float64)
+        values[missing] = np.nan
+        return values
+    if spec.get("missing"):
+        return pd.arrays.IntegerArray(values.astype(np.int64), missing)
+    return values.astype(np.int64)
+
+
+def _numeric_statistic(x, histogram):
+    """``[histogram, fine histogram, non-integer count, missing count]`` (or the
+    two counts alone) of a column's numbers ``x`` (NaN: missing or not a number)."""
+    na = np.isnan(x)
+    present = x[~na]
+    nonint = float(np.sum(~(np.isfinite(present) & (present == np.round(present)))))
+    if not histogram:
+        return np.array([nonint, na.sum()], dtype=np.float64)
+    lower, _, _, _ = _numeric_grid()
+    coarse = _numeric_positions(present)
+    hist = np.bincount(coarse, minlength=lower.size)
+    fine = np.bincount(_fine_positions(present, coarse), minlength=lower.size * FINE_BINS)
+    return np.concatenate([hist, fine, [nonint, na.sum()]]).astype(np.float64)
+
+
+class NumericKind(ColumnKind):
+    """Numbers, clipped to public bounds (the statistic: a histogram on the
+    public grids, or the integer and missing counts when the bounds are public)."""
+
+    name = type = "numeric"
+    release = "schema: numeric"
+    sensitivity = np.sqrt(5.0)
+    #: Its release when the bounds are public: the flags' counts only.
+    flags_release = "schema: numeric flags"
+    flags_sensitivity = np.sqrt(2.0)
+
+    def check_spec(self, key, spec):
+        if "bounds" not in spec:
+            raise ValueError(f"Schema column {key!r} of type 'numeric' needs 'bounds'.")
+        bounds = spec["bounds"]
+        try:
+            lo, hi = (float(b) for b in bounds)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"Schema bounds of column {key!r} must be two numbers [lo, hi], got {bounds!r}."
+            ) from None
+        with np.errstate(over="ignore"):
+            span = hi - lo
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi and np.isfinite(span)):
+            raise ValueError(
+                f"Schema bounds of column {key!r} must be finite with lo < hi and a finite "
+                f"width hi - lo, got [{lo}, {hi}]."
+            )
+        out = {"type": "numeric", "bounds": [lo, hi], "integer": flag(key, spec, "integer")}
+        for name in ("impute", "coerce"):  # "coerce": accepted; every column coerces now
+            if flag(key, spec, name):
+                out[name] = True
+        if "levels" in spec:
+            out["levels"] = flag(key, spec, "levels")
+            if out["levels"] and not (out["integer"] and n_levels(lo, hi) >= 1):
+                raise ValueError(
+                    f"Schema column {key!r} has \"levels\": true; that needs \"integer\": "
+                    "true and bounds holding at least one integer."
+                )
+        return out
+
+    def output_dtype(self, spec):
+        missing = bool(spec.get("missing", False))
+        if spec.get("integer", False):
+            return pd.Int64Dtype() if missing else np.dtype(np.int64)
+        return np.dtype(np.float64)
+
+    def encodes_as_levels(self, spec, max_levels):
+        """Whether the spec is encoded as a one-hot block of its integers."""
+        if not spec.get("integer", False):
+            return False
+        if "levels" in spec:
+            return bool(spec["levels"])
+        return 1 <= n_levels(*spec["bounds"]) <= max_levels
+
+    def codec(self, key, spec, *, max_levels=0, bins=0):
+        if self.encodes_as_levels(spec, max_levels):
+            return _Levels(key, spec)
+        if bins:
+            return _Binned(key, spec, bins)
+        return _Scaled(key, spec)
+
+    # -- reading: exactly (a leak), or privately -------------------------------
+    def read(self, key, canon, context):
+        x = canon.numbers()
+        finite = x[np.isfinite(x)]
+        integer = bool(finite.size) and bool(np.all(finite == np.round(finite)))
+        missing = bool(np.any(np.isnan(x)))
+        if context.bounds is not None:
+            record_leak(
+                "integer",
+                f"The integer and missing flags of numeric column {key!r} were read from the "
+                "private data and are released with the model without privacy. Declare the "
+                "column in the schema to avoid this.",
+                column=key,
+            )
+            bounds = [float(b) for b in context.bounds]
+        else:
+            record_leak(
+                "bounds",
+                f"The bounds of numeric column {key!r} were read from the private data (its "
+                "exact minimum and maximum, with its integer and missing flags) and are "
+                "released with the model without privacy. Pass public bounds in the schema, "
+                "or bounds=(lo, hi), to avoid this.",
+                column=key,
+            )
+            lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+            bounds = _finish_bounds(lo, hi, False)
+        return {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing}
+
+    def own_release(self, context):
+        """The release of a numeric column: the histogram, or the flags' counts alone
+        when its bounds are public."""
+        if context.bounds is None:
+            return self.release, self.sensitivity
+        return self.flags_release, self.flags_sensitivity
+
+    def statistic(self, canon, context):
+        """``[histogram, fine histogram, non-integer count, missing count]`` of
+        the column's numbers, or the two counts alone when its bounds are public.
+
+        Notes
+        -----
+        **Sensitivity** (replace-one). A present integer value sets one bin
+        and one sub-bin (inside that bin); a present non-integer value one
+        bin, one sub-bin and the non-integer count; a missing value (or one
+        that is not a number) the missing count only. The farthest two
+        records are a non-integer value and an integer value in another
+        bin (two bins, two sub-bins and the non-integer count change by 1:
+        ``√5``); a non-integer value against a missing one changes four
+        counts (``2``): ``Δ = √5``, attained. The two counts alone: a
+        non-integer value against a missing one changes both, ``Δ = √2``.
+        """
+        return _numeric_statistic(canon.numbers(), histogram=context.bounds is None)
+
+    def estimate(self, key, noisy, s, n, context):
+        integer, missing = _flags(noisy[-2], noisy[-1], n, s, context.flag_stds)
+        if context.bounds is None:
+            lower, _, _, _ = _numeric_grid()
+            found = _numeric_range(noisy[:lower.size], s, integer, guess=False)
+            first, last = found or _numeric_range(noisy[:lower.size], s, integer)
+            lo, hi = _refined_range(noisy[lower.size:-2], noisy[:lower.size], first, last, s,
+                                    integer)
+            bounds = _finish_bounds(lo, hi, integer)
+            if found is None:
+                _warn_guess(key, f"its bounds {bounds}", n, s)
+            else:
+                bins = _integer_bins() if integer else np.arange(lower.size)
+                bins = bins[(bins >= first) & (bins <= last)]
+                _warn_outside(key, bounds, noisy[bins], noisy[-1], n, s)
+        else:
+            bounds = [float(b) for b in context.bounds]
+        return {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
+                "impute": not missing}
