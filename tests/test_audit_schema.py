@@ -213,3 +213,63 @@ def test_audit_flags_20_percent_less_noise(mode):
     assert ("mu", "all") in flags, text
     for _, claim, _, measured in rows:  # and it measures the shortfall
         assert measured.noise_std_low <= 0.8 * claim.noise_std <= measured.noise_std_high, text
+
+
+def _selection_keep_rate(n_runs, noise_scale=1.0, threshold_shift=0.0):
+    """Fits of a one-column table whose last record holds a key nobody else has
+    (``D``) and of its neighbour, where that record holds a frequent key
+    (``D'``): how often the singleton is kept on ``D`` (it is never a
+    candidate on ``D'``), and the noisy counts of the key both share."""
+    from skdpgen import privacy
+
+    values = ["a"] * 60 + ["b"] * 39
+    d = pd.DataFrame({"c": values + ["solo"]})
+    d_prime = pd.DataFrame({"c": values + ["a"]})
+    schema = {"c": {"type": "categorical"}}
+    plan = SchemaPlan.from_table(d, schema=schema)
+    kept, shared, shared_prime = 0, [], []
+    select = GaussianAccountant.select
+
+    def shifted(self, name, counts):  # the control: a threshold lowered by `shift` stds
+        keep, noisy = select(self, name, counts)
+        s = self.noise_multipliers[name] * math.sqrt(2.0)
+        return keep | (noisy > privacy.selection_threshold(s, self.delta_each)
+                       - threshold_shift * s), noisy
+
+    draw = privacy._gaussian_noise
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(GaussianAccountant, "select", shifted)
+        mp.setattr(privacy, "_gaussian_noise",
+                   lambda rng, std, shape: noise_scale * draw(rng, std, shape))
+        for table, out in ((d, shared), (d_prime, shared_prime)):
+            for _ in range(n_runs):
+                acc = GaussianAccountant(1.0, 0.2, plan.shares(1.0),
+                                         selections=plan.selections(), selection_delta=0.05)
+                spec, _ = plan.estimate(table, None, acc)
+                kept += table is d and "solo" in spec["c"]["categories"]
+                out.append(plan.noisy_["c"][0])  # "a", kept in every run at this noise
+    s = acc.noise_multipliers["schema: categories"] * math.sqrt(2.0)
+    return kept / n_runs, acc.delta_each, np.array(shared), np.array(shared_prime), s
+
+
+def test_category_selection_keeps_a_singleton_at_its_delta():
+    """A key held by the changed record alone is kept w.p. δ_each = 0.05 (binomial
+    bounds at 4.5 sd: a false alarm w.p. < 1e-5); the shared key's noisy count
+    moves by one between the neighbours, with the claimed noise."""
+    n = 4000
+    rate, delta_each, a, a_prime, s = _selection_keep_rate(n)
+    sd = math.sqrt(delta_each * (1 - delta_each) / n)
+    assert abs(rate - delta_each) <= 4.5 * sd, rate
+    assert abs(np.mean(a_prime) - np.mean(a) - 1.0) <= 4.5 * s * math.sqrt(2 / n)
+    assert np.std(a) >= s * (1 - 4.5 / math.sqrt(2 * n))
+
+
+def test_category_selection_audit_flags_less_noise_and_a_lower_threshold():
+    """Controls: 0.8 times the noise is measured as such on the shared key's
+    counts, and a threshold lowered by 0.2 noise standard deviations keeps
+    the singleton far more often than δ_each (0.067 against 0.05)."""
+    n = 4000
+    _, _, a, _, s = _selection_keep_rate(n, noise_scale=0.8)
+    assert np.std(a) < s * (1 - 4.5 / math.sqrt(2 * n))
+    rate, delta_each, _, _, _ = _selection_keep_rate(n, threshold_shift=0.2)
+    assert rate - delta_each > 4.5 * math.sqrt(delta_each * (1 - delta_each) / n), rate

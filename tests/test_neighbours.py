@@ -348,6 +348,13 @@ def test_class_list_does_not_depend_on_a_label_s_type():
     y = np.array([2] * 150 + [10] * 150, dtype=object)
     y_str = y.copy()
     y_str[-1] = "10"
+    X = pd.DataFrame({"x": np.zeros(len(y))})
+    with warnings.catch_warnings(), reproducible_noise(1):
+        warnings.simplefilter("ignore")
+        estimated = [estimate_schema(X, labels, schema={"x": {"type": "numeric",
+                                                             "bounds": [0, 1]}},
+                                     epsilon=5.0)[1] for labels in (y, y_str)]
+    assert estimated[0] == estimated[1] == [2, 10]  # numbers in their order, not as text
     a, b = _fit_classes(y), _fit_classes(y_str)
     assert _canon(a) == _canon(b)
     assert list(a) == [2, 10]
@@ -378,7 +385,7 @@ def test_noisy_keeps_only_the_released_counts():
     rare.loc[0, "c"] = "zzz"
     lengths = []
     for X in (base, rare):
-        plan = SchemaPlan.from_table(X, schema={"c": {"type": "categorical"}})
+        plan = SchemaPlan.from_table(X)
         with warnings.catch_warnings(), reproducible_noise(0):
             warnings.simplefilter("ignore")
             acc = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
