@@ -20,10 +20,11 @@ number     ints and floats of any type (±inf included), and text that
            Python's ``float`` parses (``"3"``, ``" 3.0"``, ``"1e3"``,
            ``"-inf"``); its value is the float
 date       datetimes (Python, NumPy, pandas; a date is its midnight) and
-           text with a digit that :class:`pandas.Timestamp` parses and
-           that is not a number (``"2024-03-01"``, ``"1 Mar 2024 10:00"``);
-           its value is the wall time in nanoseconds, a time with a UTC
-           offset converted to UTC
+           text with a four-digit year that :class:`pandas.Timestamp`
+           parses and that is not a number (``"2024-03-01"``,
+           ``"1 Mar 2024 10:00"``, not ``"11th"`` or ``"3/4"``); its value
+           is the wall time in nanoseconds, a time with a UTC offset
+           converted to UTC, clamped to 1677-2262
 text       everything else, as its text with surrounding spaces stripped
 =========  ===========================================================
 
@@ -48,6 +49,7 @@ order of estimated categories and classes.
 import datetime as _dt
 import math
 import numbers
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -76,6 +78,10 @@ FORMS = ("number", "bool", "date", "text", "missing")
 
 _NAT = np.iinfo(np.int64).min
 _NS_MIN, _NS_MAX = pd.Timestamp.min.value, pd.Timestamp.max.value
+_DAY = 86_400 * 10**9
+#: Text is a date only if it holds a year: four digits on their own (dateutil
+#: reads "11th", "3/4" or "May 3" as dates of the current year, or of year 3).
+_YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")
 
 #: Text read as missing: pandas' default ``na_values`` (``read_csv``).
 NA_TEXT = frozenset({
@@ -168,10 +174,10 @@ def _number_key(v):
 
 
 def _date_key(ns):
-    ts = pd.Timestamp(ns)
-    if ts == ts.normalize():
-        return ts.strftime("%Y-%m-%d")
-    return ts.isoformat()
+    text = str(np.datetime64(int(ns), "ns"))  # ISO, for every representable time
+    if ns % _DAY == 0:
+        return text[:text.index("T")]
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def key_order(key):
@@ -372,7 +378,7 @@ def _canonical_strings(idx, values, form, number, date, aware, text):
             else:
                 u_form[j], u_number[j] = NUMBER, v
             continue
-        if any(ch.isdigit() for ch in u):
+        if _YEAR.search(u):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 _put_date(j, u, u_form, u_date, u_aware, u_text)

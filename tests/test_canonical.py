@@ -1,0 +1,99 @@
+"""Canonical forms (skdpgen.schema._canonical): a value's form never changes what it is."""
+
+import datetime
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skdpgen.schema._canonical import (
+    BOOL,
+    DATE,
+    MISSING,
+    NUMBER,
+    TEXT,
+    canonical,
+    canonical_keys,
+    key_order,
+    table_frame,
+)
+
+CASES = [
+    # (value, form, key)
+    (3, NUMBER, 3), (3.0, NUMBER, 3), ("3", NUMBER, 3), (" 3.0 ", NUMBER, 3),
+    (np.int8(3), NUMBER, 3), (np.float32(2.5), NUMBER, 2.5), ("1e3", NUMBER, 1000),
+    (float("inf"), NUMBER, float("inf")), ("-inf", NUMBER, float("-inf")),
+    (True, BOOL, True), ("TRUE", BOOL, True), ("false", BOOL, False), (np.bool_(False), BOOL, False),
+    (None, MISSING, None), (np.nan, MISSING, None), (pd.NA, MISSING, None), (pd.NaT, MISSING, None),
+    ("", MISSING, None), ("NA", MISSING, None), ("nan", MISSING, None), ("null", MISSING, None),
+    ("2024-03-01", DATE, "2024-03-01"), (pd.Timestamp("2024-03-01"), DATE, "2024-03-01"),
+    (datetime.date(2024, 3, 1), DATE, "2024-03-01"), (np.datetime64("2024-03-01"), DATE, "2024-03-01"),
+    ("2024-03-01T05:00+05:00", DATE, "2024-03-01"), ("1 Mar 2024 10:00", DATE, "2024-03-01T10:00:00"),
+    # text that dateutil would read as a date of the current year (or year 3): text
+    ("11th", TEXT, "11th"), ("5th-6th", TEXT, "5th-6th"), ("May 3", TEXT, "May 3"),
+    ("3/4", TEXT, "3/4"), ("10-20", TEXT, "10-20"), ("now", TEXT, "now"), ("today", TEXT, "today"),
+    (" Paris ", TEXT, "Paris"), ("Alice Smith, HIV+", TEXT, "Alice Smith, HIV+"),
+    (b"abc", TEXT, "abc"), (1 + 2j, TEXT, "(1+2j)"),
+]
+
+
+@pytest.mark.parametrize("value, form, key", CASES, ids=[repr(c[0]) for c in CASES])
+def test_forms_and_keys(value, form, key):
+    c = canonical(pd.Series([value], dtype=object))
+    assert c.form.tolist() == [form]
+    got = c.keys().tolist()[0]
+    assert got == key and type(got) is type(key)
+
+
+def test_dates_outside_the_nanosecond_range_are_dates_clamped():
+    c = canonical(["1500-01-01", datetime.datetime(2500, 1, 1)])
+    assert c.form.tolist() == [DATE, DATE]
+    assert c.date[0] == pd.Timestamp.min.value and c.date[1] == pd.Timestamp.max.value
+
+
+def test_dtype_paths_equal_the_value_by_value_path():
+    """A typed column (int64, float, bool, datetime, category, nullable) gives the
+    canonical forms of the same values in an object column."""
+    columns = [
+        pd.Series([1, 2, 3]), pd.Series([1.5, np.nan, -np.inf]), pd.Series([True, False]),
+        pd.Series(pd.to_datetime(["2020-01-01", None])),
+        pd.Series(pd.to_datetime(["2020-01-01 10:00"])).dt.tz_localize("Europe/Paris"),
+        pd.Series(["a", "b", None], dtype="category"), pd.Series([1, None], dtype="Int64"),
+        pd.Series([True, None], dtype="boolean"), pd.Series(["x", None], dtype="string"),
+    ]
+    for column in columns:
+        typed = canonical(column)
+        objects = canonical(pd.Series(column.astype(object).tolist(), dtype=object))
+        assert typed.form.tolist() == objects.form.tolist(), column.dtype
+        assert typed.keys().tolist() == objects.keys().tolist(), column.dtype
+
+
+def test_one_and_true_are_distinct_keys():
+    keys, tags = canonical_keys([1, True, "1", "true"])
+    assert keys == [1, True, 1, True]
+    assert tags[0] == tags[2] and tags[1] == tags[3] and tags[0] != tags[1]
+    assert sorted([10, "b", 2, True, "a", 2.5], key=key_order) == [True, 2, 2.5, 10, "a", "b"]
+
+
+def test_table_frame_keeps_forms_and_checks_shape():
+    frame = table_frame([[1, "a"], [2.0, None]])
+    assert [type(v) for v in frame[0]] == [int, float]  # each value keeps its type
+    assert canonical(frame[1]).form.tolist() == [TEXT, MISSING]
+    with pytest.raises(ValueError):
+        table_frame(np.zeros(3))  # 1-D: API misuse
+    with pytest.raises(ValueError, match="Complex"):
+        table_frame(np.zeros((2, 2), dtype=complex))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.integers(-10**15, 10**15),
+                 st.floats(allow_nan=False, allow_infinity=True, width=64)))
+def test_every_spelling_of_a_number_is_one_value(x):
+    spellings = [x, float(x), repr(float(x)), f" {x} ", np.float64(x)]
+    if isinstance(x, int):
+        spellings += [str(x), np.int64(x)]
+    c = canonical(pd.Series(spellings, dtype=object))
+    assert set(c.form.tolist()) == {NUMBER}
+    assert len({repr(k) for k in c.keys().tolist()}) == 1
