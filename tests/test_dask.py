@@ -113,18 +113,47 @@ def test_private_noise_scale_and_report(client, same_noise):
     np.testing.assert_allclose(on_dask.embedding_, in_memory.embedding_, rtol=0, atol=1e-10)
 
 
-def test_errors_are_raised_from_workers(client):
+def test_errors_are_raised_from_workers(client, same_noise):
+    """Errors of the input's public form reach the client; a record's value (in a
+    synthesizer, or a label) raises nowhere, and trains on Dask as in memory."""
     X, y = _data(n=3_000)
-    X[2_500, 1] = np.nan  # in the last partition only
+    X[2_500, 1] = np.nan  # in the last partition only (a non-private fit: sklearn's rule)
     with pytest.raises(ValueError, match="NaN or infinity"):
         KernelMeanEmbedding().fit(da.from_array(X, chunks=1_000))
     X, y = _data(n=3_000)
     frame = dd.from_pandas(pd.DataFrame(X), npartitions=3)
     with pytest.raises(ValueError, match="3000 entries"):
         KernelMeanEmbedding().fit(frame, dd.from_pandas(pd.Series(y[:-1]), npartitions=3))
-    with pytest.raises(ValueError, match="classes"):
-        KernelMeanEmbedding(classes=[0, 1]).fit(da.from_array(X, chunks=1_000),
-                                                 da.from_array(y, chunks=1_000))
+    # labels outside the class list (2) and missing ones, in the last partition: the
+    # first class, on the workers exactly as in memory
+    labels = y.astype(object)
+    labels[2_900] = None
+    kme = KernelMeanEmbedding(classes=[0, 1]).fit(da.from_array(X, chunks=1_000),
+                                                   da.from_array(labels, chunks=1_000))
+    ref = KernelMeanEmbedding(classes=[0, 1]).fit(X, np.where(pd.isna(labels) | (y == 2), 0, y))
+    np.testing.assert_allclose(kme.embedding_, ref.embedding_, rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(kme.classes_, [0, 1])
+    # a synthesizer: values that used to raise (NaN and text in a numeric column without
+    # "missing", a value outside the categories), in the last partition
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"x": rng.uniform(0, 10, 3_000),
+                          "c": rng.choice(["a", "b"], 3_000)}).astype(object)
+    table.loc[2_500, "x"], table.loc[2_501, "x"] = np.nan, "n/a-7431"
+    table.loc[2_502, "x"], table.loc[2_503, "c"] = np.inf, "Zanzibar"
+    schema = {"x": {"type": "numeric", "bounds": [0, 10]},
+              "c": {"type": "categorical", "categories": ["a", "b"]}}
+    params = dict(schema=schema, epochs=1, steps_per_epoch=2, batch_size=50, random_state=0,
+                  device="cpu")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with same_noise():
+            on_dask = DPMERFSynthesizer(**params).fit(dd.from_pandas(table, npartitions=3))
+        with same_noise():
+            in_memory = DPMERFSynthesizer(**params).fit(table)
+    np.testing.assert_allclose(on_dask.loss_history_, in_memory.loss_history_, rtol=1e-6)
+    assert on_dask.privacy_report_.to_dict() == in_memory.privacy_report_.to_dict()
+    messages = " ".join(str(w.message) for w in caught)
+    assert "7431" not in messages and "Zanzibar" not in messages
 
 
 def test_leaks_warn_as_in_memory(client):
@@ -174,9 +203,9 @@ def test_synthesizer_fits_from_dask_dataframe(client, adult, cls, same_noise):
     np.testing.assert_array_equal(synth.feature_names_in_, data.columns)
 
 
-def test_synthesizer_schema_left_out_from_dask(client, adult):
-    """What the schema leaves out: estimated privately (its columns computed on the
-    client), or read with recorded leaks (infer_schema="data")."""
+def test_synthesizer_schema_left_out_from_dask(client, adult, same_noise):
+    """What the schema leaves out: estimated privately (its statistics summed per
+    partition on the workers), or read with recorded leaks (infer_schema="data")."""
     data, target, schema = adult
     partial = {k: v for k, v in schema.items() if k != "age"}
     ddf = dd.from_pandas(data.assign(income=target.astype(str)), npartitions=3)
@@ -187,9 +216,20 @@ def test_synthesizer_schema_left_out_from_dask(client, adult):
         synth = DPMERFSynthesizer(**params).fit(ddf.drop(columns="income"), ddf["income"])
     report = synth.privacy_report_
     assert report.is_private and not report.leaks
-    assert {"schema: numeric", "schema: classes"} <= {r.name for r in report.releases}
+    # no dtype is read: the kind of "age" is released, then its values' statistic
+    assert {"schema: kinds", "schema: values", "schema: classes"} <= {
+        r.name for r in report.releases}
+    assert synth.schema_["age"]["type"] == "numeric"
     lo, hi = synth.schema_["age"]["bounds"]
     assert lo <= data["age"].quantile(0.05) and hi >= data["age"].quantile(0.95)
+    # the same releases as in memory (same noise): the same estimated schema
+    with same_noise():
+        on_dask = DPMERFSynthesizer(**params).fit(ddf.drop(columns="income"), ddf["income"])
+    with same_noise():
+        in_memory = DPMERFSynthesizer(**params).fit(data, target.astype(str))
+    assert on_dask.schema_ == in_memory.schema_
+    np.testing.assert_array_equal(on_dask.classes_, in_memory.classes_)
+    assert on_dask.privacy_report_.to_dict() == in_memory.privacy_report_.to_dict()
 
     with pytest.warns(PrivacyLeakWarning) as record:
         synth = DPMERFSynthesizer(**params, infer_schema="data").fit(

@@ -23,6 +23,7 @@ from skdpgen.privacy import (
 )
 from skdpgen.kernels import HermiteFeatures
 from skdpgen.rows import chunk_feature_sums
+from skdpgen.schema import kinds_from_dtypes
 from skdpgen.synthesizers import ReleaseContext
 
 FAST = dict(epochs=2, steps_per_epoch=5, batch_size=64, random_state=0, device="cpu")
@@ -188,16 +189,38 @@ def test_what_the_schema_leaves_out_is_estimated_privately_by_default(make):
     assert report.leaks == () and report.is_private
     assert report.epsilon == pytest.approx(2.0, abs=1e-6)
     names = {r.name for r in report.releases}
-    assert {"schema: numeric", "schema: categories", "schema: classes"} <= names
-    assert [name for name, _, _ in report.selections] == ["schema: categories",
+    # no dtype is read: each undeclared column's kind is released ("schema: kinds"),
+    # then the statistic of that kind ("schema: values", always a selection)
+    assert {"schema: kinds", "schema: values", "schema: classes"} <= names
+    assert not names & {"schema: numeric", "schema: categories"}
+    assert [name for name, _, _ in report.selections] == ["schema: values",
                                                           "schema: classes"]
     assert set(synth.schema_) == set(X.columns)
     assert synth.schema_["age"] == partial["age"]  # declared entries are kept as they are
+    assert synth.schema_["income"]["type"] == "numeric"  # the kinds, estimated
+    assert synth.schema_["city"]["type"] == "categorical"
     lo, hi = synth.schema_["income"]["bounds"]
     # uniform on [0, 1e5]: the bins below 1e4 hold 20-75 rows each, a faint tail at
-    # this n and ε; the lower bound lands between 1,000 and 15,000 (200 fits)
+    # this n and ε; the lower bound lands between 1,000 and 15,000 (1,000 fits, kinds
+    # estimated or declared)
     assert lo <= np.quantile(X["income"], 0.2) and hi >= np.quantile(X["income"], 0.9)
     assert {"A", "B", "C"} <= set(synth.schema_["city"]["categories"])
+    # kinds declared public (here from the dtypes): no kinds release, each column
+    # gets its kind's own release
+    declared = {**kinds_from_dtypes(X), **partial}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        typed = make(schema=declared).fit(X, pd.Series(pd.Categorical(y)), epsilon=2.0)
+    report = typed.privacy_report_
+    assert report.leaks == () and report.is_private
+    names = {r.name for r in report.releases}
+    assert {"schema: numeric", "schema: categories", "schema: classes"} <= names
+    assert not names & {"schema: kinds", "schema: values"}
+    assert [name for name, _, _ in report.selections] == ["schema: categories",
+                                                          "schema: classes"]
+    lo, hi = typed.schema_["income"]["bounds"]
+    assert lo <= np.quantile(X["income"], 0.2) and hi >= np.quantile(X["income"], 0.9)
+    assert {"A", "B", "C"} <= set(typed.schema_["city"]["categories"])
     # with the estimated schema, a later fit spends nothing on it
     again = make(schema=synth.schema_, classes=list(synth.classes_)).fit(X, y)
     assert not any(r.name.startswith("schema") for r in again.privacy_report_.releases)
@@ -206,22 +229,67 @@ def test_what_the_schema_leaves_out_is_estimated_privately_by_default(make):
 
 
 @pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+def test_a_records_values_never_make_a_fit_fail(make, frame):
+    """A value's form is not public: no value turns the fit into an error, and no
+    message quotes one. Each odd value trains exactly as the public value it is
+    handled as (same noise): clipped, imputed, read by its canonical form, or mapped
+    to the first category (class) when the spec names no other."""
+    X, y = frame
+    odd = X.astype({"age": object, "income": object, "city": object, "member": object})
+    handled = X.copy()
+    cases = [  # (row, column, odd value, the public value it is handled as)
+        (3, "income", np.nan, 5e4),  # missing without "missing": the centre of the bounds
+        (4, "income", np.inf, 1e5),  # clipped to the bounds
+        (5, "income", -987654321.5, 0.0),
+        (6, "income", "unknown-7431", 5e4),  # not a number: missing, imputed
+        (7, "income", " 12345.5 ", 12345.5),  # a number spelled as text
+        (8, "age", 150, 90),  # clipped
+        (9, "age", "45", 45),
+        (10, "city", "Zanzibar", "A"),  # outside the categories: the first one
+        (11, "city", None, "A"),
+        (12, "member", "TRUE", True),
+        (13, "member", "Atlantis", False),
+    ]
+    for row, col, value, public in cases:
+        odd.loc[row, col], handled.loc[row, col] = value, public
+    y_odd, y_handled = y.astype(object).copy(), y.copy()
+    y_odd[14], y_handled[14] = "maybe-5309", "no"  # outside the classes: the first one
+    y_odd[15], y_handled[15] = None, "no"
+    y_odd[16], y_handled[16] = " yes ", "yes"
+    assert not handled.equals(X) and not y_handled.equals(y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with reproducible_noise(0):
+            a = make(schema=SCHEMA, classes=CLASSES).fit(odd, y_odd)
+        with reproducible_noise(0):
+            b = make(schema=SCHEMA, classes=CLASSES).fit(handled, y_handled)
+    np.testing.assert_array_equal(a.encoder_.transform(odd), b.encoder_.transform(handled))
+    np.testing.assert_array_equal(a.loss_history_, b.loss_history_)
+    np.testing.assert_array_equal(a.class_weights_, b.class_weights_)
+    pd.testing.assert_frame_equal(a.sample(20, random_state=3)[0],
+                                  b.sample(20, random_state=3)[0])
+    messages = " ".join(str(w.message) for w in caught)
+    for text in ("unknown-7431", "987654321", "12345", "Zanzibar", "Atlantis", "150",
+                 "maybe-5309"):
+        assert text not in messages
+    # the same, labels outside a declared class list: every "yes" is a "no"
+    with reproducible_noise(0), warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        a = make(schema=SCHEMA, classes=["no", "maybe"]).fit(X, y)
+    with reproducible_noise(0), warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        b = make(schema=SCHEMA, classes=["no", "maybe"]).fit(X, pd.Series(["no"] * len(X)))
+    assert list(a.classes_) == ["no", "maybe"]
+    np.testing.assert_array_equal(a.class_weights_, b.class_weights_)
+    np.testing.assert_array_equal(a.loss_history_, b.loss_history_)
+
+
+@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
 @pytest.mark.filterwarnings("ignore::skdpgen.privacy.PrivacyLeakWarning")
 def test_bad_inputs(make, frame):
+    """Errors are for public things only: the API, the columns, the schema, the budget."""
     X, y = frame
     base = make(schema=SCHEMA, classes=CLASSES)
-    Xn = X.copy()
-    Xn.loc[3, "income"] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        base.fit(Xn, y)
-    Xi = X.copy()
-    Xi.loc[3, "income"] = np.inf
-    with pytest.raises(ValueError, match="infinity"):
-        base.fit(Xi, y)
-    Xc = X.assign(city=X["city"].astype(object))
-    Xc.loc[5, "city"] = "Z"
-    with pytest.raises(ValueError, match="not in the schema"):
-        base.fit(Xc, y)
     with pytest.raises(ValueError, match="epsilon"):
         base.fit(X, y, epsilon=0)
     with pytest.raises(ValueError, match="epsilon"):
@@ -233,8 +301,6 @@ def test_bad_inputs(make, frame):
         make(schema=SCHEMA).fit(X, pd.Series(["no"] * len(X)))
     with pytest.raises(ValueError, match=r"single class \(3\)"):  # not np.int64(3)
         make(schema=SCHEMA).fit(X, np.full(len(X), 3))
-    with pytest.raises(ValueError, match="not in classes"):
-        make(schema=SCHEMA, classes=["no"] + ["maybe"]).fit(X, y)
     with pytest.raises(ValueError, match="lacks"):
         make(schema={**SCHEMA, "zip": {"type": "numeric", "bounds": [0, 1]}}).fit(X, y)
     with pytest.raises(ValueError, match="non-empty"):
@@ -246,6 +312,10 @@ def test_bad_inputs(make, frame):
     for n in (0, -3, 2.5):
         with pytest.raises(ValueError, match="n_samples"):
             fitted.sample(n)
+    # asking for labels outside the (public) class list: counted, not quoted
+    with pytest.raises(ValueError, match="1 labels that are not in classes") as info:
+        fitted.sample(2, y=["no", "maybe-5309"])
+    assert "maybe" not in str(info.value)
     with pytest.raises(ValueError, match="missing"):
         fitted.score(X.drop(columns="city"), y)
     with pytest.raises(ValueError):

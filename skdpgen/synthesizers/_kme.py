@@ -529,6 +529,8 @@ class KMESynthesizer(PrivateEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = False
         tags.input_tags.allow_nan = True  # missing values (schema "missing")
+        # any value of any form is read (text, dates, objects: canonical forms)
+        tags.input_tags.string = True
         return tags
 
 
