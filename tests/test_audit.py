@@ -304,52 +304,42 @@ def kme_hermite():
     )
 
 
-def dphp():
+def _dphp(name, releases, **params):
+    """A DP-HP fit on the pair below: ``releases`` its expected releases."""
     # One record changes class at x = 0 (two numeric columns on [-1, 1]):
     # label proportions move by exactly √2/n, and so do the one-way
     # histograms (the record's cells move from class 0 to class 1); the sum
-    # kernel and the pairwise kernel by √(‖h(0)‖² + ‖h(0)‖²)/n ≈ √2/n (the
-    # pairwise kernel of two columns at order 4: ‖h(0)‖ = ‖φ(0)‖² = 0.998).
+    # kernel and a pairwise or product kernel of two columns at order 4 by
+    # √(‖h(0)‖² + ‖h(0)‖²)/n ≈ √2/n (‖h(0)‖ = ‖φ(0)‖² = 0.998).
     X = np.zeros((N_ROWS, 2))
     y = _labels()
     y_prime = y.copy()
     y_prime[-1] = 1 - y[-1]
     return Mechanism(
-        "dphp",
+        name,
         lambda X, y: DPHPSynthesizer(
             epsilon=EPSILON, delta=DELTA, schema=_schema(2), classes=[0, 1], order=6,
-            length_scale=1.0, product_order=4, label_share=0.4, epochs=2, steps_per_epoch=1,
+            length_scale=1.0, product_order=4, label_share=0.4, steps_per_epoch=1,
             batch_size=2, network_widths=(8,), noise_dim=2, random_state=0, device="cpu",
+            **params,
         ).fit(X, y).privacy_report_,
         (X, y), (X, y_prime),
         {"label proportions": EXACT, "sum kernel": GAUSSIAN_KERNEL,
-         "pairwise kernel": GAUSSIAN_KERNEL, "one-way marginals": EXACT},
+         "one-way marginals": EXACT, **releases},
         False, N_LESS_NOISE,
     )
+
+
+def dphp():
+    return _dphp("dphp", {"pairwise kernel": GAUSSIAN_KERNEL}, epochs=2)
 
 
 def dphp_product():
     # DP-HP's random product kernel: one release per epoch over product_size
     # columns drawn from the public random_state (here both columns, at every
-    # epoch: three releases), the same pair as dphp. The product kernel of two
-    # columns at order 4 moves by √(‖h(0)‖² + ‖h(0)‖²)/n, ‖h(0)‖ = ‖φ(0)‖² = 0.998.
-    X = np.zeros((N_ROWS, 2))
-    y = _labels()
-    y_prime = y.copy()
-    y_prime[-1] = 1 - y[-1]
-    return Mechanism(
-        "dphp-product",
-        lambda X, y: DPHPSynthesizer(
-            epsilon=EPSILON, delta=DELTA, schema=_schema(2), classes=[0, 1], order=6,
-            length_scale=1.0, product_order=4, product_kernel="random", product_size=2,
-            label_share=0.4, epochs=3, steps_per_epoch=1, batch_size=2, network_widths=(8,),
-            noise_dim=2, random_state=0, device="cpu",
-        ).fit(X, y).privacy_report_,
-        (X, y), (X, y_prime),
-        {"label proportions": EXACT, "sum kernel": GAUSSIAN_KERNEL,
-         "product kernel": GAUSSIAN_KERNEL, "one-way marginals": EXACT},
-        False, N_LESS_NOISE,
-    )
+    # epoch: three releases)
+    return _dphp("dphp-product", {"product kernel": GAUSSIAN_KERNEL}, epochs=3,
+                 product_kernel="random", product_size=2)
 
 
 def dpmerf():

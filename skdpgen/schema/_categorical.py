@@ -98,8 +98,7 @@ class CategoricalKind(ColumnKind):
     sensitivity = math.sqrt(2.0)
 
     def check_spec(self, key, spec):
-        if "categories" not in spec:
-            raise ValueError(f"Schema column {key!r} of type 'categorical' needs 'categories'.")
+        self.require(key, spec, "categories")
         cats = list(spec["categories"])
         if any(is_missing_scalar(c) for c in cats):
             raise ValueError(

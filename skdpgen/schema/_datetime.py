@@ -11,7 +11,7 @@ import pandas as pd
 from ..privacy import record_leak
 from ._canonical import canonical
 from ._kind import ColumnCodec, ColumnKind, flag
-from ._numeric import bin_block
+from ._numeric import Binned
 from ._ranges import (
     _N_YEARS,
     _flags,
@@ -150,23 +150,8 @@ class _Scaled(ColumnCodec):
         return _decode_datetime(self.spec, unit, missing)
 
 
-class _Binned(_Scaled):
-    numeric = False
-    binned = True
-
-    def __init__(self, key, spec, bins):
-        super().__init__(key, spec)
-        self.bins = bins
-        self.indicator = False
-        self.width = bins + int(bool(spec.get("missing", False)))
-
-    def encode(self, column):
-        z, missing = self.unit_values(column)
-        return None, bin_block(self.spec, z, missing, self.bins), missing
-
-    def decode(self, numeric, code, missing, offset, is_frame):
-        missing = (code >= self.bins) if self.spec.get("missing") else np.zeros(len(code), bool)
-        unit = (np.clip(code, 0, self.bins - 1) + offset) / self.bins
+class _Binned(Binned, _Scaled):
+    def decode_unit(self, unit, missing, is_frame):
         return _decode_datetime(self.spec, unit, missing)
 
 
@@ -189,8 +174,7 @@ class DatetimeKind(ColumnKind):
     sensitivity = np.sqrt(3.0)
 
     def check_spec(self, key, spec):
-        if "bounds" not in spec:
-            raise ValueError(f"Schema column {key!r} of type 'datetime' needs 'bounds'.")
+        self.require(key, spec, "bounds")
         tz = _check_timezone(key, spec.get("timezone"))
         out = {"type": "datetime", "bounds": _datetime_bounds(key, spec["bounds"], tz),
                "timezone": tz}

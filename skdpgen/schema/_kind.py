@@ -170,6 +170,12 @@ class ColumnKind:
     def check_spec(self, key, spec):  # pragma: no cover - each kind implements it
         raise NotImplementedError
 
+    def require(self, key, spec, field):
+        """``spec[field]``, or the error of a spec that lacks it (a public schema)."""
+        if field not in spec:
+            raise ValueError(f"Schema column {key!r} of type {self.type!r} needs {field!r}.")
+        return spec[field]
+
     def output_dtype(self, spec):  # pragma: no cover
         raise NotImplementedError
 

@@ -22,7 +22,7 @@ from ._ranges import (
     _warn_outside,
 )
 
-__all__ = ["NumericKind", "n_levels"]
+__all__ = ["Binned", "NumericKind", "bin_block", "n_levels"]
 
 
 def n_levels(lo, hi):
@@ -63,9 +63,10 @@ class _Scaled(ColumnCodec):
         return _numeric_output(self.spec, self.values_from_unit(unit), missing, is_frame)
 
 
-class _Binned(_Scaled):
+class Binned:
     """A one-hot block over ``bins`` equal-width bins of the bounds (missing: a
-    last slot), decoded uniformly inside the bin."""
+    last slot), decoded uniformly inside the bin: mixed into a scaled codec,
+    whose ``unit_values`` it bins and whose ``decode_unit`` it decodes with."""
 
     numeric = False
     binned = True
@@ -85,6 +86,8 @@ class _Binned(_Scaled):
         unit = (np.clip(code, 0, self.bins - 1) + offset) / self.bins
         return self.decode_unit(unit, missing, is_frame)
 
+
+class _Binned(Binned, _Scaled):
     def decode_unit(self, unit, missing, is_frame):
         return _numeric_output(self.spec, self.values_from_unit(unit), missing, is_frame)
 
@@ -171,8 +174,7 @@ class NumericKind(ColumnKind):
     flags_sensitivity = np.sqrt(2.0)
 
     def check_spec(self, key, spec):
-        if "bounds" not in spec:
-            raise ValueError(f"Schema column {key!r} of type 'numeric' needs 'bounds'.")
+        self.require(key, spec, "bounds")
         bounds = spec["bounds"]
         try:
             lo, hi = (float(b) for b in bounds)
