@@ -1069,3 +1069,18 @@ def test_schema_and_leak_warnings_point_at_the_users_line():
         fit.set_params(infer_schema="data").fit(X, epsilon=1.0)
     leaks = [w for w in record if w.category is PrivacyLeakWarning]
     assert len(leaks) == 2 and {w.filename for w in leaks} == {__file__}
+
+
+def test_a_column_of_numbers_is_numeric_where_the_majority_test_failed():
+    """1,000 rows, ten columns at ε = 1 (the kinds' noise s ≈ 110 rows): the
+    former rule (a majority by four standard deviations, else text) typed a
+    column of numbers categorical in 29 % of estimates; the largest count
+    with the share test, in none of 20,000 simulated releases."""
+    from skdpgen.private_schema import kind_from_forms
+
+    rng = np.random.default_rng(5)
+    s, n = 110.0, 1000
+    noisy = np.zeros((20_000, 5))
+    noisy[:, 0] = n
+    noisy += s * rng.standard_normal(noisy.shape)
+    assert all(kind_from_forms(row, s) == "numeric" for row in noisy)

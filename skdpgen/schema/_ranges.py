@@ -553,25 +553,26 @@ def kind_from_forms(noisy, s):
 
     ``noisy`` holds the counts of values that are numbers, bools, dates,
     text and missing (:data:`skdpgen.schema._canonical.FORMS`), each with
-    noise standard deviation ``s`` (0 for exact counts). Form ``t`` wins
-    when its count ``ñ_t`` makes ``TYPE_SHARE`` of the noisy present values
-    ``p̃ = ñ_0 + ñ_1 + ñ_2 + ñ_3`` and a majority of them:
-    ``ñ_t − TYPE_SHARE·p̃ ≥ −TYPE_STDS·s_share`` and ``ñ_t − p̃/2 ≥
-    TYPE_STDS·s_major``, where ``s_share = s·sqrt((1 − q)² + 3q²)`` (``q =
-    TYPE_SHARE``) and ``s_major = s`` are the noise standard deviations of
-    the two statistics (``p̃`` holds ``ñ_t`` and three other noisy counts).
+    noise standard deviation ``s`` (0 for exact counts). The present form
+    with the largest noisy count is the candidate: text (or no positive
+    count) makes the column ``"categorical"``; a number, bool or date
+    makes it ``"numeric"``, ``"bool"`` or ``"datetime"`` when its count
+    ``ñ_t`` also makes ``TYPE_SHARE`` of the noisy present values ``p̃ =
+    ñ_0 + ñ_1 + ñ_2 + ñ_3``: ``ñ_t − TYPE_SHARE·p̃ ≥ −TYPE_STDS·s_share``,
+    where ``s_share = s·sqrt((1 − q)² + 3q²)`` (``q = TYPE_SHARE``) is that
+    statistic's noise standard deviation; otherwise (a mix of forms) it is
+    categorical.
+
     So a column whose present values all take form ``t`` fails the share
-    test w.p. at most ``Φ(−TYPE_STDS) ≈ 3e-5``, whatever ``n``; the
-    majority test keeps a mostly-text column categorical when the noise is
-    large next to the row count. A negative ``p̃`` (a column with hardly
-    any values) counts as 0, which only makes both tests stricter. Numbers
-    win as ``"numeric"``, bools as ``"bool"``, dates as ``"datetime"``;
-    otherwise the column is ``"categorical"``, unless the noise is so large
-    next to the counts that no present form's count clears
-    ``TYPE_STDS·s·√2`` (a few hundred rows for a wide table at ε = 1): then
-    the form with the largest noisy count wins, the most likely guess
-    (defaulting to text would make every number of a small numeric column
-    an unlisted category).
+    test w.p. at most ``Φ(−TYPE_STDS) ≈ 3e-5``, and loses the comparison
+    with another form's noise w.p. about ``3·Φ(−ñ_t/(s√2))`` (1e-9 at
+    ``ñ_t = 8.6 s``; 13 % for a table of 344 rows and 17 columns at ε = 1,
+    where the noise hides the counts). Exact counts (``s = 0``) type a
+    column numeric, bool or datetime only when 98 % of its present values
+    take that form. (An earlier rule also asked a majority by four standard
+    deviations and otherwise typed text: it typed a column of numbers
+    categorical in 29 % of private estimates at 1,000 rows and 10 columns,
+    simulated.)
 
     Examples
     --------
@@ -585,20 +586,12 @@ def kind_from_forms(noisy, s):
     q = TYPE_SHARE
     present = max(float(noisy[:4].sum()), 0.0)
     s_share = s * math.sqrt((1.0 - q) ** 2 + 3.0 * q * q)
-
-    def wins(t):
-        return (noisy[t] - q * present >= -TYPE_STDS * s_share
-                and noisy[t] - 0.5 * present >= TYPE_STDS * s and noisy[t] > 0)
-
-    for t in np.argsort(-noisy[:3], kind="stable"):
-        if wins(int(t)):
-            return _FORM_KINDS[int(t)]
-    if noisy[:4].max() > TYPE_STDS * s * math.sqrt(2.0) or s == 0:
-        return "categorical"  # the tests decided: a mix of forms, or mostly text
-    # the noise hides even which form dominates: the most likely form (the largest
-    # noisy count) beats always guessing text, which would drop every number
     t = int(np.argmax(noisy[:4]))
-    return _FORM_KINDS[t] if t < 3 and noisy[t] > 0 else "categorical"
+    if t == 3 or not noisy[t] > 0:
+        return "categorical"
+    if noisy[t] - q * present >= -TYPE_STDS * s_share:
+        return _FORM_KINDS[t]
+    return "categorical"
 
 
 def _finish_bounds(lo, hi, integer):
