@@ -1084,3 +1084,15 @@ def test_a_column_of_numbers_is_numeric_where_the_majority_test_failed():
     noisy[:, 0] = n
     noisy += s * rng.standard_normal(noisy.shape)
     assert all(kind_from_forms(row, s) == "numeric" for row in noisy)
+
+
+def test_a_type_only_numeric_spec_with_unfilled_bounds_plans_what_it_releases():
+    """A template entry filled in with its type only keeps ``"bounds": [null, null]``:
+    the plan and the release must agree that its histogram is released (the
+    plan once counted it as a column with public bounds, and the estimate then
+    made a release the accountant had not planned)."""
+    X = pd.DataFrame({"x": np.arange(2000.0) % 40})
+    schema, _, report = estimate_schema(
+        X, schema={"x": {"type": "numeric", "bounds": [None, None]}}, epsilon=1.0)
+    assert [r.name for r in report.releases] == [NUMERIC]
+    assert schema["x"]["integer"] and schema["x"]["bounds"][1] >= 39

@@ -15,7 +15,8 @@ from ._canonical import MISSING, canonical, canonical_keys, key_order, labels_se
 from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows
 from ._ranges import OTHER_STDS, _other_label, _warn_other
 
-__all__ = ["CategoricalKind", "key_counts", "map_unlisted", "public_keys"]
+__all__ = ["CategoricalKind", "fold_rare", "key_counts", "map_unlisted", "public_keys",
+           "select_kept"]
 
 
 def key_counts(canon):
@@ -38,6 +39,46 @@ def public_keys(tags):
 def sorted_tags(counts):
     """The tags of a Counter in the one order of keys."""
     return sorted(counts, key=lambda t: key_order(t[1]))
+
+
+def select_kept(context, tags, counts):
+    """A partition selection of ``counts`` (one per tag): the kept tags, their
+    noisy counts (all that is released) and the noise standard deviation."""
+    keep, noisy, s = context.select(counts)
+    return [t for t, k in zip(tags, keep) if k], noisy[keep], s
+
+
+def fold_rare(subject, kept, kept_noisy, n, s, *, numeric_other=False):
+    """The public list of a selection, and the label its other values take.
+
+    Whether some value was dropped is not public, so it never decides
+    anything; the mass of the dropped values (and, for labels, of missing
+    ones) is estimated from released numbers only, ``r = n − Σ_kept ñ_k``
+    (noise standard deviation ``s·sqrt(len(kept))``). When ``r`` exceeds
+    ``OTHER_STDS`` of it, or nothing was kept, a public other label is added
+    (``"other"``, ``"__other__"`` if that is kept; with ``numeric_other``
+    and numbers only, ``-1`` or the smallest minus one), with a
+    :class:`SchemaEstimateWarning` when it holds a twentieth of the rows or
+    more; otherwise the kept value with the largest noisy count takes the
+    rare values. A ``None`` tag (the missing key) is no value.
+
+    Returns
+    -------
+    values : list
+        The public values (:func:`public_keys`), the other label last if added.
+    other : object
+        The label that values outside the list map to.
+    """
+    tags = [t for t in kept if t is not None]
+    values = public_keys(tags)
+    residual = n - float(np.sum(kept_noisy))
+    if not values or residual > OTHER_STDS * s * math.sqrt(len(kept)):
+        numeric = numeric_other and bool(tags) and all(t[0] == 1 for t in tags)
+        other = _other_label(values, numeric=numeric)
+        _warn_other(subject, values, other, residual, n)
+        return values + [other], other
+    noisy_values = [c for t, c in zip(kept, kept_noisy) if t is not None]
+    return values, values[int(np.argmax(noisy_values))]
 
 
 def all_numbers(categories):
@@ -153,34 +194,17 @@ class CategoricalKind(ColumnKind):
         return key_counts(canon)
 
     def privatize(self, key, statistic, n, context):
-        """A partition selection over the values present (and missing as one more key).
-
-        Whether some value was dropped is not public, so it never decides
-        anything; the mass of the dropped values is estimated from released
-        numbers only, ``r = n − Σ_kept ñ_k``: a public other category is
-        added when ``r`` exceeds its noise (or nothing was kept), else the
-        kept value with the largest noisy count takes the rare values.
-        """
+        """A partition selection over the values present (and missing as one
+        more key); the rare values fold into an other category (:func:`fold_rare`)."""
         tags = sorted_tags(statistic["keys"])
         counts = [float(statistic["keys"][t]) for t in tags]
         if statistic["missing"]:
             tags.append(None)
             counts.append(float(statistic["missing"]))
-        keep, noisy, s = context.select(counts)
-        kept = [t for t, k in zip(tags, keep) if k]
-        kept_noisy = noisy[keep]
+        kept, kept_noisy, s = select_kept(context, tags, counts)
         context.noisy[key] = kept_noisy  # only what was released
         missing = None in kept
-        categories = public_keys([t for t in kept if t is not None])
-        residual = n - float(kept_noisy.sum())
-        if not categories or residual > OTHER_STDS * s * math.sqrt(len(kept)):
-            other = _other_label(categories, numeric=False)
-            _warn_other(f"Column {key!r}", categories, other, residual, n)
-            categories = categories + [other]
-        else:
-            # the kept value with the largest noisy count (the missing key excluded)
-            values_noisy = [c for t, c in zip(kept, kept_noisy) if t is not None]
-            other = categories[int(np.argmax(values_noisy))]
+        categories, other = fold_rare(f"Column {key!r}", kept, kept_noisy, n, s)
         return {"type": "categorical", "categories": categories,
                 "ordered": bool(context.partial.get("ordered", False)), "missing": missing,
                 "other": other}

@@ -16,7 +16,6 @@ passes the noisy vector to the post-processing of
 import copy
 import math
 
-import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_collection, meta, partition_sums
@@ -29,9 +28,16 @@ from ..privacy import (
 )
 from ._canonical import canonical, table_frame
 from ._canonical import labels_series as _labels
-from ._categorical import key_counts, map_unlisted, public_keys, sorted_tags
+from ._categorical import (
+    fold_rare,
+    key_counts,
+    map_unlisted,
+    public_keys,
+    select_kept,
+    sorted_tags,
+)
 from ._kind import EstimateContext
-from ._ranges import CLASS_SHARE, OTHER_STDS, _other_label, _warn_other, flag_stds
+from ._ranges import CLASS_SHARE, _other_label, flag_stds
 from ._text import KINDS as _KIND
 
 __all__ = [
@@ -44,30 +50,28 @@ __all__ = [
     "sensitivity_table",
 ]
 
-#: Report names of the estimation releases.
-KINDS = "schema: kinds"
+#: Report names of the estimation releases: each kind's own (its module states
+#: it with its sensitivity), a column's values release, and the class list's.
+KINDS = _KIND["text"].release
+NUMERIC = _KIND["numeric"].release
+NUMERIC_FLAGS = _KIND["numeric"].flags_release
+DATETIME = _KIND["datetime"].release
+MISSING_COUNT = _KIND["bool"].release
+CATEGORIES = _KIND["categorical"].release
 VALUES = "schema: values"
-NUMERIC = "schema: numeric"
-NUMERIC_FLAGS = "schema: numeric flags"
-DATETIME = "schema: datetime"
-MISSING_COUNT = "schema: missing"
-CATEGORIES = "schema: categories"
 CLASSES = "schema: classes"
 RELEASE_ORDER = (KINDS, VALUES, NUMERIC, NUMERIC_FLAGS, DATETIME, MISSING_COUNT, CATEGORIES,
                  CLASSES)
 #: The releases that may be partition selections (each reserves its threshold's δ).
 SELECTIONS = (VALUES, CATEGORIES, CLASSES)
 
-#: Replace-one L2 sensitivity of each release as reported (see SchemaPlan.estimate).
+#: Replace-one L2 sensitivity of each release as reported, from the kinds that
+#: derive them (see SchemaPlan.estimate).
 SENSITIVITY = {
-    KINDS: math.sqrt(2.0),
+    **{kind.release: float(kind.sensitivity) for kind in _KIND.values()},
+    NUMERIC_FLAGS: float(_KIND["numeric"].flags_sensitivity),
     VALUES: math.sqrt(2.0),  # every kind's statistic scaled to sqrt(2)
-    NUMERIC: math.sqrt(5.0),
-    NUMERIC_FLAGS: math.sqrt(2.0),
-    DATETIME: math.sqrt(3.0),
-    MISSING_COUNT: 1.0,
-    CATEGORIES: math.sqrt(2.0),  # fixed by GaussianAccountant.select
-    CLASSES: math.sqrt(2.0),
+    CLASSES: math.sqrt(2.0),  # a selection, as the categories' (GaussianAccountant.select)
 }
 #: Budget weight of a column's kind release relative to its values release: the
 #: kind tests need less precision than a histogram (a noise multiplier √2 larger).
@@ -185,14 +189,6 @@ class SchemaPlan:
     estimate_classes : bool
         Whether the class list is estimated (labels given, ``classes``
         not).
-    frame_input : bool
-        Whether the table is a DataFrame (else a 2-D array).
-    timezones : dict
-        ``column -> time zone`` declared by the partial specs of datetime
-        columns.
-    ordered : dict
-        ``column -> bool`` declared by the partial specs of categorical
-        columns.
 
     Attributes
     ----------
@@ -228,17 +224,13 @@ class SchemaPlan:
     ['schema: values', 'schema: classes']
     """
 
-    def __init__(self, columns, kinds, schema, bounds, classes, estimate_classes,
-                 frame_input=True, timezones=None, ordered=None):
+    def __init__(self, columns, kinds, schema, bounds, classes, estimate_classes):
         self.columns = list(columns)
         self.kinds = list(kinds)
         self.schema = dict(schema or {})
         self.bounds = _check_bounds(bounds)
         self.classes = None if classes is None else list(classes)
         self.estimate_classes = bool(estimate_classes)
-        self.frame_input = bool(frame_input)
-        self.timezones = dict(timezones or {})
-        self.ordered = dict(ordered or {})
         self.estimated = {c: k for c, k in zip(self.columns, self.kinds)
                           if c not in self.schema or _declared_kind(self.schema[c])}
         self.class_other_ = None
@@ -286,37 +278,17 @@ class SchemaPlan:
         if unknown:
             raise ValueError(
                 f"The schema names columns that X lacks: {sorted(map(str, unknown))}.")
-        kinds, timezones, ordered = [], {}, {}
+        kinds = []
         for c in columns:
             spec = schema.get(c)
             declared = None if spec is None else (_declared_kind(spec) or spec.get("type"))
             if declared is None:
                 declared = "numeric" if bounds is not None else "text"
             kinds.append(declared)
-            if spec is not None and declared == "datetime":
-                timezones[c] = spec.get("timezone")
-            if spec is not None and declared == "categorical":
-                ordered[c] = bool(spec.get("ordered", False))
         return cls(columns, kinds, schema, bounds, classes,
-                   estimate_classes=y is not None and classes is None,
-                   frame_input=isinstance(X, pd.DataFrame) or (
-                       is_dask_collection(X) and hasattr(X, "columns")),
-                   timezones=timezones, ordered=ordered)
+                   estimate_classes=y is not None and classes is None)
 
     # -- the plan --------------------------------------------------------------
-    def _release_of(self, kind):
-        if kind == "numeric":
-            return NUMERIC if self.bounds is None else NUMERIC_FLAGS
-        return {"datetime": DATETIME, "bool": MISSING_COUNT, "categorical": CATEGORIES,
-                "text": VALUES}[kind]
-
-    def _numeric_release(self, key):
-        """NUMERIC, or NUMERIC_FLAGS for a column whose bounds are public."""
-        spec = self.schema.get(key)
-        if spec is None or spec.get("bounds") is None:
-            return NUMERIC if self.bounds is None else NUMERIC_FLAGS
-        return NUMERIC_FLAGS
-
     def release_counts(self):
         """``name -> number of releases`` of the plan (names in a fixed order).
 
@@ -327,11 +299,11 @@ class SchemaPlan:
         """
         counts = dict.fromkeys(RELEASE_ORDER, 0)
         for key, kind in self.estimated.items():
-            if kind == "numeric":
-                counts[self._numeric_release(key)] += 1
-            else:
-                counts[self._release_of(kind)] += 1
-            counts[KINDS] += kind == "text"  # its kind first, then its values
+            if kind == "text":  # its kind first, then its values
+                counts[KINDS] += 1
+                counts[VALUES] += 1
+            else:  # the kind's own release, as estimate() makes it
+                counts[_KIND[kind].own_release(self._context(key))[0]] += 1
         counts[CLASSES] = int(self.estimate_classes)
         return {name: c for name, c in counts.items() if c}
 
@@ -418,9 +390,8 @@ class SchemaPlan:
         if is_dask_collection(X):
             columns = self.columns
 
-            def part(xp, yp):
-                frame = xp if isinstance(xp, pd.DataFrame) else pd.DataFrame(xp)
-                frame.columns = columns
+            def part(xp, yp):  # a DataFrame partition, or a block of whole rows
+                frame = xp if isinstance(xp, pd.DataFrame) else pd.DataFrame(xp, columns=columns)
                 return func(frame, _labels(yp), None)
 
             return partition_sums(part, X, y if is_dask_collection(y) else None)
@@ -574,21 +545,12 @@ class SchemaPlan:
         return {key: copy.deepcopy(self.schema[key]) for key in self.columns}
 
     def _estimate_classes(self, stats, n, accountant):
-        tags = sorted_tags(stats["keys"])
+        tags = sorted_tags(stats["keys"])  # missing labels are no key: they count in r
         context = self._context(None, accountant, CLASSES)
-        keep, noisy, s = context.select([stats["keys"][t] for t in tags])
-        kept = [t for t, k in zip(tags, keep) if k]
-        kept_noisy = noisy[keep]
+        kept, kept_noisy, s = select_kept(context, tags, [stats["keys"][t] for t in tags])
         self.noisy_["classes"] = kept_noisy  # only what was released
-        labels = public_keys(kept)
-        residual = n - float(np.sum(kept_noisy))  # missing labels count here
-        if not labels or residual > OTHER_STDS * s * math.sqrt(len(kept)):
-            numeric = bool(labels) and all(t[0] == 1 for t in kept)
-            other = _other_label(labels, numeric=numeric)
-            _warn_other("The class list", labels, other, residual, n)
-            self.class_other_ = other
-            return labels + [other]
-        self.class_other_ = labels[int(np.argmax(kept_noisy))]
+        labels, self.class_other_ = fold_rare("The class list", kept, kept_noisy, n, s,
+                                              numeric_other=True)
         return labels
 
     # -- the leaky mode --------------------------------------------------------
@@ -641,10 +603,11 @@ class SchemaPlan:
                 "labels) to avoid this.",
             )
             stats = key_counts(canonical(y))
-            classes = public_keys(sorted_tags(stats["keys"]))
+            tags = sorted_tags(stats["keys"])
+            classes = public_keys(tags)
             if not classes or stats["missing"]:
-                self.class_other_ = _other_label(classes, numeric=bool(classes) and all(
-                    isinstance(c, (int, float)) and not isinstance(c, bool) for c in classes))
+                self.class_other_ = _other_label(
+                    classes, numeric=bool(tags) and all(t[0] == 1 for t in tags))
                 classes = classes + [self.class_other_]
             else:
                 self.class_other_ = classes[0]
