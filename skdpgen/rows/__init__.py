@@ -106,7 +106,7 @@ def check_classes(classes):
     arr = np.asarray(classes)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError("classes must be a non-empty 1-D list of distinct labels.")
-    keys, tags = canonical_keys(list(np.asarray(classes, dtype=object)))
+    _, tags = canonical_keys(list(np.asarray(classes, dtype=object)))
     if None in tags or len(set(tags)) != len(tags):
         raise ValueError("classes must be a non-empty 1-D list of distinct labels.")
     return arr

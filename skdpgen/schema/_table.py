@@ -24,6 +24,7 @@ __all__ = [
     "paired_frames",
 ]
 
+
 def numeric_schema(columns, bounds, *, integer=False):
     """Schema giving the same public bounds to every column.
 
@@ -399,12 +400,7 @@ class TableEncoder:
             column = column.compute()
         canon = canonical(column)
         kind = KINDS["text"].read(key, canon, None)
-        spec = kind.read(key, canon, EstimateContext())
-        if spec["type"] != "categorical" and spec["bounds"][0] == spec["bounds"][1]:
-            lo, hi = spec["bounds"]
-            spec["bounds"] = [lo - 0.5, hi + 0.5]
-        return check_spec(key, {k: v for k, v in spec.items() if k != "missing"}
-                          | ({"missing": True} if spec.get("missing") else {}))
+        return check_spec(key, kind.read(key, canon, EstimateContext()))
 
     # -- encoding ----------------------------------------------------------
     def _frame(self, X):
@@ -485,8 +481,9 @@ class TableEncoder:
         -------
         X : DataFrame or ndarray
             A DataFrame with the training columns and the public dtypes
-            ``dtypes_`` (see :func:`output_dtype`), or a float64 array (NaN
-            for missing values) when fitted on an array.
+            ``dtypes_`` (see :func:`output_dtype`); when fitted on an array,
+            a float64 array (NaN for missing values), or an object array
+            when a column holds text or dates.
         """
         numeric = np.asarray(numeric, dtype=np.float64)
         n = numeric.shape[0]
