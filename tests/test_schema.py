@@ -605,3 +605,20 @@ def test_binned_columns_with_missing_values_and_dates():
 def test_bins_is_validated(bad):
     with pytest.raises(ValueError, match="bins"):
         TableEncoder(SCHEMA, bins=bad).fit(make_frame())
+
+
+def test_check_table_counts_what_the_schema_does_without_quoting_values():
+    from skdpgen.schema import check_table
+
+    X = pd.DataFrame({"t": ["2020-06-01", "1999-01-01", "soon", None],
+                      "c": ["a", "Alice, HIV+", None, "b"]})
+    schema = {"t": {"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"],
+                    "missing": True},
+              "c": {"type": "categorical", "categories": ["a", "b"]}}
+    report = check_table(X, schema, y=[0, 1, 7, None], classes=[0, 1])
+    assert report.loc["t"].tolist() == [1, 0, 1, 1, 0]  # missing declared: nothing imputed
+    assert report.loc["c"].tolist() == [1, 1, 0, 0, 1]
+    assert report.loc["(labels)", "unlisted"] == 2 and report.loc["(labels)", "missing"] == 1
+    assert "Alice" not in report.to_string()
+    with pytest.raises(ValueError, match="lacks"):
+        check_table(X, {"zip": {"type": "numeric", "bounds": [0, 1]}})
