@@ -156,7 +156,8 @@ def _read_schema(path):
             raise UsageError(f"schema entry {col!r} must be an object with a 'type'")
         if spec["type"] is None:
             continue
-        clean[col] = {k: v for k, v in spec.items() if v is not None}
+        # keys starting with "_" are notes (the refusal's template writes them)
+        clean[col] = {k: v for k, v in spec.items() if v is not None and not k.startswith("_")}
     return clean
 
 
@@ -215,15 +216,101 @@ def _round_integer_columns(frame, schema):
     return frame
 
 
+#: Headers pandas and R give an unnamed leading column of row numbers.
+_INDEX_HEADERS = ("", "Unnamed: 0")
+
+
+def _split_index(frame, keep):
+    """``(table, note)``: an unnamed leading column of row numbers dropped.
+
+    Decided from the header alone (public): the first column's header is
+    empty (``Unnamed: 0`` once pandas has read it), as R's ``write.csv``
+    and pandas' ``to_csv`` write a row index. Its values are never looked
+    at: a column of data under an empty header is dropped too, with the
+    same note, and ``--keep-index`` keeps it as data.
+    """
+    first = str(frame.columns[0]) if len(frame.columns) else None
+    if keep or first not in _INDEX_HEADERS or frame.shape[1] < 2:
+        return frame, None
+    return frame.iloc[:, 1:], (
+        "skdpgen: note: the first column has no header, as a row index written by R or "
+        "pandas; it is not synthesized (--keep-index keeps it as data).")
+
+
+def _classes_option(text):
+    if text is None:
+        return None
+    classes = [c.strip() for c in text.split(",") if c.strip()]
+    if not classes:
+        raise UsageError("--classes needs a comma-separated list of labels")
+    if len(set(classes)) != len(classes):
+        raise UsageError("--classes lists a label twice")
+    return classes
+
+
+def _share_option(text):
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 'auto' or a number in (0, 1), got {text}")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be 'auto' or a number in (0, 1), got {text}")
+    return value
+
+
+def _template_path(data):
+    path = Path(data)
+    return path.with_name(f"{path.stem}.schema.json")
+
+
+def _refusal_template(columns, target, schema, classes, issues):
+    """The schema file a refused run leaves next to its input.
+
+    Every entry is post-processing of the run's releases (the estimate), or
+    the user's declaration: affected columns have the part to fill set to
+    null with a ``"_fill"`` note (notes are ignored when the file is read).
+    """
+    affected = {i["column"]: i for i in issues if i["problem"] != "classes"}
+    out = {}
+    for col in columns:
+        if col == target:
+            entry = {"type": "categorical",
+                     "categories": None if any(i["problem"] == "classes" for i in issues)
+                     else [c for c in classes]}
+            if entry["categories"] is None:
+                entry["_fill"] = "list every class of the target (public, from documentation)"
+                entry["_estimated"] = [c for c in classes] if classes is not None else None
+            out[col] = entry
+            continue
+        entry = dict(schema.get(col, {"type": None}))
+        if col in affected:
+            part = "bounds" if entry.get("type") in ("numeric", "datetime") else "categories"
+            entry["_estimated"] = entry.get(part)
+            entry[part] = None
+            entry["_fill"] = (f"public {part} of this column, from documentation, not from "
+                              "the rows")
+        out[col] = entry
+    return out
+
+
 def _cmd_synthesize(args):
     from .privacy import PrivacyLeakWarning
     from .registry import methods
+    from .schema import SchemaEstimateWarning, describe_issues
+    from .synthesizers import SchemaEstimateError
 
     frame = _read_table(args.data)
+    frame, index_note = _split_index(frame, args.keep_index)
+    if index_note:
+        print(index_note, file=sys.stderr)
     schema = _read_schema(args.schema)
     X, y = _split_target(frame, args.target)
-    classes = None
-    if args.target is not None:
+    classes = _classes_option(args.classes)
+    if classes is not None and args.target is None:
+        raise UsageError("--classes needs --target")
+    if args.target is not None and classes is None:
         target_spec = schema.get(args.target)
         if target_spec is not None and target_spec["type"] == "categorical":
             classes = target_spec.get("categories") or None
@@ -232,18 +319,35 @@ def _cmd_synthesize(args):
         columns=list(X.columns), schema=feature_schema, classes=classes,
         labeled=args.target is not None, random_state=args.random_state,
         device=args.device, verbose=0 if args.quiet else 1,
-        infer_schema=args.infer_schema,
+        infer_schema=args.infer_schema, schema_share=args.schema_share,
     )
     start = time.perf_counter()
-    with warnings.catch_warnings():
+    failed = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         if args.strict:  # the first leak stops the fit, before any training
             warnings.simplefilter("error", PrivacyLeakWarning)
         try:
             model.fit(X, y, epsilon=args.epsilon, delta=args.delta)
         except PrivacyLeakWarning as leak:
             raise UsageError(f"--strict: {leak}") from None
+        except SchemaEstimateError as exc:
+            failed = exc
+    for w in caught:  # the schema estimate's summary is worded for the command line below
+        if not (issubclass(w.category, SchemaEstimateWarning) and w.message.issues):
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     seconds = time.perf_counter() - start
+    if failed is not None:
+        issues = failed.issues or [{"column": None, "problem": "classes", "share": None,
+                                    "detail": str(failed)}]
+        return _refuse(args, frame, failed.schema, failed.classes, issues, failed.report,
+                       describe_issues)
+    issues = list(getattr(model, "schema_issues_", []))
     report = model.privacy_report_
+    if issues and not args.allow_guesses:
+        return _refuse(args, frame, model.schema_, list(model.classes_)
+                       if getattr(model, "classes_", None) is not None else None,
+                       issues, report, describe_issues)
     if args.strict and not report.is_private:  # leaks recorded without a warning
         reasons = "; ".join(map(str, report.leaks)) or "the fit is not private"
         raise UsageError(f"--strict: {reasons}")
@@ -268,11 +372,39 @@ def _cmd_synthesize(args):
           f"{n} synthetic rows written to {args.out}")
     print(report)
     print(f"Privacy report saved to {json_path} and {txt_path}")
+    if issues:  # --allow-guesses: written anyway, with the summary
+        print("skdpgen: warning: written with --allow-guesses; "
+              + describe_issues(issues, "cli"), file=sys.stderr)
     if not report.is_private:
         print("skdpgen: PRIVACY WARNING: this run is NOT differentially private "
               "(see 'leaks' in the privacy report); --strict makes that an error.",
               file=sys.stderr)
     return 0
+
+
+def _refuse(args, frame, schema, classes, issues, report, describe_issues):
+    """Exit status 2, no output; the summary, and a schema template next to the input."""
+    template = _template_path(args.data)
+    text = json.dumps(_refusal_template(list(frame.columns), args.target, schema or {},
+                                        classes, issues), indent=2, default=str) + "\n"
+    written = None
+    try:
+        with _all_or_nothing() as stage:
+            stage(template, lambda p: p.write_text(text))
+        written = template
+    except (UsageError, OSError):  # a read-only folder: the summary still says what to do
+        pass
+    if report is not None:
+        print(report)
+    spent = "" if report is None else (
+        f" This run spent epsilon = {report.epsilon:.3g}, delta = {report.delta:.3g} "
+        "(its releases were made); a rerun spends its own budget.")
+    where = str(written) if written else "a schema file (skdpgen schema DATA --out FILE)"
+    print(f"skdpgen: refused: nothing written to {args.out}. "
+          + describe_issues(issues, "cli", template=where)
+          + ("\n--allow-guesses writes the output anyway." if args.method != "release" else "")
+          + spent, file=sys.stderr)
+    return 2
 
 
 def _cmd_schema(args):
@@ -435,6 +567,20 @@ def build_parser():
     syn.add_argument("--infer-schema", choices=["private", "data", "error"], default="private",
                      help="what the schema leaves out: estimated privately (a share of the "
                           "budget), read from the data (a leak), or an error")
+    syn.add_argument("--classes", default=None,
+                     help="comma-separated public list of the target's classes (default: "
+                          "from the --schema file, else estimated privately; a rare class "
+                          "may then be lost)")
+    syn.add_argument("--schema-share", type=_share_option, default="auto",
+                     help="share of the budget for estimating what the schema leaves out "
+                          "(default: auto, from the number of rows and columns)")
+    syn.add_argument("--allow-guesses", action="store_true",
+                     help="write the output even when the private schema estimate is a "
+                          "guess (default: refuse, exit status 2, and write a schema "
+                          "template next to the input)")
+    syn.add_argument("--keep-index", action="store_true",
+                     help="keep a first column with no header (a row index written by R "
+                          "or pandas) as data (default: drop it)")
     syn.set_defaults(func=_cmd_synthesize)
 
     sch = sub.add_parser(

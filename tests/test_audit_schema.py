@@ -18,8 +18,8 @@ call it too), and compared with the report:
 
 The pair changes one record in every column at once, so that every release
 attains its claimed sensitivity: a non-integer number in one bin against an
-integer in another (two bins, two sub-bins of the fine grid and the
-non-integer count: √5; with public bounds, against a missing value: √2), a date
+integer in another decade (two bins, two sub-bins of the fine grid, two
+decades and the non-integer count: √7; with public bounds, against a missing value: √2), a date
 against a missing one (√2), ``True`` against ``NA`` (1), and, for the
 categories and the labels, one value against another value present in both
 tables (√2; the candidate keys are the same in both tables).
@@ -101,12 +101,12 @@ def _pair(mode="histograms"):
 
     # "a" (text) against a date (text): the text type counts move too. The number:
     # with the histograms, a non-integer value against an integer one in another
-    # bin (two bins, two sub-bins and the non-integer count: √5); with public
+    # decade (two bins, two sub-bins, two decades and the non-integer count: √7); with public
     # bounds, against a missing value (the non-integer and missing counts: √2)
     d = (table(0.5, pd.Timestamp("2031-07-04 12:00"), True, "a"),  # not at midnight
          np.array(labels + ["p"], dtype=object))
     # kinds: text against a number, so that x's kinds release attains √2 too (its
-    # values release then moves four counts, 2 < √5, scaled: 2·√(2/5) < √2)
+    # values release then moves four counts, 2 < √7, scaled: 2·√(2/7) < √2)
     x_prime = "seven" if mode == "kinds" else np.nan if public_bounds else 7.0
     d_prime = (table(x_prime, pd.NaT, pd.NA, "2031-07-04"),
                np.array(labels + ["q"], dtype=object))

@@ -258,7 +258,7 @@ def test_estimate_schema_report_with_public_dtypes(table):
     assert report.epsilon == pytest.approx(1.0, rel=1e-6)
     assert {(name, c) for name, _, c in report.selections} == {(TEXT, 1), (CLASSES, 1)}
     listed = {(r.name, r.sensitivity, r.count) for r in report.releases}
-    assert listed == {(NUMERIC, math.sqrt(5), 2), (DATETIME, math.sqrt(3), 1),
+    assert listed == {(NUMERIC, math.sqrt(7), 2), (DATETIME, math.sqrt(3), 1),
                       (MISSING, 1.0, 1), (TYPES, math.sqrt(2), 1), (TEXT, math.sqrt(2), 1),
                       (CLASSES, math.sqrt(2), 1)}
 
@@ -532,7 +532,7 @@ def test_wide_tables_raise_the_flag_threshold(monkeypatch):
 
     seen = []
     original = ps._flags
-    monkeypatch.setattr(ps, "_flags", lambda *a: seen.append(a[-1]) or original(*a))
+    monkeypatch.setattr(ps, "_flags", lambda *a, **k: seen.append(a[-1]) or original(*a, **k))
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.integers(0, 256, size=(300, 100)).astype(float),
                      columns=[f"p{i}" for i in range(100)])
@@ -704,7 +704,13 @@ def test_weak_estimates_warn_naming_the_column():
         warnings.simplefilter("always")
         schema, _, report = estimate_schema(
             X, schema={**kinds_from_dtypes(X), "c": {"type": "categorical"}}, epsilon=0.1)
-    messages = [str(w.message) for w in caught if w.category is SchemaEstimateWarning]
+    summaries = [w.message for w in caught if w.category is SchemaEstimateWarning]
+    assert len(summaries) == 1  # one summary per estimate, not one per column
+    summary = summaries[0]
+    assert all(f"'{c}'" in str(summary) for c in "xtc"), str(summary)
+    assert "schema_share" in str(summary)  # the Python parameters, in Python
+    messages = [issue["detail"] for issue in summary.issues]
+    assert {issue["column"] for issue in summary.issues} == {"x", "t", "c"}
     assert any(m.startswith("Column 'x'") and "are a guess" in m and
                str(schema["x"]["bounds"]) in m for m in messages), messages
     assert any(m.startswith("Column 't'") and "are a guess" in m for m in messages), messages

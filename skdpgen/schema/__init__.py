@@ -103,6 +103,8 @@ categories a standalone encoder then reads from the data with a
 
 from ._diagnostics import check_table
 from ._dtypes import kinds_from_dtypes
+from ._issues import describe_issues
+from ._ranges import SchemaEstimateWarning
 from ._table import (
     TableEncoder,
     as_frame,
@@ -114,9 +116,11 @@ from ._table import (
 )
 
 __all__ = [
+    "SchemaEstimateWarning",
     "TableEncoder",
     "as_frame",
     "check_table",
+    "describe_issues",
     "encodes_as_levels",
     "is_categorical_dtype",
     "kinds_from_dtypes",

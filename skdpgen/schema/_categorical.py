@@ -13,7 +13,7 @@ from ..privacy import record_leak
 from .._dask import is_dask_collection
 from ._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
 from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows
-from ._ranges import OTHER_STDS, _other_label, _warn_other
+from ._ranges import OTHER_STDS, _other_label, _warn_folded, _warn_other
 
 __all__ = ["CategoricalKind", "fold_rare", "key_counts", "map_unlisted", "public_keys",
            "select_kept"]
@@ -48,7 +48,7 @@ def select_kept(context, tags, counts):
     return [t for t, k in zip(tags, keep) if k], noisy[keep], s
 
 
-def fold_rare(subject, kept, kept_noisy, n, s, *, numeric_other=False):
+def fold_rare(subject, kept, kept_noisy, n, s, *, numeric_other=False, column=None):
     """The public list of a selection, and the label its other values take.
 
     Whether some value was dropped is not public, so it never decides
@@ -75,10 +75,13 @@ def fold_rare(subject, kept, kept_noisy, n, s, *, numeric_other=False):
     if not values or residual > OTHER_STDS * s * math.sqrt(len(kept)):
         numeric = numeric_other and bool(tags) and all(t[0] == 1 for t in tags)
         other = _other_label(values, numeric=numeric)
-        _warn_other(subject, values, other, residual, n)
+        _warn_other(subject, values, other, residual, n, column=column)
         return values + [other], other
     noisy_values = [c for t, c in zip(kept, kept_noisy) if t is not None]
-    return values, values[int(np.argmax(noisy_values))]
+    largest = values[int(np.argmax(noisy_values))]
+    if not subject.startswith("Column"):  # labels are never folded silently
+        _warn_folded(subject, values, largest, residual, s * math.sqrt(len(kept)), n)
+    return values, largest
 
 
 def all_numbers(categories):
@@ -204,7 +207,7 @@ class CategoricalKind(ColumnKind):
         kept, kept_noisy, s = select_kept(context, tags, counts)
         context.noisy[key] = kept_noisy  # only what was released
         missing = None in kept
-        categories, other = fold_rare(f"Column {key!r}", kept, kept_noisy, n, s)
+        categories, other = fold_rare(f"Column {key!r}", kept, kept_noisy, n, s, column=key)
         return {"type": "categorical", "categories": categories,
                 "ordered": bool(context.partial.get("ordered", False)), "missing": missing,
                 "other": other}

@@ -15,11 +15,13 @@ passes the noisy vector to the post-processing of
 
 import copy
 import math
+import warnings
 
 import pandas as pd
 
 from .._dask import is_dask_collection, meta, partition_sums
 from ..privacy import (
+    _outside_stacklevel,
     GaussianAccountant,
     PrivacyReport,
     check_epsilon_delta,
@@ -36,8 +38,10 @@ from ._categorical import (
     select_kept,
     sorted_tags,
 )
+from ._issues import describe_issues
+from ._shares import auto_share
 from ._kind import EstimateContext
-from ._ranges import CLASS_SHARE, _other_label, flag_stds
+from ._ranges import CLASS_SHARE, SchemaEstimateWarning, _other_label, flag_stds
 from ._text import KINDS as _KIND
 
 __all__ = [
@@ -83,8 +87,9 @@ _RELEASED = {
            "(canonical forms), per column whose kind is not declared",
     VALUES: "the statistic of the kind just estimated (below), scaled to sensitivity "
             "√2; a partition selection for a categorical column",
-    NUMERIC: "histogram over the public numeric grid, the same over its fine grid, "
-             "count of non-integer values, count of missing",
+    NUMERIC: "histogram over the public numeric grid, the same over its fine grid and "
+             "over its decades, "
+             "count of non-integer values, √3 × count of missing",
     NUMERIC_FLAGS: "count of non-integer values, count of missing (numeric columns with "
                    "public bounds)",
     DATETIME: "histogram over the public yearly grid, count of values not at midnight, "
@@ -109,7 +114,7 @@ def sensitivity_table():
     --------
     >>> from skdpgen.schema._plan import sensitivity_table
     >>> [(name, s) for name, _, s in sensitivity_table()][:3]
-    [('schema: kinds', '√2'), ('schema: values', '√2'), ('schema: numeric', '√5')]
+    [('schema: kinds', '√2'), ('schema: values', '√2'), ('schema: numeric', '√7')]
     """
     def text(x):
         square = round(x * x)
@@ -201,6 +206,10 @@ class SchemaPlan:
         After :meth:`estimate` or :meth:`read_from_data` with estimated
         classes: the label that labels outside the class list map to (see
         :func:`map_unlisted`); None otherwise.
+    issues_ : list of dict
+        After :meth:`estimate`: one dict per weak spot of the estimate
+        (``column``, ``problem``, ``share``, ``detail``), summarized in
+        one :class:`SchemaEstimateWarning` (:func:`describe_issues`).
     noisy_ : dict
         After :meth:`estimate`: the released noisy vector of each column
         (and of ``"classes"``), for inspection; for partition selections
@@ -236,6 +245,7 @@ class SchemaPlan:
         self.class_other_ = None
         self.noisy_ = {}
         self.kinds_ = {}
+        self.issues_ = []
 
     # -- building ------------------------------------------------------------
     @classmethod
@@ -307,7 +317,30 @@ class SchemaPlan:
         counts[CLASSES] = int(self.estimate_classes)
         return {name: c for name, c in counts.items() if c}
 
-    def shares(self, schema_share=1.0):
+    def auto_share(self, n, epsilon, delta):
+        """The schema's share of a fit's budget, from public facts only
+        (:func:`skdpgen.schema._shares.auto_share`, the default of the
+        synthesizers' ``schema_share="auto"``).
+
+        Parameters
+        ----------
+        n : int
+            The public number of rows.
+        epsilon, delta : float
+            The fit's budget.
+
+        Returns
+        -------
+        schema_share : float
+        class_fraction : float
+            Pass both to :meth:`shares`.
+        """
+        counts = self.release_counts()
+        units = sum(c * (KIND_WEIGHT if name == KINDS else 1.0)
+                    for name, c in counts.items() if name != CLASSES)
+        return auto_share(units, self.estimate_classes, n, epsilon, delta)
+
+    def shares(self, schema_share=1.0, class_fraction=CLASS_SHARE):
         """Budget shares of the estimation releases.
 
         ``schema_share`` is split over the estimation releases in
@@ -329,6 +362,9 @@ class SchemaPlan:
         schema_share : float, default=1.0
             Share of the schema estimation, relative to the fit's other
             shares (the accountant normalizes all shares together).
+        class_fraction : float, default=CLASS_SHARE
+            The estimated class list's fraction of ``schema_share`` when
+            columns are estimated too (see :meth:`auto_share`).
 
         Returns
         -------
@@ -348,9 +384,9 @@ class SchemaPlan:
         # a lost class merges into "other", an imprecise bound only blurs a
         # column: the class list keeps CLASS_SHARE however wide the table
         total = sum(columns.values())
-        rest = schema_share * (1.0 - CLASS_SHARE)
+        rest = schema_share * (1.0 - class_fraction)
         shares = {name: (rest * w / total, counts[name]) for name, w in columns.items()}
-        shares[CLASSES] = (schema_share * CLASS_SHARE, 1)
+        shares[CLASSES] = (schema_share * class_fraction, 1)
         return {name: shares[name] for name in counts}
 
     def selections(self):
@@ -487,7 +523,7 @@ class SchemaPlan:
         * ``schema: kinds``, ``[numbers, bools, dates, text, missing]``:
           ``Δ = √2`` (:meth:`skdpgen.schema._text.TextKind.statistic`).
         * ``schema: values``: the statistic of the kind just estimated from
-          the column's ``schema: kinds`` release — numeric (``√5``),
+          the column's ``schema: kinds`` release — numeric (``√7``),
           datetime (``√3``), bool (``1``) or the partition selection of its
           keys (``√2``) — multiplied by ``√2/Δ_kind`` before the noise, so
           that every values release has sensitivity ``√2`` and the same
@@ -506,9 +542,25 @@ class SchemaPlan:
         """
         self.noisy_ = {}
         self.kinds_ = {}
+        self.issues_ = []
         self.class_other_ = None
         if not self.release_counts():  # complete: nothing is read
             return self._user_schema(), self.classes
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SchemaEstimateWarning)
+            schema, classes = self._estimate(X, y, accountant)
+        for w in caught:  # other warnings pass; the estimate's become one summary
+            if issubclass(w.category, SchemaEstimateWarning):
+                self.issues_.append(w.message.issue())
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if self.issues_:
+            warnings.warn(SchemaEstimateWarning(describe_issues(self.issues_, "python"),
+                                                issues=self.issues_),
+                          stacklevel=_outside_stacklevel())
+        return schema, classes
+
+    def _estimate(self, X, y, accountant):
         X, y = self._in_memory(X, y)
         cache = {}
         first = self._sums(X, y, self._first_pass, cache)

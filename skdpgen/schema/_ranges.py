@@ -285,6 +285,25 @@ class SchemaEstimateWarning(UserWarning):
     True
     """
 
+    def __init__(self, message, *, column=None, problem=None, share=None, issues=()):
+        super().__init__(message)
+        #: The column concerned (None for the class list or a summary).
+        self.column = column
+        #: ``"guess"`` (bounds guessed), ``"outside"`` (rows clipped by the
+        #: bounds), ``"categories"`` (values sent to "other" or none kept),
+        #: ``"classes"`` (labels sent to "other"), or None for a summary.
+        self.problem = problem
+        #: The estimated share of rows concerned (None where not estimated).
+        self.share = share
+        #: A summary's issues: one dict per column warned of (see
+        #: :func:`skdpgen.schema.describe_issues`).
+        self.issues = tuple(issues)
+
+    def issue(self):
+        """This warning's issue as a dict: ``column``, ``problem``, ``share``, ``detail``."""
+        return {"column": self.column, "problem": self.problem, "share": self.share,
+                "detail": str(self)}
+
 
 #: Share of a column's rows (estimated from the released counts) above which
 #: values sent to "other", or clipped by the bounds, are warned of (when the
@@ -295,11 +314,10 @@ WARN_STDS = 3.0
 
 def _warn_guess(key, what, n, s):
     """:class:`SchemaEstimateWarning` for bounds guessed from the heaviest group."""
-    warnings.warn(
+    warnings.warn(SchemaEstimateWarning(
         f"Column {key!r}: no range of its values stands out from the noise of its "
         f"private bounds estimate ({n} rows, noise {s:.3g} rows per bin), so {what} are "
-        "a guess and may miss the values entirely. Declare its bounds in the schema, "
-        "or raise epsilon or schema_share.", SchemaEstimateWarning,
+        "a guess and may miss the values entirely.", column=key, problem="guess"),
         stacklevel=_outside_stacklevel())
 
 
@@ -314,32 +332,57 @@ def _warn_outside(key, bounds, inside, noisy_missing, n, s):
     outside = float(n - noisy_missing - np.sum(inside))
     if outside < max(WARN_STDS * s * math.sqrt(np.size(inside) + 1), WARN_SHARE * n):
         return
-    warnings.warn(
+    warnings.warn(SchemaEstimateWarning(
         f"Column {key!r}: about {outside / n:.0%} of its rows (estimated from the released "
         f"counts) hold values outside its private bounds {bounds}, which clip them: their "
-        "bins were too thin to clear the noise of the estimate. Declare its bounds in the "
-        "schema, or raise epsilon or schema_share.", SchemaEstimateWarning,
-        stacklevel=_outside_stacklevel())
+        "bins were too thin to clear the noise of the estimate.", column=key,
+        problem="outside", share=outside / n), stacklevel=_outside_stacklevel())
 
 
-def _warn_other(subject, kept, other, residual, n):
+def _warn_other(subject, kept, other, residual, n, column=None):
     """:class:`SchemaEstimateWarning` for a selection losing rows to "other".
 
     ``subject`` names what was selected (``"Column 'c'"``, ``"The class
     list"``); ``residual`` is the released estimate of the rows outside
-    ``kept``, ``n − Σ_kept ñ_k``.
+    ``kept``, ``n − Σ_kept ñ_k``. A column is warned of when it keeps
+    nothing or sends a twentieth of its rows or more to "other"; the class
+    list whenever it adds the other label: a class folded into another is
+    never silent.
     """
-    if kept and residual < WARN_SHARE * n:
+    classes = not subject.startswith("Column")
+    if kept and residual < WARN_SHARE * n and not classes:
         return
+    share = max(residual, 0.0) / n
     what = (f"keeps none of its values: every value becomes {other!r}" if not kept else
-            f"keeps {len(kept)} values; about {residual / n:.0%} of its rows (estimated "
+            f"keeps {len(kept)} values; about {share:.0%} of its rows (estimated "
             f"from the released counts) hold other values and become {other!r}")
-    declare = "its categories in the schema" if subject.startswith("Column") else "classes="
-    warnings.warn(
+    if classes and kept:
+        what = (f"keeps {len(kept)} classes; about {share:.0%} of the rows (estimated from "
+                f"the released counts) hold other labels, which become the class {other!r}")
+    warnings.warn(SchemaEstimateWarning(
         f"{subject}: its private category selection {what} (values held by fewer "
-        f"rows than the selection threshold in the privacy report are dropped). Declare "
-        f"{declare}, or raise epsilon or schema_share.", SchemaEstimateWarning,
+        f"rows than the selection threshold in the privacy report are dropped).",
+        column=column, problem="classes" if classes else "categories", share=share),
         stacklevel=_outside_stacklevel())
+
+
+def _warn_folded(subject, kept, largest, residual, s_residual, n):
+    """:class:`SchemaEstimateWarning` when a class list may have folded a class of a
+    twentieth of the rows or more into its largest class.
+
+    The residual ``r = n − Σ_kept ñ_k`` (noise ``s_residual``) did not
+    clear its test for an "other" label; but unless ``r + 2·s_residual``
+    stays under ``WARN_SHARE·n``, a dropped class of that size is not ruled
+    out, and its rows would silently become ``largest``'s.
+    """
+    upper = max(residual, 0.0) + 2.0 * s_residual
+    if upper < WARN_SHARE * n:
+        return
+    warnings.warn(SchemaEstimateWarning(
+        f"{subject}: its private category selection keeps {len(kept)} classes; up to about "
+        f"{min(upper / n, 1.0):.0%} of the rows (estimated from the released counts) may "
+        f"hold labels it dropped, which become the class {largest!r}.",
+        problem="classes", share=min(upper / n, 1.0)), stacklevel=_outside_stacklevel())
 
 
 def _year_label(k):
@@ -410,7 +453,7 @@ def _trimmed_range(sums, sizes, s, grow, quantile=QUANTILE):
     return first, last
 
 
-def _occupied_range(noisy, levels, s, guess=True):
+def _occupied_range(noisy, levels, s, guess=True, direct=None):
     """First and last bin of the robust occupied range (see module doc).
 
     ``noisy`` are the noisy bin counts (noise std ``s`` each); ``levels`` a
@@ -420,15 +463,24 @@ def _occupied_range(noisy, levels, s, guess=True):
     too diffuse for single bins), then over significant mass just outside
     its ends (:func:`_extend_ends`); with nothing occupied at any level, the
     range is the group of largest noisy sum of the first coarse level (a
-    guess; None instead when ``guess`` is false).
+    guess; None instead when ``guess`` is false). ``direct``: for each
+    level, None (its groups' counts are the sums of their bins' noisy
+    counts, noise ``s·sqrt(size)``) or the group counts released directly
+    (indexed by group id, noise std ``s`` each): a group holding no bin
+    is left out.
     """
     found = _trimmed_range(noisy, np.ones(noisy.size), s, grow=True)
-    for groups in levels:
+    direct = direct or [None] * len(levels)
+    for groups, released in zip(levels, direct):
         groups = np.asarray(groups)
         n_groups = int(groups[-1]) + 1
-        sums = np.bincount(groups, weights=noisy, minlength=n_groups)
-        coarse = _trimmed_range(sums, np.bincount(groups, minlength=n_groups), s,
-                                grow=False)
+        sizes = np.bincount(groups, minlength=n_groups)
+        if released is None:
+            sums = np.bincount(groups, weights=noisy, minlength=n_groups)
+        else:  # one bin's noise per group; a group without bins holds nothing here
+            sums = np.where(sizes > 0, np.asarray(released, float)[:n_groups], 0.0)
+            sizes = np.ones(n_groups)
+        coarse = _trimmed_range(sums, sizes, s, grow=False)
         if coarse is not None:
             in_first = np.flatnonzero(groups == coarse[0])
             in_last = np.flatnonzero(groups == coarse[1])
@@ -445,7 +497,12 @@ def _occupied_range(noisy, levels, s, guess=True):
             found = _extend_ends(noisy, groups, *found, s)
     if found is None and guess:  # nothing detected: the heaviest group of the first level
         groups = np.asarray(levels[0])
-        heaviest = int(np.argmax(np.bincount(groups, weights=noisy)))
+        if direct[0] is None:
+            weights = np.bincount(groups, weights=noisy)
+        else:
+            present = np.bincount(groups, minlength=int(groups[-1]) + 1) > 0
+            weights = np.where(present, np.asarray(direct[0], float)[:present.size], -np.inf)
+        heaviest = int(np.argmax(weights))
         in_it = np.flatnonzero(groups == heaviest)
         found = int(in_it[0]), int(in_it[-1])
     return found
@@ -498,17 +555,20 @@ def _extend_ends(noisy, groups, first, last, s):
     return first, last
 
 
-def _numeric_range(noisy, s, integer, guess=True):
+def _numeric_range(noisy, s, integer, guess=True, decades=None):
     """First and last bin of the numeric grid's occupied range (:func:`_occupied_range`).
 
     An integer column leaves out the bins that hold no integer
     (:func:`_integer_bins`): they are empty by construction, and would cut
     the hysteresis off between 1, 2, 3, … (see the module doc). None when
-    nothing is detected and ``guess`` is false.
+    nothing is detected and ``guess`` is false. ``decades``: the decade
+    histogram released directly (noise ``s`` per decade), else the decades
+    are the sums of their bins.
     """
     _, _, groups, _ = _numeric_grid()
     bins = _integer_bins() if integer else np.arange(groups.size)
-    found = _occupied_range(noisy[bins], [groups[bins]], s, guess=guess)
+    direct = None if decades is None else [decades]
+    found = _occupied_range(noisy[bins], [groups[bins]], s, guess=guess, direct=direct)
     if found is None:
         return None
     return int(bins[found[0]]), int(bins[found[1]])
@@ -533,10 +593,11 @@ def flag_stds(n_columns):
     return max(FLAG_STDS, float(-ndtri(FALSE_FLAG_RATE / max(int(n_columns), 1))))
 
 
-def _flags(noisy_nonint, noisy_missing, n, s, z=FLAG_STDS):
-    """(integer, missing) from the noisy counts, threshold ``z·s`` (see the module doc)."""
+def _flags(noisy_nonint, noisy_missing, n, s, z=FLAG_STDS, s_missing=None):
+    """(integer, missing) from the noisy counts, threshold ``z·s`` (see the module doc);
+    ``s_missing``: the missing count's own noise std when it differs from ``s``."""
     present = min(max(n - noisy_missing, 0.0), float(n))
-    missing = bool(noisy_missing > z * s)
+    missing = bool(noisy_missing > z * (s if s_missing is None else s_missing))
     integer = None
     if noisy_nonint is not None:
         limit = min(0.5 * present, max(INTEGER_FRACTION * present, z * s))

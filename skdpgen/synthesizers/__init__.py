@@ -9,7 +9,7 @@ preset of :class:`KMESynthesizer`, registered for the command line with
 """
 
 from ._calibration import MarginalCalibration, marginal_cell_maps
-from ._kme import KMESynthesizer
+from ._kme import KMESynthesizer, SchemaEstimateError
 from ._mechanism import (
     EmbeddingMechanism,
     Mechanism,
@@ -36,6 +36,7 @@ __all__ = [
     "MarginalCalibration",
     "Mechanism",
     "ReleaseContext",
+    "SchemaEstimateError",
     "batch_weights",
     "default_length_scale",
     "draw_pairwise_columns",

@@ -16,7 +16,9 @@ from ..base import PrivateEstimator, estimator_init
 from ..embedding import mmd2
 from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows
+from .._dask import is_dask_collection
 from ..schema._plan import SchemaPlan
+from ..schema._ranges import CLASS_SHARE
 from ..schema import TableEncoder
 from ._calibration import MarginalCalibration
 from ._mechanism import EmbeddingMechanism, ReleaseContext
@@ -41,7 +43,7 @@ SHARED_DEFAULTS = dict(
     bounds=None,
     classes=None,
     infer_schema="private",
-    schema_share=0.1,
+    schema_share="auto",
     label_share=0.05,
     marginal_share="auto",
     epochs=10,
@@ -64,7 +66,7 @@ SHARED_CONSTRAINTS = {
     "bounds": [tuple, list, None],
     "classes": ["array-like", None],
     "infer_schema": [StrOptions({"private", "data", "error"})],
-    "schema_share": [Interval(Real, 0, 1, closed="neither")],
+    "schema_share": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="neither")],
     "label_share": [Interval(Real, 0, 1, closed="neither")],
     "marginal_share": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
     "epochs": [Interval(Integral, 1, None, closed="left")],
@@ -101,9 +103,14 @@ SHARED_PARAMETERS_DOC = """\
         value recorded in ``privacy_report_.leaks`` with a
         :class:`~skdpgen.privacy.PrivacyLeakWarning`; ``"error"`` raises,
         naming the columns. Nothing is spent when the schema is complete.
-    schema_share : float, default=0.1
+    schema_share : float or "auto", default="auto"
         Share of the budget spent on the schema estimation (with
-        ``infer_schema="private"`` and an incomplete schema).
+        ``infer_schema="private"`` and an incomplete schema). ``"auto"``:
+        the least share that makes the estimate work at this size, from the
+        public row count, the columns and classes estimated and the budget
+        (:meth:`~skdpgen.private_schema.SchemaPlan.auto_share`): 0.1 on
+        tables of tens of thousands of rows, up to 0.5 on a thousand rows
+        or fewer.
     label_share : float, default=0.05
         Share of the budget spent on the class proportions (with labels).
     marginal_share : float or "auto", default="auto"
@@ -150,6 +157,14 @@ SHARED_ATTRIBUTES_DOC = """\
     schema_ : dict
         The complete public schema of the fit: the declared entries and the
         estimated ones (reuse it in later fits to spend nothing on it).
+    schema_issues_ : list of dict
+        The weak spots of the private schema estimate (empty when nothing was
+        estimated, or nothing is weak): one dict per column (or the class
+        list) with ``column``, ``problem`` (``"guess"``, ``"outside"``,
+        ``"categories"``, ``"classes"``), ``share`` and ``detail``; the fit
+        warns once with their summary
+        (:func:`skdpgen.schema.describe_issues`). Post-processing of the
+        releases: no value.
     privacy_report_ : PrivacyReport
         Every release (the mechanism's, and the label proportions) and every
         leak.
@@ -272,10 +287,10 @@ class KMESynthesizer(PrivateEstimator):
 
     @classmethod
     def from_cli(cls, *, columns, schema, classes, labeled, random_state, device, verbose,
-                 infer_schema="private"):
+                 infer_schema="private", schema_share="auto"):
         """The estimator the command line builds (see :mod:`skdpgen.registry`)."""
         return cls(schema=schema, classes=classes, random_state=random_state, device=device,
-                   verbose=verbose, infer_schema=infer_schema)
+                   verbose=verbose, infer_schema=infer_schema, schema_share=schema_share)
 
     def _set_mechanism_attributes(self, mechanism):
         """Copy the fitted mechanism's public choices to the estimator."""
@@ -345,8 +360,12 @@ class KMESynthesizer(PrivateEstimator):
             shares["label proportions"] = self.label_share
         selections = ()
         if estimate:
-            shares = _scaled(shares, 1.0 - self.schema_share)
-            shares.update(plan.shares(self.schema_share))
+            schema_share, class_fraction = self.schema_share, CLASS_SHARE
+            if schema_share == "auto":
+                schema_share, class_fraction = plan.auto_share(_n_rows(X), budget.epsilon,
+                                                               budget.delta)
+            shares = _scaled(shares, 1.0 - schema_share)
+            shares.update(plan.shares(schema_share, class_fraction))
             selections = plan.selections()
         accountant = budget.plan(shares, selections=selections)
         # 3. the complete public schema (and class list), then the encoding
@@ -368,12 +387,12 @@ class KMESynthesizer(PrivateEstimator):
         only = rows.classes[0] if k else None
         only = getattr(only, "item", lambda: only)()  # a Python scalar in the messages
         if y is not None and k < 2 and estimate and plan.estimate_classes:
-            raise ValueError(
-                f"The private class list kept a single class ({only!r}): at this "
-                "budget the noisy label counts do not clear the partition-selection "
-                "threshold. Pass classes=[...] (the public list of labels), or a larger "
-                "epsilon or schema_share."
-            )
+            raise SchemaEstimateError(
+                "The private class list kept a single class: at this budget the noisy "
+                "label counts do not clear the partition-selection threshold. Pass "
+                "classes=[...] (the public list of labels), or a larger epsilon or "
+                "schema_share.", schema=schema, classes=classes, issues=plan.issues_,
+                report=accountant.report())
         if y is not None and k < 2:
             raise ValueError(
                 f"y has a single class ({only!r}); fit without y to synthesize "
@@ -407,6 +426,7 @@ class KMESynthesizer(PrivateEstimator):
         self.loss_history_ = trainer.train(network, mechanism, context,
                                            torch_generator(rng, device))
         self.schema_ = dict(schema) if schema is not None else {}
+        self.schema_issues_ = list(plan.issues_) if estimate else []
         self.encoder_ = encoder
         self.classes_ = rows.classes
         self.n_classes_ = k
@@ -541,6 +561,29 @@ def _scaled(shares, factor):
     """Budget shares (``share`` or ``(share, count)``) multiplied by ``factor``."""
     return {name: (v[0] * factor, v[1]) if isinstance(v, tuple) else v * factor
             for name, v in shares.items()}
+
+
+class SchemaEstimateError(ValueError):
+    """A fit that cannot go on from its private schema estimate (the class list
+    kept a single class).
+
+    Carries what the estimate released, all post-processing of the noisy
+    releases: ``schema`` and ``classes`` (as estimated), ``issues`` (see
+    ``schema_issues_``) and ``report``, the releases made (the budget they
+    spent is spent). The command line writes its schema template from them.
+    """
+
+    def __init__(self, message, *, schema=None, classes=None, issues=(), report=None):
+        super().__init__(message)
+        self.schema, self.classes, self.issues, self.report = schema, classes, list(issues), report
+
+
+def _n_rows(X):
+    """The public number of rows of ``X`` (a Dask collection's is computed)."""
+    if is_dask_collection(X):
+        n = X.shape[0]
+        return int(n.compute() if hasattr(n, "compute") else n)
+    return len(X)
 
 
 def _release_proportions(rows, accountant):

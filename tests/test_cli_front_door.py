@@ -1,0 +1,120 @@
+"""The command line's front door on small and odd tables: refusal, template, index, classes.
+
+In-process ``main`` with small synthesizers (``fast_fits`` of test_cli).
+"""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdpgen.cli import main
+
+from test_cli import fast_fits, listing  # noqa: F401  (the fixture)
+
+
+def _small(tmp_path, n=120, index=True):
+    """A small table: its numeric columns cannot be estimated at this size."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({
+        "weight": rng.normal(3000, 800, n).round(),
+        "rain": np.where(rng.random(n) < 0.5, 0.0, rng.exponential(5, n).round(1)),
+        "label": rng.choice(["a", "b", "c"], n, p=[0.6, 0.3, 0.1]),
+    })
+    frame.index += 1
+    path = tmp_path / "small.csv"
+    frame.to_csv(path, index=index)
+    return path
+
+
+def test_a_guess_is_refused_with_a_template_and_cli_remedies(tmp_path, fast_fits, capsys):
+    data = _small(tmp_path)
+    out = tmp_path / "syn.csv"
+    assert main(["synthesize", str(data), "--target", "label", "--out", str(out),
+                 "--quiet", "--random-state", "0"]) == 2
+    err = capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "syn.privacy.json").exists()
+    template = tmp_path / "small.schema.json"
+    assert template.exists()
+    spec = json.loads(template.read_text())
+    assert list(spec) == ["weight", "rain", "label"]  # the index column is not in it
+    assert "refused" in err and "small.schema.json" in err and "--allow-guesses" in err
+    # only the command line's options are named, never a Python parameter
+    assert "schema_share" not in err and "classes=" not in err and "epsilon=" not in err
+    assert "--epsilon" in err
+    # the affected entries are marked to fill; a refilled template is accepted
+    marked = [c for c, s in spec.items() if "_fill" in s]
+    assert marked
+    for col in marked:
+        if col == "label":
+            spec[col]["categories"] = ["a", "b", "c"]
+        else:
+            spec[col]["bounds"] = [0.0, 6000.0]
+    template.write_text(json.dumps(spec))
+    assert main(["synthesize", str(data), "--target", "label", "--schema", str(template),
+                 "--out", str(out), "--quiet", "--random-state", "0", "--allow-guesses"]) == 0
+    assert out.exists()
+
+
+def test_allow_guesses_writes_with_the_summary(tmp_path, fast_fits, capsys):
+    data = _small(tmp_path)
+    out = tmp_path / "syn.csv"
+    assert main(["synthesize", str(data), "--target", "label", "--out", str(out), "--quiet",
+                 "--allow-guesses"]) == 0
+    err = capsys.readouterr().err
+    syn = pd.read_csv(out)
+    assert list(syn.columns) == ["weight", "rain", "label"]  # the index column dropped
+    assert "--allow-guesses" in err and "not synthesized" in err
+
+
+def test_keep_index_keeps_the_unnamed_column(tmp_path, fast_fits, capsys):
+    data = _small(tmp_path)
+    out = tmp_path / "syn.csv"
+    assert main(["synthesize", str(data), "--target", "label", "--out", str(out), "--quiet",
+                 "--allow-guesses", "--keep-index"]) == 0
+    assert pd.read_csv(out).shape[1] == 4
+    assert "not synthesized" not in capsys.readouterr().err
+
+
+def test_a_named_first_column_is_data(tmp_path, fast_fits, capsys):
+    data = _small(tmp_path, index=False)
+    out = tmp_path / "syn.csv"
+    assert main(["synthesize", str(data), "--target", "label", "--out", str(out), "--quiet",
+                 "--allow-guesses"]) == 0
+    assert list(pd.read_csv(out).columns) == ["weight", "rain", "label"]
+    assert "not synthesized" not in capsys.readouterr().err
+
+
+def test_classes_option_keeps_every_listed_class(tmp_path, fast_fits):
+    data = _small(tmp_path)
+    out = tmp_path / "syn.csv"
+    assert main(["synthesize", str(data), "--target", "label", "--classes", "a,b,c,d",
+                 "--out", str(out), "--quiet", "--allow-guesses", "--random-state", "0",
+                 "--n-samples", "400"]) == 0
+    syn = pd.read_csv(out)
+    assert set(syn["label"]) <= {"a", "b", "c", "d"}
+    assert {"a", "b", "c"} <= set(syn["label"])
+
+
+@pytest.mark.parametrize("bad", [",", "a,a"])
+def test_classes_option_errors_are_public(tmp_path, fast_fits, capsys, bad):
+    data = _small(tmp_path)
+    assert main(["synthesize", str(data), "--target", "label", "--classes", bad,
+                 "--out", str(tmp_path / "s.csv"), "--quiet"]) == 2
+    assert "--classes" in capsys.readouterr().err
+
+
+def test_refusal_output_never_quotes_a_value(tmp_path, fast_fits, capsys):
+    rng = np.random.default_rng(1)
+    secret = "Zx-secret-label"
+    frame = pd.DataFrame({"v": rng.normal(size=80).round(3),
+                          "label": ["u"] * 79 + [secret]})
+    data = tmp_path / "t.csv"
+    frame.to_csv(data, index=False)
+    main(["synthesize", str(data), "--target", "label", "--out", str(tmp_path / "s.csv"),
+          "--quiet"])
+    captured = capsys.readouterr()
+    assert secret not in captured.err + captured.out
+    template = tmp_path / "t.schema.json"
+    assert not template.exists() or secret not in template.read_text()
