@@ -118,3 +118,15 @@ def test_refusal_output_never_quotes_a_value(tmp_path, fast_fits, capsys):
     assert secret not in captured.err + captured.out
     template = tmp_path / "t.schema.json"
     assert not template.exists() or secret not in template.read_text()
+
+
+def test_declared_datetimes_come_back_in_whole_seconds():
+    from skdpgen.schema._datetime import _decode_datetime
+
+    spec = {"type": "datetime", "bounds": [pd.Timestamp("1970-01-01"), pd.Timestamp("1983-01-01")],
+            "timezone": None}
+    unit = np.random.default_rng(0).random(1000)
+    values = _decode_datetime(spec, unit, np.zeros(1000, bool)).astype(np.int64)
+    assert np.all(values % 10**9 == 0)  # no nanosecond digits of the noise
+    days = _decode_datetime({**spec, "resolution": "day"}, unit, np.zeros(1000, bool))
+    assert np.all(days.astype(np.int64) % (86_400 * 10**9) == 0)

@@ -52,7 +52,10 @@ The keys of a column's spec:
     centre of the bounds, or the other category) and synthetic values are
     never missing.
 ``"resolution"`` (datetime, default absent)
-    ``"day"``: synthetic values are whole days (midnight, wall time).
+    ``"day"``: synthetic values are whole days (midnight, wall time);
+    ``"second"`` or absent: whole seconds (never the sub-second digits of
+    the generator's noise). A private estimate states ``"day"`` when the
+    noisy count of values not at midnight says they all are.
 ``"coerce"`` (numeric and datetime, default false)
     Accepted for compatibility: every column is now read this way (values
     that are not numbers, or dates, count as missing).

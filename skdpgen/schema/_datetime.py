@@ -116,9 +116,10 @@ def _decode_datetime(spec, unit, missing):
     offset = np.where(fits, offset, 0.0).astype(np.int64)
     offset[~fits] = width
     ns = lo + np.minimum(offset, width)
-    if spec.get("resolution") == "day":  # whole days, as the data (wall time)
-        day = 86_400 * 10**9
-        ns = np.clip((ns + day // 2) // day * day, lo, hi)
+    # whole days (as the data, wall time) or, by default, whole seconds: never
+    # the sub-second digits of the generator's noise
+    step = 86_400 * 10**9 if spec.get("resolution") == "day" else 10**9
+    ns = np.clip((ns + step // 2) // step * step, lo, hi)
     ns[missing] = _NAT
     values = ns.view("M8[ns]")
     if spec["timezone"] is None:
@@ -179,9 +180,9 @@ class DatetimeKind(ColumnKind):
         out = {"type": "datetime", "bounds": _datetime_bounds(key, spec["bounds"], tz),
                "timezone": tz}
         resolution = spec.get("resolution")
-        if resolution not in (None, "day"):
+        if resolution not in (None, "day", "second"):
             raise ValueError(
-                f"Schema 'resolution' of column {key!r} must be 'day' or absent, got "
+                f"Schema 'resolution' of column {key!r} must be 'day', 'second' or absent, got "
                 f"{resolution!r}."
             )
         if resolution is not None:
