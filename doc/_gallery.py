@@ -11,8 +11,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-# The gallery's order: kernels first, then synthesizers, release, evaluation.
+# The gallery's order: the Adult marginals first (the landing page's figure),
+# then kernels, synthesizers, release, evaluation.
 ORDER = [
+    "plot_adult_marginals.py",
     "plot_kernel_approximation.py",
     "gaussian_grid.py",
     "adult_utility_vs_epsilon.py",
