@@ -101,7 +101,7 @@ categories a standalone encoder then reads from the data with a
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-from ._diagnostics import check_table
+from ._diagnostics import ColumnRead, check_table, read_column
 from ._dtypes import kinds_from_dtypes
 from ._table import (
     TableEncoder,
@@ -114,6 +114,7 @@ from ._table import (
 )
 
 __all__ = [
+    "ColumnRead",
     "TableEncoder",
     "as_frame",
     "check_table",
@@ -123,4 +124,5 @@ __all__ = [
     "numeric_schema",
     "output_dtype",
     "paired_frames",
+    "read_column",
 ]
