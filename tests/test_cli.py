@@ -165,7 +165,8 @@ def test_evaluate_prints_tables(table):
     res = run("evaluate", tmp / "data.csv", tmp / "ev.csv", "--target", "label",
               "--schema", tmp / "schema.json")
     assert res.returncode == 0, res.stderr
-    assert "roc_auc" in res.stdout and "1-way" in res.stdout and "2-way" in res.stdout
+    assert "ROC-AUC syn->real" in res.stdout and "ROC-AUC real->real" in res.stdout
+    assert "1-way" in res.stdout and "2-way" in res.stdout
 
 
 @pytest.mark.parametrize(

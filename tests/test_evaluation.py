@@ -105,9 +105,27 @@ def test_multiclass_metrics_match_hand_computation():
     y_syn = np.array(["a", "a", "a", "a", "b", "b", "b", "c", "c"])
     for score in ("proba", "hard"):
         table = downstream_utility(X, y_syn, X, y_real, models=TREE, score=score)
-        assert list(table.columns) == ["f1_weighted", "accuracy"]
+        assert list(table.columns) == ["f1_macro", "f1_weighted", "accuracy"]
         assert table.loc["tree", "accuracy"] == pytest.approx(7 / 9)
         assert table.loc["tree", "f1_weighted"] == pytest.approx((6 / 7 + 2 / 3 + 4 / 5) / 3)
+        assert table.loc["tree", "f1_macro"] == pytest.approx((6 / 7 + 2 / 3 + 4 / 5) / 3)
+
+
+def test_classes_fix_the_metric_whatever_the_labels_hold():
+    """A stray synthetic label keeps a binary problem binary; a class that the
+    synthetic table lacks counts as never predicted in the macro F1."""
+    X = np.arange(9.0).reshape(-1, 1)
+    y_real = np.array(["a", "a", "a", "b", "b", "b", "a", "b", "a"])
+    y_syn = y_real.copy()
+    y_syn[0] = "stray"
+    union = downstream_utility(X, y_syn, X, y_real, models=TREE)
+    assert "f1_macro" in union.columns
+    fixed = downstream_utility(X, y_syn, X, y_real, models=TREE, classes=["a", "b"])
+    assert list(fixed.columns) == ["roc_auc", "pr_auc"]
+    y3 = np.array(["a", "a", "a", "b", "b", "b", "c", "c", "c"])
+    lacks_c = np.array(["a", "a", "a", "b", "b", "b", "b", "b", "b"])
+    table = downstream_utility(X, lacks_c, X, y3, models=TREE, classes=["a", "b", "c"])
+    assert table.loc["tree", "f1_macro"] == pytest.approx((1 + 2 * 3 / 9) / 3)
 
 
 def test_single_class_synthetic_labels_give_nan_and_warn():
@@ -264,7 +282,7 @@ def test_paper_models_uses_real_xgboost():
     again = downstream_utility(X[:200], y2[:200], X[200:], y2[200:], models=xgb)
     pd.testing.assert_frame_equal(binary, again)
     multi = downstream_utility(X[:200], y3[:200], X[200:], y3[200:], models=xgb)
-    assert list(multi.columns) == ["f1_weighted", "accuracy"]
+    assert list(multi.columns) == ["f1_macro", "f1_weighted", "accuracy"]
     assert multi.loc["xgboost", "accuracy"] > 0.6
 
 

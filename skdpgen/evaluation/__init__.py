@@ -2,6 +2,9 @@
 
 - :func:`downstream_utility`: classifiers trained on synthetic data and tested
   on real data (ROC-AUC and PR-AUC, or weighted F1 and accuracy).
+- :func:`evaluate_tables`: both, on any table (missing values, dates,
+  booleans, text), synthetic-to-real next to real-to-real; what
+  ``skdpgen evaluate`` prints.
 - :func:`marginal_tv_distance`: mean total-variation distance of the α-way
   marginals, discretized with public bounds.
 - :func:`mmd2`, :func:`mmd2_exact`: squared maximum mean discrepancy under the
@@ -17,6 +20,7 @@ results are for the data holder, not for release.
 
 from ._fidelity import marginal_tv_distance, mmd2, mmd2_exact
 from ._utility import downstream_utility, paper_models
+from ._table import TableEvaluation, evaluate_tables
 from ._two_sample import (
     DPTwoSampleTest,
     DPTwoSampleTestResult,
@@ -32,6 +36,7 @@ from ..datasets import gaussian_grid_nll
 __all__ = [
     "DPTwoSampleTest",
     "DPTwoSampleTestResult",
+    "TableEvaluation",
     "covariance_spectral_sensitivity",
     "gaussian_grid_nll",
     "mean_sensitivity",
@@ -43,6 +48,7 @@ __all__ = [
     "statistic_sensitivity",
     "synthetic_to_real_scorer",
     "downstream_utility",
+    "evaluate_tables",
     "marginal_tv_distance",
     "mmd2",
     "mmd2_exact",

@@ -18,8 +18,15 @@ from sklearn.ensemble import (
     HistGradientBoostingClassifier,
     RandomForestClassifier,
 )
+from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import accuracy_score, average_precision_score, f1_score, roc_auc_score
+from sklearn.metrics import (
+    accuracy_score,
+    average_precision_score,
+    f1_score,
+    r2_score,
+    roc_auc_score,
+)
 from sklearn.naive_bayes import BernoulliNB, GaussianNB
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
@@ -134,12 +141,21 @@ def preprocessor(frame):
 
     Columns are addressed by position, so the same transformer applies to the
     aligned test frame. It is fitted on the synthetic (training) data only.
+    A missing value (NaN, None) of a categorical column is a category of its
+    own; one of a numeric column is imputed with the training median, and
+    a missing-indicator column is added for each numeric column with missing
+    values in training (an identity on complete tables).
     """
     cat = [i for i, c in enumerate(frame.columns) if is_categorical_dtype(frame[c].dtype)]
     num = [i for i in range(frame.shape[1]) if i not in cat]
     steps = []
     if num:
-        steps.append(("numeric", StandardScaler(), num))
+        numeric = Pipeline([
+            ("impute", SimpleImputer(strategy="median", add_indicator=True,
+                                     keep_empty_features=True)),
+            ("scale", StandardScaler()),
+        ])
+        steps.append(("numeric", numeric, num))
     if cat:
         steps.append(
             (
@@ -173,8 +189,11 @@ def _fit_and_score(model, X_syn, y_syn_codes, X_test, y_test, encoder, binary, p
     pipe.fit(X_syn, y_syn_codes)
     pred = encoder.inverse_transform(np.asarray(pipe.predict(X_test)).astype(int))
     if not binary:
+        present = np.unique(y_test)  # macro over the classes the test set holds
         return {
-            "f1_weighted": f1_score(y_test, pred, average="weighted"),
+            "f1_macro": f1_score(y_test, pred, labels=present, average="macro",
+                                 zero_division=0.0),
+            "f1_weighted": f1_score(y_test, pred, average="weighted", zero_division=0.0),
             "accuracy": accuracy_score(y_test, pred),
         }
     truth = y_test == pos_label
@@ -195,6 +214,7 @@ def downstream_utility(
     models="paper",
     score="proba",
     pos_label=None,
+    classes=None,
     n_jobs=None,
     random_state=0,
 ):
@@ -231,7 +251,14 @@ def downstream_utility(
     pos_label : object, default=None
         Positive class of a binary problem. By default the larger of the two
         labels in sorted order of the union of ``y_synthetic`` and ``y_test``
-        (``1`` for 0/1 labels, ``">50K"`` for Adult's ``["<=50K", ">50K"]``).
+        (``1`` for 0/1 labels, ``">50K"`` for Adult's ``["<=50K", ">50K"]``),
+        or the last of ``classes``.
+    classes : array-like, default=None
+        The problem's class list (a public one, such as a schema's target
+        categories): two classes make it binary, more multiclass, whatever
+        labels the two datasets hold (a synthetic table that lacks a class,
+        or holds a stray label, does not change the metric). By default the
+        union of ``y_synthetic`` and ``y_test``.
     n_jobs : int, default=None
         Number of models fitted in parallel (joblib; ``None`` means 1).
     random_state : int, RandomState instance or None, default=0
@@ -243,9 +270,10 @@ def downstream_utility(
     scores : DataFrame
         One row per model (index named ``"model"``) and a final ``"mean"``
         row, the mean over the models (ignoring NaN). Columns ``"roc_auc"``
-        and ``"pr_auc"`` (average precision) when the union of labels has two
-        classes, else ``"f1_weighted"`` (support-weighted F1) and
-        ``"accuracy"``.
+        and ``"pr_auc"`` (average precision) when there are two classes
+        (``classes``, else the union of labels), else ``"f1_macro"`` (the
+        unweighted mean of the F1 scores of the classes ``y_test`` holds),
+        ``"f1_weighted"`` (support-weighted F1) and ``"accuracy"``.
 
     Warns
     -----
@@ -264,6 +292,9 @@ def downstream_utility(
     training data only, never on the test set: categorical, object, string
     and bool columns are one-hot encoded (categories unseen in training are
     encoded as all zeros at test time), numeric columns are standardized.
+    Missing values (NaN, None) are a category of their own in a categorical
+    column; in a numeric column they are imputed with the training median,
+    with a missing-indicator column added when training holds any.
     Labels are encoded with the classes of ``y_synthetic``; test labels that
     never occur in it are simply never predicted.
 
@@ -346,11 +377,14 @@ def downstream_utility(
     elif not isinstance(models, dict) or not models:
         raise TypeError("models must be 'paper' or a non-empty dict name -> estimator.")
 
-    labels = np.unique(np.concatenate([y_syn, y_te]))
+    if classes is None:
+        labels = np.unique(np.concatenate([y_syn, y_te]))
+    else:
+        labels = np.asarray(list(classes))
     if len(labels) < 2:
         raise ValueError(f"The labels hold a single class {labels.tolist()}; nothing to score.")
     binary = len(labels) == 2
-    columns = ["roc_auc", "pr_auc"] if binary else ["f1_weighted", "accuracy"]
+    columns = ["roc_auc", "pr_auc"] if binary else ["f1_macro", "f1_weighted", "accuracy"]
     if binary:
         if pos_label is None:
             pos_label = labels[-1]
@@ -378,7 +412,30 @@ def downstream_utility(
             )
             for model in models.values()
         )
+    return score_table(rows, models, columns)
+
+
+def score_table(rows, models, columns):
+    """One row of scores per model and a final ``"mean"`` row (ignoring NaN)."""
     table = pd.DataFrame(rows, index=pd.Index(list(models), name="model"), columns=columns)
     table = table.astype(float)
     table.loc["mean"] = table.mean(axis=0, skipna=True)
     return table
+
+
+def regression_utility(X_train, y_train, X_test, y_test, *, models):
+    """R² of regressors trained on one table and tested on another.
+
+    The regression counterpart of :func:`downstream_utility`, with the same
+    preprocessing (fitted on the training table only) and the same table:
+    one row per model, a final ``"mean"`` row, and one column ``"r2"``.
+    """
+    X_tr, X_te = paired_frames(X_train, X_test, names=("X_train", "X_test"))
+    y_tr = np.asarray(y_train, dtype=float).ravel()
+    y_te = np.asarray(y_test, dtype=float).ravel()
+    rows = []
+    for model in models.values():
+        pipe = Pipeline([("preprocess", preprocessor(X_tr)), ("model", clone(model))])
+        pipe.fit(X_tr, y_tr)
+        rows.append({"r2": r2_score(y_te, pipe.predict(X_te))})
+    return score_table(rows, models, ["r2"])

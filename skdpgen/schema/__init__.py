@@ -104,7 +104,7 @@ categories a standalone encoder then reads from the data with a
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-from ._diagnostics import check_table
+from ._diagnostics import ColumnRead, check_table, read_column
 from ._dtypes import kinds_from_dtypes
 from ._issues import describe_issues
 from ._ranges import SchemaEstimateWarning
@@ -119,6 +119,7 @@ from ._table import (
 )
 
 __all__ = [
+    "ColumnRead",
     "SchemaEstimateWarning",
     "TableEncoder",
     "as_frame",
@@ -130,4 +131,5 @@ __all__ = [
     "numeric_schema",
     "output_dtype",
     "paired_frames",
+    "read_column",
 ]

@@ -11,16 +11,131 @@ reads the rows exactly, so its output is **not for release**.
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
-from ._canonical import MISSING, canonical, canonical_keys, labels_series, table_frame
+from ._bool import is_bool_categories
+from ._canonical import (
+    MISSING,
+    canonical,
+    canonical_keys,
+    key_order,
+    labels_series,
+    table_frame,
+)
 from ._datetime import timestamp_ns
+from ._plan import _declared_kind
 from ._table import check_spec
+from ._text import KINDS
 
-__all__ = ["check_table"]
+__all__ = ["ColumnRead", "check_table", "read_column"]
 
 _NAT = np.iinfo(np.int64).min
+_DAY = 86_400 * 10**9
+
+
+class ColumnRead(NamedTuple):
+    """A column as :func:`read_column` reads it."""
+
+    kind: str
+    values: object
+    bounds: tuple = None
+    levels: list = None
+
+
+def _spec_kind(spec):
+    """The kind a spec (complete or type-only) declares, or None."""
+    if not spec or spec.get("type") is None:
+        return None
+    if spec["type"] == "bool" or (spec["type"] == "categorical"
+                                  and spec.get("categories")
+                                  and is_bool_categories(spec["categories"])):
+        return "bool"
+    return spec["type"]
+
+
+def read_column(column, spec=None, *, kind=None, key=None):
+    """A column's kind and values, read as fits read them (not for release).
+
+    Every value is read through its canonical form
+    (:mod:`skdpgen.schema._canonical`), as a synthesizer reads it: ``"3"``
+    and ``3.0`` are one number, ``"TRUE"`` and ``True`` one bool,
+    ``"2024-03-01"`` a date, ``""`` and ``"NA"`` missing, whatever the
+    column's dtype. Unlike a fit, it reads the exact values (the kind of an
+    undeclared column included) and maps nothing to an ``"other"``
+    category: a data holder's diagnostic, such as
+    :func:`skdpgen.evaluation.evaluate_tables`.
+
+    Parameters
+    ----------
+    column : Series, 1-D array or sequence
+        One column, in any form.
+    spec : dict, default=None
+        Its schema entry, complete or type-only (``{"type": "numeric"}``).
+    kind : {"numeric", "datetime", "categorical", "bool"}, default=None
+        Read the column as this kind (another table's kind of the same
+        column). By default the spec's type, else the kind the exact
+        counts of the values' canonical forms give (the rule of the private
+        estimate, :func:`skdpgen.schema._ranges.kind_from_forms`).
+    key : object, default=None
+        The column's name, for error messages.
+
+    Returns
+    -------
+    read : ColumnRead
+        ``kind``; ``values``: for numeric columns float64 (NaN where
+        missing or not a number), for datetime columns float64 days since
+        1970-01-01 (UTC instants with the spec's timezone, else wall times;
+        NaN where missing or not a date), for categorical and bool columns
+        an object array of the values' keys as text (``"True"``, ``"3"``,
+        ``"2024-03-01"``) with NaN where missing; ``bounds``: the complete
+        spec's bounds as ``(lo, hi)`` in the unit of ``values``, for
+        numeric and datetime columns, else None; ``levels``, for
+        categorical and bool columns: the spec's categories as text keys,
+        in their order, then the other values the column holds, in key
+        order (bools, numbers, then text), else None.
+
+    Examples
+    --------
+    >>> from skdpgen.schema import read_column
+    >>> read_column(["1", " 2.5", ""]).kind
+    'numeric'
+    >>> read_column(["1", " 2.5", "", "x"], {"type": "numeric", "bounds": [0, 10]})
+    ColumnRead(kind='numeric', values=array([1. , 2.5, nan, nan]), bounds=(0.0, 10.0), levels=None)
+    >>> read_column(["TRUE", "false", None])
+    ColumnRead(kind='bool', values=array(['True', 'False', nan], dtype=object), bounds=None, levels=['False', 'True'])
+    >>> read_column(["10", "9", "b"], {"type": "categorical"}).levels
+    ['9', '10', 'b']
+    >>> read_column(["2024-03-02", "NA"], {"type": "datetime"}).values.tolist()
+    [19784.0, nan]
+    """
+    spec = dict(spec or {})
+    canon = canonical(column)
+    kind = kind or _spec_kind(spec) or KINDS["text"].read(key, canon, None).name
+    bounds = None
+    if kind in ("numeric", "datetime") and spec.get("bounds") is not None \
+            and _declared_kind(spec) is None:
+        bounds = check_spec(key, spec)["bounds"]
+    if kind == "numeric":
+        return ColumnRead(kind, canon.numbers(), None if bounds is None else
+                          tuple(float(b) for b in bounds))
+    if kind == "datetime":
+        ns = canon.datetimes(spec.get("timezone"))
+        days = ns / _DAY
+        days[ns == _NAT] = np.nan
+        return ColumnRead(kind, days, None if bounds is None else
+                          tuple(timestamp_ns(b) / _DAY for b in bounds))
+    if kind not in ("categorical", "bool"):
+        raise ValueError(f"Unknown kind {kind!r} of column {key!r}.")
+    keys = canon.keys().tolist()
+    values = np.array([np.nan if k is None else str(k) for k in keys], dtype=object)
+    levels = [str(k) for k in canonical_keys(spec.get("categories") or [])[0]]
+    seen = {str(k): k for k in keys if k is not None}
+    levels += [str(k) for k in sorted((k for t, k in seen.items() if t not in set(levels)),
+                                      key=key_order)]
+    return ColumnRead(kind, values, None, levels)
 
 
 def check_table(X, schema, y=None, classes=None):

@@ -204,6 +204,14 @@ def _refined_range(fine, coarse, first, last, s, integer):
     new_hi = float(upper[last]) if new_hi < lower[last] else min(float(upper[last]), new_hi)
     if new_hi - new_lo > FINE_SHRINK * (hi - lo):  # no big gain: lone sub-bins, not a range
         return lo, hi
+    # the bins of the range entirely outside the refined one must hold no
+    # significant mass: a spike of repeated values found on the fine grid is
+    # not where the column's values end
+    out = [b for b in range(first, last + 1) if upper[b] <= new_lo or lower[b] >= new_hi]
+    mass = float(np.clip(coarse[first:last + 1], 0.0, None).sum())
+    left = float(np.sum(coarse[out])) if out else 0.0
+    if out and left > max(GROUP_STDS * s * np.sqrt(len(out)), QUANTILE * 4 * mass):
+        return lo, hi
     return new_lo, new_hi
 
 

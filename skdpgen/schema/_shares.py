@@ -37,8 +37,9 @@ def auto_share(units, estimate_classes, n, epsilon, delta):
 
     * the columns (``units``: the plan's column releases, a kind release
       weighing ``KIND_WEIGHT``): a numeric column's noise per bin at most
-      ``n/20`` rows (a decade holding a quarter of the rows then stands out
-      of the noise at five of its standard deviations), a share between
+      ``n/40`` rows (a bin or decade holding an eighth of the rows then
+      stands out of the noise at five of its standard deviations), a share
+      between
       ``COLUMN_SHARE`` (0.075) and ``MAX_COLUMN_SHARE`` (0.3);
     * the class list, when it is estimated: its selection threshold plus
       two noise standard deviations at most 5 % of ``n`` (a class of 5 %
@@ -48,7 +49,7 @@ def auto_share(units, estimate_classes, n, epsilon, delta):
     Sized with the zCDP approximation ``ρ ≈ (sqrt(log(1/δ) + ε) −
     sqrt(log(1/δ)))²`` of the Gaussian budget (the accountant still
     calibrates the noise exactly from the shares). Ten columns and a class
-    list: 0.1 from about 10,000 rows, 0.5 at 1,500 rows and fewer.
+    list: 0.1 from about 15,000 rows, 0.5 at 1,500 rows and fewer.
 
     Parameters
     ----------
@@ -70,14 +71,14 @@ def auto_share(units, estimate_classes, n, epsilon, delta):
     --------
     >>> from skdpgen.schema._shares import auto_share
     >>> [round(auto_share(15, True, n, 1.0, 1e-5)[0], 2) for n in (1000, 5000, 20000)]
-    [0.5, 0.11, 0.1]
+    [0.5, 0.2, 0.1]
     """
     log_delta = math.log(1.0 / float(delta))
     rho = (math.sqrt(log_delta + float(epsilon)) - math.sqrt(log_delta)) ** 2
     n = max(int(n), 1)
     columns = 0.0
     if units:  # s = sqrt(3.5 / rho_values) per numeric bin (√7 scaled to √2)
-        columns = min(max(3.5 * units * 400.0 / (rho * n * n), COLUMN_SHARE),
+        columns = min(max(3.5 * units * 1600.0 / (rho * n * n), COLUMN_SHARE),
                       MAX_COLUMN_SHARE)
     classes = 0.0
     if estimate_classes:  # sigma (z + 2) <= 0.05 n, sigma = 1/sqrt(rho_classes)

@@ -1,0 +1,462 @@
+"""A data holder's evaluation of a synthetic table against a real one."""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.model_selection import KFold, StratifiedKFold
+
+from ..schema import paired_frames, read_column
+from ._fidelity import marginal_tv_distance
+from ._utility import downstream_utility, paper_models, regression_utility, score_table
+
+__all__ = ["TableEvaluation", "evaluate_tables"]
+
+#: What the evaluation is, said once in its output.
+PRIVACY_NOTE = "reads the real table as the data holder's; not a private release"
+#: A numeric (or datetime) target with more distinct values is regressed.
+MAX_CLASSES = 10
+#: Folds of the real-to-real cross-validation without a real training table.
+N_FOLDS = 5
+#: Bins of a numeric or datetime column in the marginals (missing: one more).
+TV_BINS = 10
+#: Column pairs of the 2-way marginals, at most (a seeded draw beyond).
+MAX_PAIRS = 200
+
+_METRICS = {
+    "binary": ["roc_auc", "pr_auc"],
+    "multiclass": ["f1_macro", "f1_weighted", "accuracy"],
+    "regression": ["r2"],
+}
+_NAMES = {"roc_auc": "ROC-AUC", "pr_auc": "PR-AUC", "f1_macro": "macro F1",
+          "f1_weighted": "weighted F1", "accuracy": "accuracy", "r2": "R²"}
+BELOW_CHANCE = ("below chance: the synthetic table's relation between features and target "
+                "is inverted or absent")
+
+
+def default_models(task, random_state=0):
+    """The two models of :func:`evaluate_tables` by default: a linear one and boosting."""
+    if task == "regression":
+        return {"ridge regression": Ridge(),
+                "gradient boosting": GradientBoostingRegressor(random_state=random_state)}
+    return {"logistic regression": LogisticRegression(max_iter=1000),
+            "gradient boosting": GradientBoostingClassifier(random_state=random_state)}
+
+
+@dataclass
+class TableEvaluation:
+    """What :func:`evaluate_tables` found: utility, fidelity and notes.
+
+    Attributes
+    ----------
+    target : str or None
+        The target column (None: fidelity only).
+    task : {"binary", "multiclass", "regression"} or None
+    metrics : list of str
+        Score columns; the first is the headline metric.
+    target_rule : str
+        Why the target gives this task and metric.
+    classes : list of str or None
+        The classes (text keys), the positive class last for a binary task.
+    reference : str
+        How the real-to-real scores were computed.
+    synthetic_to_real, real_to_real : DataFrame or None
+        Scores per model (and their ``"mean"`` row) of models trained on
+        the synthetic table, or on real data, and tested on the real test
+        table.
+    tv : dict
+        ``{1: mean 1-way TV, 2: mean 2-way TV or None}``.
+    tv_columns : dict
+        Column -> its 1-way TV distance.
+    kinds : dict
+        Column -> the kind it was read as.
+    rows : dict
+        Row counts of the tables (``"train"``: None without one).
+    notes : list of str
+    """
+
+    target: object
+    task: str
+    metrics: list
+    target_rule: str
+    classes: list
+    reference: str
+    synthetic_to_real: pd.DataFrame
+    real_to_real: pd.DataFrame
+    tv: dict
+    tv_columns: dict
+    kinds: dict
+    rows: dict
+    notes: list = field(default_factory=list)
+
+    @property
+    def metric(self):
+        """The headline metric (``"roc_auc"``, ``"f1_macro"`` or ``"r2"``), or None."""
+        return self.metrics[0] if self.metrics else None
+
+    def below_chance(self):
+        """Models whose synthetic-to-real ROC-AUC is below 0.5."""
+        if self.metric != "roc_auc" or self.synthetic_to_real is None:
+            return []
+        scores = self.synthetic_to_real["roc_auc"].drop("mean")
+        return scores.index[scores < 0.5].tolist()
+
+    def to_dict(self):
+        """Everything as JSON-ready Python objects (NaN as None).
+
+        ``"models"`` maps each model, then ``"mean"``, to its scores.
+        """
+        def number(x):
+            return None if x is None or not math.isfinite(x) else float(x)
+
+        models = {}
+        if self.synthetic_to_real is not None:
+            for name in self.synthetic_to_real.index:  # the models, then "mean"
+                models[name] = {
+                    "synthetic_to_real": {m: number(v) for m, v in
+                                          self.synthetic_to_real.loc[name].items()},
+                    "real_to_real": {m: number(v) for m, v in
+                                     self.real_to_real.loc[name].items()},
+                    "below_chance": name in self.below_chance(),
+                }
+        return {
+            "note": PRIVACY_NOTE,
+            "rows": dict(self.rows),
+            "target": None if self.target is None else {
+                "column": self.target, "task": self.task, "classes": self.classes,
+                "rule": self.target_rule},
+            "metric": self.metric,
+            "metric_name": _NAMES.get(self.metric),
+            "metrics": list(self.metrics),
+            "real_to_real": self.reference,
+            "models": models,
+            "fidelity": {"tv_1way": number(self.tv[1]), "tv_2way": number(self.tv[2]),
+                         "tv_1way_columns": {str(c): number(v)
+                                             for c, v in self.tv_columns.items()},
+                         "bins": TV_BINS},
+            "kinds": {str(c): k for c, k in self.kinds.items()},
+            "notes": list(self.notes),
+        }
+
+    def __str__(self):
+        lines = ["Reads the real table as the data holder's; not a private release.",
+                 f"Rows: real test {self.rows['real']}, synthetic {self.rows['synthetic']}"
+                 + ("" if self.rows["train"] is None else f", real train {self.rows['train']}")
+                 + "."]
+        by_kind = {}
+        for col, kind in self.kinds.items():
+            by_kind.setdefault(kind, []).append(str(col))
+        lines.append("Columns read as " + "; ".join(
+            f"{kind}: {', '.join(cols)}" for kind, cols in by_kind.items()) + ".")
+        if self.target is not None:
+            lines += [f"Target {self.target!r}: {self.target_rule}",
+                      self._utility_text(), f"real->real: {self.reference}"]
+            if self.below_chance():
+                lines.append(f"(!) {BELOW_CHANCE}.")
+        lines += [f"Note: {note}" for note in self.notes]
+        lines.append(
+            "Fidelity: total-variation distance of the marginals, real test vs synthetic "
+            f"(0 same, 1 disjoint; numeric and date columns in {TV_BINS} bins from the "
+            "schema's bounds or the real table's quantiles, missing values a bin of their own)")
+        worst = sorted(self.tv_columns.items(), key=lambda kv: -kv[1])[:3]
+        lines.append(f"  1-way: {self.tv[1]:.4f} (largest: "
+                     + ", ".join(f"{c} {v:.3f}" for c, v in worst) + ")")
+        if self.tv[2] is not None:
+            lines.append(f"  2-way: {self.tv[2]:.4f}")
+        return "\n".join(lines)
+
+    def _utility_text(self):
+        table = pd.DataFrame(index=self.synthetic_to_real.index)
+        # the headline metric and the last one (the JSON has them all)
+        for m in dict.fromkeys(self.metrics[:1] + self.metrics[-1:]):
+            table[f"{_NAMES[m]} syn->real"] = self.synthetic_to_real[m]
+            table[f"{_NAMES[m]} real->real"] = self.real_to_real[m]
+        flagged = set(self.below_chance())
+        table.index = [f"{name} (!)" if name in flagged else name for name in table.index]
+        text = table.to_string(float_format=lambda x: f"{x:.3f}", na_rep="n/a")
+        return ("Utility: models trained on the synthetic table (syn->real) or on real data "
+                "(real->real), tested on the real test table\n"
+                + "\n".join("  " + line for line in text.splitlines()))
+
+
+def _read(frames, schema, columns):
+    """Every column of every table read as the first table reads it."""
+    kinds, bounds, out = {}, {}, [{} for _ in frames]
+    for col in columns:
+        spec = schema.get(col)
+        first = read_column(frames[0][col], spec, key=col)
+        kinds[col], bounds[col] = first.kind, first.bounds
+        out[0][col] = first.values
+        for i, frame in enumerate(frames[1:], 1):
+            out[i][col] = read_column(frame[col], spec, kind=first.kind, key=col).values
+    return kinds, bounds, [pd.DataFrame(o, index=range(len(f))) for o, f in zip(out, frames)]
+
+
+def _target(frames, spec, col):
+    """The task, the rule's sentence, the classes and every table's labels."""
+    kind = read_column(frames[0][col], spec, key=col).kind
+    if kind in ("numeric", "datetime"):
+        values = [read_column(f[col], spec, kind=kind, key=col).values for f in frames]
+        distinct = len(np.unique(values[0][~np.isnan(values[0])]))
+        if distinct > MAX_CLASSES:
+            rule = (f"{kind}, {distinct} distinct values in the real test table (more than "
+                    f"{MAX_CLASSES}) -> regression, metric R²")
+            return "regression", rule, None, values
+    source = "the schema" if spec and spec.get("categories") else "the real test table"
+    first = read_column(frames[0][col], spec, kind="categorical", key=col)
+    classes = first.levels[:len(spec["categories"])] if source == "the schema" else first.levels
+    labels = [first.values] + [read_column(f[col], spec, kind="categorical", key=col).values
+                               for f in frames[1:]]
+    if len(classes) < 2:
+        raise ValueError(f"The target {col!r} holds a single class in {source}: "
+                         "no model can be scored.")
+    if len(classes) == 2:
+        task = "binary"
+        rule = (f"2 classes {classes} (from {source}) -> metric ROC-AUC, also PR-AUC; "
+                f"positive class {classes[-1]!r}")
+    else:
+        task = "multiclass"
+        rule = (f"{len(classes)} classes (from {source}) -> metric macro F1 (the mean of the "
+                "classes' F1 scores), also weighted F1 and accuracy")
+    return task, rule, classes, labels
+
+
+def _scores(task, models, X_train, y_train, X_test, y_test, classes):
+    if task == "regression":
+        return regression_utility(X_train, y_train, X_test, y_test, models=models)
+    return downstream_utility(X_train, y_train, X_test, y_test, models=models,
+                              classes=classes, pos_label=classes[-1])
+
+
+def _cross_validated(task, models, X, y, classes, random_state, notes):
+    """Mean scores over folds of the real test table (folds that cannot be scored skipped)."""
+    if task == "regression":
+        folds = KFold(N_FOLDS, shuffle=True, random_state=random_state).split(X)
+    else:
+        folds = StratifiedKFold(N_FOLDS, shuffle=True, random_state=random_state).split(X, y)
+    tables = []
+    for train, test in folds:
+        try:
+            tables.append(_scores(task, models, X.iloc[train], y[train], X.iloc[test],
+                                  y[test], classes))
+        except ValueError:  # a test fold of a single class: ROC-AUC undefined
+            continue
+    if len(tables) < N_FOLDS:
+        notes.append(f"real->real: {N_FOLDS - len(tables)} of {N_FOLDS} folds could not be "
+                     "scored (a fold with a single class) and were left out.")
+    if not tables:
+        return score_table([{m: np.nan for m in _METRICS[task]} for _ in models], models,
+                           _METRICS[task])
+    return sum(tables) / len(tables)
+
+
+def _bin_codes(values, bounds, reference):
+    """Bin codes of a numeric column and its number of cells (missing: the last).
+
+    Equal-width bins within the public ``bounds`` (values outside fall in
+    the outer bins), else bins at the ``reference`` values' quantiles.
+    """
+    ref = reference[~np.isnan(reference)]
+    if bounds is not None:
+        edges = np.linspace(bounds[0], bounds[1], TV_BINS + 1)[1:-1]
+    elif ref.size:
+        edges = np.unique(np.quantile(ref, np.linspace(0, 1, TV_BINS + 1)[1:-1]))
+    else:
+        edges = np.array([])
+    codes = np.searchsorted(edges, values, side="right")
+    return np.where(np.isnan(values), len(edges) + 1, codes), len(edges) + 2
+
+
+def _fidelity(kinds, bounds, real, syn, random_state):
+    """Mean 1-way and 2-way TV, and each column's 1-way TV."""
+    codes_r, codes_s, categories = {}, {}, {}
+    for col, kind in kinds.items():
+        if kind in ("numeric", "datetime"):
+            ref = real[col].to_numpy(dtype=float)
+            codes_r[col], size = _bin_codes(ref, bounds[col], ref)
+            codes_s[col], _ = _bin_codes(syn[col].to_numpy(dtype=float), bounds[col], ref)
+            categories[col] = list(range(size))
+        else:
+            codes_r[col] = real[col].fillna("(missing)").to_numpy(dtype=object)
+            codes_s[col] = syn[col].fillna("(missing)").to_numpy(dtype=object)
+            categories[col] = list(pd.unique(np.concatenate([codes_r[col], codes_s[col]])))
+    cr, cs = pd.DataFrame(codes_r), pd.DataFrame(codes_s)
+    per_column = {col: marginal_tv_distance(cr[[col]], cs[[col]], alpha=1,
+                                            categories={col: categories[col]})
+                  for col in kinds}
+    two = None
+    if len(kinds) >= 2:
+        two = marginal_tv_distance(cr, cs, alpha=2, categories=categories,
+                                   max_combinations=MAX_PAIRS, random_state=random_state)
+    return {1: float(np.mean(list(per_column.values()))), 2: two}, per_column
+
+
+def evaluate_tables(real, synthetic, *, target=None, train=None, schema=None, models=None,
+                    random_state=0):
+    """Utility and fidelity of a synthetic table, next to real data's (not for release).
+
+    Reads every column of every table the way a synthesizer reads it
+    (:func:`skdpgen.schema.read_column`: text, numbers, dates, booleans and
+    missing values in any form), then scores models trained on the
+    synthetic table and tested on the real test table (synthetic->real)
+    next to the same models trained on real data (real->real), with the
+    same metric, and the total-variation distance of the 1- and 2-way
+    marginals. It reads the real tables exactly, as the data holder: the
+    result is a diagnostic, not a private release.
+
+    Parameters
+    ----------
+    real : DataFrame
+        The real test table (held out from the synthesizer's fit).
+    synthetic : DataFrame
+        The synthetic table, with the same columns (in any order).
+    target : str, default=None
+        The target column; None: fidelity only.
+    train : DataFrame, default=None
+        The real training table (the one the synthesizer was fitted on):
+        real->real models are trained on it. Without it, real->real is a
+        stratified (for classes) 5-fold cross-validation on the real test
+        table (shuffled with ``random_state``), the mean over the folds.
+    schema : dict, default=None
+        Public column specs (complete or type-only): a declared column is
+        read as its type, a numeric or datetime column with bounds is
+        binned within them, and a declared categorical target gives the
+        class list. Other columns are read as the kind their values' exact
+        canonical forms give in the real test table, and binned at its
+        quantiles.
+    models : None, "paper" or dict, default=None
+        None: logistic regression (``max_iter=1000``) and gradient boosting
+        (ridge regression and gradient boosting for a regression target).
+        ``"paper"``: the DP-HP paper's twelve classifiers
+        (:func:`paper_models`; a regression target keeps the default
+        regressors). A dict maps names to unfitted estimators.
+    random_state : int, default=0
+        Seeds the models, the folds and the draw of column pairs, so that a
+        table gives the same numbers on every run.
+
+    Returns
+    -------
+    evaluation : TableEvaluation
+        ``str(evaluation)`` is the text report, ``evaluation.to_dict()``
+        its JSON-ready content.
+
+    Raises
+    ------
+    ValueError
+        When the tables' columns differ, a table has no row, the target is
+        not a column, or the target holds a single class.
+
+    See Also
+    --------
+    downstream_utility : Train on synthetic, test on real, for arrays.
+    marginal_tv_distance : Fidelity of low-order marginals.
+
+    Notes
+    -----
+    **Metric.** A categorical or bool target, or a numeric (datetime) one
+    with at most 10 distinct values in the real test table, is a class
+    label; its classes are the schema's categories if declared, else the
+    values of the real test table. Two classes: ROC-AUC (headline) and
+    PR-AUC, the positive class the last in key order (``1``, ``"yes"``,
+    ``True``); more: macro F1 (headline), weighted F1 and accuracy. A
+    numeric target with more than 10 distinct values: R². Rows whose
+    target is missing are left out. A synthetic table of a single class
+    trains no classifier: its synthetic->real scores are not computable
+    (NaN), with a note.
+
+    **Encoding.** Numeric columns are numbers (text that is no number
+    counts as missing), dates are days since 1970, categorical and bool
+    columns are one-hot encoded with missing values a category of their own
+    (values absent from the training table encoded as all zeros); numeric
+    missing values are imputed with the training median, plus a
+    missing-indicator column (see :func:`downstream_utility`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from skdpgen.evaluation import evaluate_tables
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=200)
+    >>> real = pd.DataFrame({"x": np.where(x > 1.5, np.nan, x),
+    ...                      "day": pd.date_range("2024-01-01", periods=200).astype(str),
+    ...                      "y": np.where(x + rng.normal(size=200) > 0, "yes", "no")})
+    >>> synthetic = real.sample(frac=1.0, random_state=1)
+    >>> result = evaluate_tables(real, synthetic, target="y")
+    >>> result.metric, result.kinds
+    ('roc_auc', {'x': 'numeric', 'day': 'datetime', 'y': 'categorical'})
+    >>> result.tv[1]
+    0.0
+    >>> sorted(result.to_dict())[:4]
+    ['fidelity', 'kinds', 'metric', 'metric_name']
+    """
+    schema = {c: s for c, s in dict(schema or {}).items() if s and s.get("type") is not None}
+    real_f, syn_f = paired_frames(real, synthetic, names=("real", "synthetic"))
+    frames = [real_f.reset_index(drop=True), syn_f.reset_index(drop=True)]
+    if train is not None:
+        frames.append(paired_frames(real_f, train, names=("real", "train"))[1]
+                      .reset_index(drop=True))
+    if min(len(f) for f in frames) == 0:
+        raise ValueError("Every table needs at least one row.")
+    columns = list(real_f.columns)
+    if target is not None and target not in columns:
+        raise ValueError(f"The target column {target!r} is not in the tables.")
+    kinds, bounds, read = _read(frames, schema, columns)
+    notes = []
+    tv, tv_columns = _fidelity(kinds, bounds, read[0], read[1], random_state)
+    rows = {"real": len(frames[0]), "synthetic": len(frames[1]),
+            "train": len(frames[2]) if train is not None else None}
+    result = TableEvaluation(target, None, [], "", None, "", None, None, tv, tv_columns,
+                             kinds, rows, notes)
+    if target is None:
+        return result
+    task, rule, classes, labels = _target(frames, schema.get(target), target)
+    keep = [~pd.isna(y) for y in labels]
+    if sum(int((~k).sum()) for k in keep):
+        notes.append("rows whose target is missing were left out: "
+                     + ", ".join(f"{name} {int((~k).sum())}" for name, k in
+                                 zip(("real test", "synthetic", "real train"), keep)) + ".")
+    X = [r.drop(columns=target)[k].reset_index(drop=True) for r, k in zip(read, keep)]
+    y = [np.asarray(lab[k]) for lab, k in zip(labels, keep)]
+    if models == "paper":
+        if task == "regression":
+            notes.append("the paper's models are classifiers: the default regressors were used.")
+            models = default_models(task, random_state)
+        else:
+            models = paper_models(random_state)
+    elif models is None:
+        models = default_models(task, random_state)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        if task != "regression" and len(pd.unique(y[1])) < 2:
+            notes.append(f"synthetic table has one class {pd.unique(y[1]).tolist()}: no "
+                         "model can be trained, synthetic->real is not computable.")
+            syn = score_table([{m: np.nan for m in _METRICS[task]} for _ in models], models,
+                              _METRICS[task])
+        else:
+            syn = _scores(task, models, X[1], y[1], X[0], y[0], classes)
+        if train is not None:
+            reference = (f"trained on the real training table ({len(X[2])} rows), tested on "
+                         "the real test table.")
+            ref = _scores(task, models, X[2], y[2], X[0], y[0], classes)
+        else:
+            reference = (f"{N_FOLDS}-fold cross-validation on the real test table "
+                         f"({'stratified, ' if task != 'regression' else ''}shuffled with "
+                         f"random_state={random_state}; mean over the folds), as no real "
+                         "training table was given.")
+            ref = _cross_validated(task, models, X[0], y[0], classes, random_state, notes)
+    if any(issubclass(w.category, ConvergenceWarning) for w in caught):
+        notes.append("some models stopped before converging (scikit-learn's "
+                     "ConvergenceWarning); their scores are as fitted.")
+    result.task, result.metrics, result.target_rule = task, _METRICS[task], rule
+    result.classes, result.reference = classes, reference
+    result.synthetic_to_real, result.real_to_real = syn, ref[syn.columns]
+    return result

@@ -1,0 +1,182 @@
+"""``skdpgen evaluate`` on any table, and :func:`skdpgen.evaluation.evaluate_tables`.
+
+Small tables (150 rows) and the default models keep every test fast.
+"""
+
+import contextlib
+import io
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdpgen.cli import main
+from skdpgen.evaluation import evaluate_tables
+from skdpgen.schema import read_column
+
+N = 150
+
+
+def _real(seed=0):
+    """Missing numbers, dates as text, booleans and yes/no, text, an index column."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=N)
+    label = (x + rng.normal(scale=0.7, size=N) > 0).astype(int)
+    joined = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 1500, N), unit="D")
+    return pd.DataFrame({
+        "id": np.arange(N),
+        "x": np.where(rng.random(N) < 0.1, np.nan, x),
+        "joined": np.where(rng.random(N) < 0.05, "", joined.strftime("%Y-%m-%d")),
+        "member": rng.choice(["TRUE", "FALSE"], N),
+        "smoker": rng.choice(["yes", "no"], N),
+        "city": rng.choice(["Paris", "Lyon", None], N),
+        "label": label,
+        "grade": np.where(x > 0.5, "A", np.where(x > 0, "B", np.where(x > -0.5, "C", "D"))),
+    })
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    """real.csv, syn.csv (another draw, 10 % of its labels flipped) and one-class.csv."""
+    tmp_path = tmp_path_factory.mktemp("evaluate")
+    real = _real()
+    real.to_csv(tmp_path / "real.csv", index=False)
+    rng = np.random.default_rng(1)
+    syn = _real(seed=1)
+    syn["label"] = np.where(rng.random(N) < 0.1, 1 - syn["label"], syn["label"])
+    syn.to_csv(tmp_path / "syn.csv", index=False)
+    syn.assign(label=0).to_csv(tmp_path / "one-class.csv", index=False)
+    return tmp_path
+
+
+def _run(*args):
+    """``(standard output, standard error)`` of ``skdpgen evaluate ARGS``, exit status 0."""
+    out, err = io.StringIO(), io.StringIO()
+    showwarning = warnings.showwarning  # main() routes warnings to one-line messages
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(["evaluate", *map(str, args)])
+    finally:
+        warnings.showwarning = showwarning
+    assert status == 0, err.getvalue()
+    return out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def default_runs(tables):
+    """Two text runs and one --json run on real.csv and syn.csv (the costly part)."""
+    args = (tables / "real.csv", tables / "syn.csv", "--target", "label")
+    return _run(*args), _run(*args), _run(*args, "--json")
+
+
+def test_missing_values_dates_and_booleans_are_read(default_runs):
+    """The old command stopped at 'Input X contains NaN' on any missing value."""
+    out, err = default_runs[0]
+    assert "Traceback" not in err and "NaN" not in err
+    assert "datetime: joined" in out and "bool: member" in out
+    assert "categorical: smoker, city, grade" in out
+    assert "metric ROC-AUC" in out
+    header = next(line for line in out.splitlines() if "ROC-AUC syn->real" in line)
+    assert "ROC-AUC syn->real" in header and "ROC-AUC real->real" in header
+    assert "5-fold cross-validation on the real test table" in out
+    assert "1-way:" in out and "2-way:" in out
+
+
+def test_same_metric_and_numbers_on_every_run(default_runs):
+    assert default_runs[0] == default_runs[1]
+
+
+def test_the_privacy_note_is_printed_once(default_runs):
+    out, err = default_runs[0]
+    text = out + err
+    assert text.count("not a private release") == 1
+    assert "reads the real table as the data holder's" in text.lower()
+    assert "PRIVACY WARNING" not in text and err == ""
+
+
+def test_json_is_all_of_standard_output(default_runs):
+    out, err = default_runs[2]
+    assert err == ""
+    report = json.loads(out)
+    assert {"note", "metric", "models", "fidelity", "real_to_real", "kinds",
+            "notes"} <= set(report)
+    assert report["metric"] == "roc_auc" and report["target"]["classes"] == ["0", "1"]
+    scores = report["models"]["logistic regression"]
+    assert set(scores["synthetic_to_real"]) == set(scores["real_to_real"]) == {"roc_auc",
+                                                                                "pr_auc"}
+    assert 0.0 <= report["fidelity"]["tv_1way"] <= 1.0
+    assert report["kinds"]["joined"] == "datetime"
+
+
+def test_a_one_class_synthetic_table_is_not_computable(tables):
+    out, _ = _run(tables / "real.csv", tables / "one-class.csv",
+                       "--target", "label", "--json", "--train", tables / "syn.csv")
+    report = json.loads(out)
+    assert report["metric"] == "roc_auc"
+    assert report["models"]["gradient boosting"]["synthetic_to_real"]["roc_auc"] is None
+    assert report["models"]["gradient boosting"]["real_to_real"]["roc_auc"] > 0.5
+    assert any("synthetic table has one class" in note for note in report["notes"])
+
+
+def test_classes_from_the_schema_and_a_real_training_table(tables):
+    """Four declared classes, one absent from the synthetic table: macro F1."""
+    syn = pd.read_csv(tables / "syn.csv")
+    syn["grade"] = syn["grade"].replace({"D": "C"})
+    syn.to_csv(tables / "no-d.csv", index=False)
+    (tables / "schema.json").write_text(json.dumps({
+        "grade": {"type": "categorical", "categories": ["A", "B", "C", "D"]},
+        "x": {"type": "numeric", "bounds": [-4, 4]}, "city": {"type": None}}))
+    out, _ = _run(tables / "real.csv", tables / "no-d.csv", "--target", "grade",
+                       "--schema", tables / "schema.json", "--train", tables / "syn.csv")
+    assert "4 classes (from the schema) -> metric macro F1" in out
+    assert "trained on the real training table (150 rows)" in out
+
+
+def test_a_score_below_chance_is_flagged(tables):
+    real = pd.read_csv(tables / "real.csv")
+    real.assign(label=1 - real["label"]).to_csv(tables / "inverted.csv", index=False)
+    out, _ = _run(tables / "real.csv", tables / "inverted.csv", "--target", "label",
+                       "--train", tables / "syn.csv")
+    assert "logistic regression (!)" in out
+    assert "below chance: the synthetic table's relation between features and target" in out
+
+
+def test_version_and_help(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.startswith("skdpgen ")
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    text = capsys.readouterr().out
+    assert text.rstrip().splitlines()[-4] == "examples:"
+    options = text[text.index("options:"):text.index("examples:")]
+    for option in ("--target", "--train", "--schema", "--all-models", "--json"):
+        assert option in options
+    assert options.count("(default:") == 5
+
+
+def test_evaluate_tables_regression_and_dict():
+    real = _real()
+    result = evaluate_tables(real, _real(seed=1), target="x")
+    assert result.task == "regression" and result.metric == "r2"
+    assert list(result.real_to_real.columns) == ["r2"]
+    assert any("target is missing were left out" in note for note in result.notes)
+    report = result.to_dict()
+    assert report["metric_name"] == "R²"
+    json.dumps(report)  # JSON-ready
+    fidelity_only = evaluate_tables(real, real)
+    assert fidelity_only.tv == {1: 0.0, 2: 0.0} and fidelity_only.metric is None
+    with pytest.raises(ValueError, match="missing from synthetic"):
+        evaluate_tables(real, real.drop(columns="x").assign(other=1))
+
+
+def test_read_column_reads_values_as_fits_do():
+    assert read_column(["3", 3.0, " 3 ", ""]).values[:3].tolist() == [3.0, 3.0, 3.0]
+    assert read_column(["TRUE", "false", "NA"]).kind == "bool"
+    dates = read_column(["2024-03-01", "", "2024-03-02"])
+    assert dates.kind == "datetime" and np.isnan(dates.values[1])
+    assert dates.values[2] - dates.values[0] == 1.0
+    ints = read_column([1, 2, 1.0], kind="categorical")
+    assert ints.values.tolist() == ["1", "2", "1"] and ints.levels == ["1", "2"]
