@@ -526,26 +526,58 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"skdpgen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    syn = sub.add_parser("synthesize", help="fit a private synthesizer on a CSV/Parquet table")
+    raw = argparse.RawDescriptionHelpFormatter
+    syn = sub.add_parser(
+        "synthesize", help="fit a private synthesizer on a CSV/Parquet table",
+        formatter_class=raw,
+        description=(
+            "Fit a differentially private synthesizer on a table and write as many synthetic\n"
+            "rows, with the privacy report next to them (OUT.privacy.json, OUT.privacy.txt).\n"
+            "What the --schema file leaves out (bounds, categories, the target's classes) is\n"
+            "estimated privately from a share of the budget. When that estimate is only a\n"
+            "guess at this size, the command refuses (exit status 2, nothing written) and\n"
+            "writes DATA.schema.json next to the input, with the estimated entries filled in\n"
+            "and the others marked to fill; --allow-guesses writes the output anyway.\n"
+            "Methods: dphp (DP-HP, Hermite features; the default), dpmerf (DP-MERF, random\n"
+            "Fourier features), release (Balog et al.: a weighted point set for unlabeled\n"
+            "numeric tables with public bounds for every column in --schema; no --target)."),
+        epilog=(
+            "examples:\n"
+            "  skdpgen synthesize table.csv --target label --epsilon 1 --out syn.csv\n"
+            "  skdpgen synthesize table.csv --target label --schema table.schema.json "
+            "--out syn.csv --strict\n"
+            "  skdpgen synthesize table.csv --target label --classes yes,no "
+            "--allow-guesses --out syn.csv"),
+    )
     syn.add_argument("data", help="the private table (.csv or .parquet)")
-    syn.add_argument("--target", help="label column (class-conditional synthesis)")
+    syn.add_argument("--target", help="label column, synthesized class by class (default: "
+                                      "none, an unlabeled table)")
     syn.add_argument("--method", choices=list(methods()), default="dphp",
-                     help="the estimator (registered in skdpgen.registry)")
-    syn.add_argument("--epsilon", type=float, default=1.0)
-    syn.add_argument("--delta", type=float, default=1e-5)
-    syn.add_argument("--schema", help="JSON file with public bounds and categories")
-    syn.add_argument("--out", required=True, help="where to write the synthetic table")
+                     help="the estimator, see above (default: dphp)")
+    syn.add_argument("--epsilon", type=float, default=1.0,
+                     help="privacy budget ε of the whole run (default: 1.0)")
+    syn.add_argument("--delta", type=float, default=1e-5,
+                     help="privacy budget δ of the whole run (default: 1e-5)")
+    syn.add_argument("--schema", help="JSON file of public column types, bounds and categories "
+                                      "(default: none, everything estimated privately; "
+                                      "'skdpgen schema DATA' writes a template)")
+    syn.add_argument("--out", required=True, help="where to write the synthetic table "
+                                                  "(.csv or .parquet; required)")
     syn.add_argument("--n-samples", type=_positive_int, default=None,
                      help="rows to write (default: as many as the input)")
-    syn.add_argument("--random-state", type=int, default=None)
-    syn.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
-    syn.add_argument("--quiet", action="store_true", help="no progress bar")
+    syn.add_argument("--random-state", type=int, default=None,
+                     help="seed of the public random choices; the privacy noise is always "
+                          "fresh (default: none)")
+    syn.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                     help="where to train (default: auto, a GPU when there is one)")
+    syn.add_argument("--quiet", action="store_true", help="no progress bar (default: shown)")
     syn.add_argument("--strict", action="store_true",
                      help="fail (exit status 2, nothing written) if anything would be read "
-                          "from the data without privacy")
+                          "from the data without privacy (default: warn)")
     syn.add_argument("--infer-schema", choices=["private", "data", "error"], default="private",
                      help="what the schema leaves out: estimated privately (a share of the "
-                          "budget), read from the data (a leak), or an error")
+                          "budget), read from the data (a leak), or an error (default: "
+                          "private)")
     syn.add_argument("--classes", default=None,
                      help="comma-separated public list of the target's classes (default: "
                           "from the --schema file, else estimated privately; a rare class "
@@ -563,14 +595,29 @@ def build_parser():
     syn.set_defaults(func=_cmd_synthesize)
 
     sch = sub.add_parser(
-        "schema", help="write a schema: estimated privately with --epsilon, else a template")
-    sch.add_argument("data")
+        "schema", help="write a schema: estimated privately with --epsilon, else a template",
+        formatter_class=raw,
+        description=(
+            "Without --epsilon: a template of the table's columns (from the header only; no\n"
+            "value is read) to fill in from documentation: each column's type (numeric,\n"
+            "datetime, categorical or bool), bounds or categories, integer and missing.\n"
+            "An entry with a type only declares the kind; the rest is estimated privately.\n"
+            "With --epsilon: the whole schema estimated privately on that budget, with its\n"
+            "privacy report next to --out."),
+        epilog=(
+            "examples:\n"
+            "  skdpgen schema table.csv --out table.schema.json\n"
+            "  skdpgen schema table.csv --epsilon 0.2 --target label --out table.schema.json"),
+    )
+    sch.add_argument("data", help="the table (.csv or .parquet)")
     sch.add_argument("--out", help="output JSON file (default: standard output)")
     sch.add_argument("--epsilon", type=float, default=None,
                      help="estimate the schema privately with this budget (writes its privacy "
-                          "report next to --out)")
-    sch.add_argument("--delta", type=float, default=1e-5)
-    sch.add_argument("--target", help="label column (its classes are estimated too)")
+                          "report next to --out; default: none, a template)")
+    sch.add_argument("--delta", type=float, default=1e-5,
+                     help="δ of the private estimate (default: 1e-5)")
+    sch.add_argument("--target", help="label column: its classes are estimated too (default: "
+                                      "none)")
     sch.set_defaults(func=_cmd_schema)
 
     ev = sub.add_parser(
@@ -612,15 +659,28 @@ def build_parser():
                          "(default: text)")
     ev.set_defaults(func=_cmd_evaluate)
 
-    demo = sub.add_parser("demo", help="synthesize the bundled UCI Adult data privately")
+    demo = sub.add_parser(
+        "demo", help="synthesize the bundled UCI Adult data privately",
+        formatter_class=raw,
+        description="Fit on the bundled UCI Adult training split with its public schema, print\n"
+                    "the privacy report and a synthetic-to-real utility line (real->real beside).",
+        epilog="examples:\n  skdpgen demo\n  skdpgen demo --method dpmerf --epsilon 0.5 "
+               "--out adult_syn.csv")
     demo.add_argument("--method", choices=[name for name, cls in methods().items()
-                                           if cls.supports_labels], default="dphp")
-    demo.add_argument("--epsilon", type=float, default=1.0)
-    demo.add_argument("--delta", type=float, default=1e-5)
-    demo.add_argument("--random-state", type=int, default=0)
-    demo.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
-    demo.add_argument("--progress", action="store_true", help="show a progress bar")
-    demo.add_argument("--out", help="write the synthetic table to this CSV file")
+                                           if cls.supports_labels], default="dphp",
+                      help="the synthesizer (default: dphp)")
+    demo.add_argument("--epsilon", type=float, default=1.0, help="privacy budget ε "
+                                                                 "(default: 1.0)")
+    demo.add_argument("--delta", type=float, default=1e-5, help="privacy budget δ "
+                                                                "(default: 1e-5)")
+    demo.add_argument("--random-state", type=int, default=0,
+                      help="seed of the public random choices (default: 0)")
+    demo.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                      help="where to train (default: auto)")
+    demo.add_argument("--progress", action="store_true", help="show a progress bar "
+                                                              "(default: hidden)")
+    demo.add_argument("--out", help="write the synthetic table to this CSV file (default: "
+                                    "not written)")
     demo.set_defaults(func=_cmd_demo)
     return parser
 

@@ -87,7 +87,7 @@ def test_a_named_first_column_is_data(tmp_path, fast_fits, capsys):
 
 
 def test_classes_option_keeps_every_listed_class(tmp_path, fast_fits):
-    data = _small(tmp_path)
+    data = _small(tmp_path, n=3000)  # class c: 300 rows, far above its proportion's noise
     out = tmp_path / "syn.csv"
     assert main(["synthesize", str(data), "--target", "label", "--classes", "a,b,c,d",
                  "--out", str(out), "--quiet", "--allow-guesses", "--random-state", "0",
@@ -130,3 +130,18 @@ def test_declared_datetimes_come_back_in_whole_seconds():
     assert np.all(values % 10**9 == 0)  # no nanosecond digits of the noise
     days = _decode_datetime({**spec, "resolution": "day"}, unit, np.zeros(1000, bool))
     assert np.all(days.astype(np.int64) % (86_400 * 10**9) == 0)
+
+
+def test_every_option_has_help_with_its_default_and_every_command_examples():
+    from skdpgen.cli import build_parser
+
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    for name, sub in commands.items():
+        assert "examples:" in (sub.epilog or ""), name
+        for action in sub._actions:
+            if not action.option_strings or action.dest == "help":
+                continue
+            text = action.help or ""
+            assert text, (name, action.dest)
+            assert "default" in text or action.required, (name, action.dest, text)
