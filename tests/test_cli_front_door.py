@@ -60,8 +60,9 @@ def test_a_guess_is_refused_with_a_template_and_cli_remedies(tmp_path, fast_fits
 def test_allow_guesses_writes_with_the_summary(tmp_path, fast_fits, capsys):
     data = _small(tmp_path)
     out = tmp_path / "syn.csv"
+    # the classes declared: a class list kept as one class stops any fit (exit 2)
     assert main(["synthesize", str(data), "--target", "label", "--out", str(out), "--quiet",
-                 "--allow-guesses"]) == 0
+                 "--allow-guesses", "--classes", "a,b,c"]) == 0
     err = capsys.readouterr().err
     syn = pd.read_csv(out)
     assert list(syn.columns) == ["weight", "rain", "label"]  # the index column dropped
@@ -72,7 +73,7 @@ def test_keep_index_keeps_the_unnamed_column(tmp_path, fast_fits, capsys):
     data = _small(tmp_path)
     out = tmp_path / "syn.csv"
     assert main(["synthesize", str(data), "--target", "label", "--out", str(out), "--quiet",
-                 "--allow-guesses", "--keep-index"]) == 0
+                 "--allow-guesses", "--keep-index", "--classes", "a,b,c"]) == 0
     assert pd.read_csv(out).shape[1] == 4
     assert "not synthesized" not in capsys.readouterr().err
 
@@ -81,7 +82,7 @@ def test_a_named_first_column_is_data(tmp_path, fast_fits, capsys):
     data = _small(tmp_path, index=False)
     out = tmp_path / "syn.csv"
     assert main(["synthesize", str(data), "--target", "label", "--out", str(out), "--quiet",
-                 "--allow-guesses"]) == 0
+                 "--allow-guesses", "--classes", "a,b,c"]) == 0
     assert list(pd.read_csv(out).columns) == ["weight", "rain", "label"]
     assert "not synthesized" not in capsys.readouterr().err
 
