@@ -51,6 +51,12 @@ Usage::
 The acceptance set is held out: run it **once, at the end of the issue**;
 before that use ``--dry-run`` (loads the tables, prints shapes and class
 shares, synthesizes nothing).
+
+Runs are not reproducible: ``--random-state`` seeds the sampling, but the
+privacy noise (the private schema estimate included) is drawn from fresh
+operating-system entropy at each release (:mod:`skdpgen.privacy`), so two
+identical commands can estimate different bounds and give different
+verdicts. ``--seeds N`` runs each table N times to show that spread.
 """
 
 # Authors: the skdpgen developers
@@ -194,10 +200,18 @@ def compare(real, synth, target):
     lost = sorted(big - have)
     if lost or target not in synth.columns:
         failed.add("classes")
+    raw_counts = (synth[target].astype(str).where(synth[target].notna(), "<missing>")
+                  .value_counts() if target in synth.columns else pd.Series(dtype=int))
+    real_labels = set(real[target].dropna().map(_label))
     classes = dict(kept=len(big) - len(lost), needed=len(big), lost=lost,
-                   synth_values=sorted(have)[:10],
+                   synth_values={k: int(v) for k, v in list(raw_counts.items())[:10]},
+                   new_labels=sorted(have - real_labels),
                    miss_real=float(real[target].isna().mean()),
                    miss_synth=float(synth[target].isna().mean()) if target in synth.columns else None)
+    if classes["miss_synth"] is not None:
+        classes["miss_diff"] = abs(classes["miss_synth"] - classes["miss_real"])
+        if n >= BIG and classes["miss_diff"] > MISSING_MAX:
+            failed.add("missing")
     extra = sorted(set(synth.columns) - set(real.columns))
     return dict(numeric=numeric, other=other, classes=classes, failed=failed, extra_columns=extra,
                 rows_synth=len(synth))
@@ -309,6 +323,8 @@ def summary_row(r):
         covs = [(c["coverage"], c["column"]) for c in d["numeric"] if c["coverage"] is not None]
         miss = [(c["miss_diff"], c["column"]) for c in d["numeric"] + d["other"]
                 if c["miss_diff"] is not None]
+        if d["classes"].get("miss_diff") is not None:
+            miss.append((d["classes"]["miss_diff"], r["target"]))
         worst_in = min(ins) if ins else None
         worst_cov = min(covs) if covs else None
         max_miss = max(miss) if miss else None
@@ -335,7 +351,9 @@ def details_md(r):
         c = d["classes"]
         lines += [f"Target `{r['target']}`: classes with ≥ 5 % of rows kept {c['kept']}/{c['needed']}"
                   + (f", lost {c['lost']}" if c["lost"] else "")
-                  + f"; synthetic values {c['synth_values']}; missing real {c['miss_real']:.3f}, "
+                  + f"; synthetic values (counts) {c['synth_values']}"
+                  + (f", labels not in the real target {c['new_labels']}" if c["new_labels"] else "")
+                  + f"; missing real {c['miss_real']:.3f}, "
                   f"synthetic {_f(c['miss_synth'], '{:.3f}')}. Synthetic rows: {d['rows_synth']}."
                   + (f" Extra columns: {d['extra_columns']}." if d["extra_columns"] else ""), ""]
         lines += [f"evaluate: exit {r['eval_exit']}"
