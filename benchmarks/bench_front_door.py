@@ -149,9 +149,13 @@ def compare(real, synth, target):
         r = real[c]
         miss_r = float(r.isna().mean())
         if c not in synth.columns:
-            other.append(dict(column=c, kind="absent", miss_real=miss_r, miss_synth=None,
-                              miss_diff=None))
-            failed.add("columns")
+            # the unnamed row index is dropped by design (the issue: recognised from
+            # its header, dropped with a note, kept with --keep-index)
+            index = c == real.columns[0] and (str(c) == "" or str(c).startswith("Unnamed: 0"))
+            other.append(dict(column=c, kind="index dropped" if index else "absent",
+                              miss_real=miss_r, miss_synth=None, miss_diff=None))
+            if not index:
+                failed.add("columns")
             continue
         s = synth[c]
         miss_s = float(s.isna().mean())
@@ -374,7 +378,9 @@ def details_md(r):
             lines += ["| column | kind | distinct real | distinct synth | synth values not in real "
                       "| missing real | missing synth |", "|---|---|---|---|---|---|---|"]
             for c in d["other"]:
-                if c["kind"] == "absent":
+                if c["kind"] == "index dropped":
+                    lines.append(f"| {c['column']} | index column, dropped (by design) | | | | {c['miss_real']:.3f} | |")
+                elif c["kind"] == "absent":
                     lines.append(f"| {c['column']} | **absent from output** | | | | {c['miss_real']:.3f} | |")
                     continue
                 lines.append(f"| {c['column']} | {c['kind']} | {c['n_real']} | {c['n_synth']} | "
