@@ -275,6 +275,7 @@ def _cmd_synthesize(args):
     from .privacy import PrivacyLeakWarning
     from .registry import methods
     from .schema import SchemaEstimateWarning, describe_issues
+    from .schema._issues import is_guess
     from .synthesizers import SchemaEstimateError
 
     frame = _read_table(args.data)
@@ -320,7 +321,7 @@ def _cmd_synthesize(args):
                        describe_issues)
     issues = list(getattr(model, "schema_issues_", []))
     report = model.privacy_report_
-    if issues and not args.allow_guesses:
+    if any(map(is_guess, issues)) and not args.allow_guesses:
         return _refuse(args, frame, model.schema_, list(model.classes_)
                        if getattr(model, "classes_", None) is not None else None,
                        issues, report, describe_issues)
@@ -348,9 +349,9 @@ def _cmd_synthesize(args):
           f"{n} synthetic rows written to {args.out}")
     print(report)
     print(f"Privacy report saved to {json_path} and {txt_path}")
-    if issues:  # --allow-guesses: written anyway, with the summary
-        print("skdpgen: warning: written with --allow-guesses; "
-              + describe_issues(issues, "cli"), file=sys.stderr)
+    if issues:  # weak spots, or guesses written with --allow-guesses: the summary
+        how = "written with --allow-guesses; " if any(map(is_guess, issues)) else ""
+        print(f"skdpgen: warning: {how}" + describe_issues(issues, "cli"), file=sys.stderr)
     if not report.is_private:
         print("skdpgen: PRIVACY WARNING: this run is NOT differentially private "
               "(see 'leaks' in the privacy report); --strict makes that an error.",

@@ -14,7 +14,28 @@ holds column names and estimated shares, never a value.
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-__all__ = ["describe_issues", "template_fill"]
+__all__ = ["describe_issues", "is_guess", "template_fill"]
+
+#: Share of a column's rows clipped by its bounds, or sent to "other", from
+#: which its estimate is a guess rather than a weak spot (the command line
+#: refuses it by default).
+GUESS_SHARE = 0.25
+
+
+def is_guess(issue):
+    """Whether an issue makes the estimate a guess, not just a weak spot.
+
+    Guesses: bounds guessed; a quarter of a column's rows or more outside
+    its bounds (its synthetic values would miss that part of the data); a
+    categorical column sending a quarter of its rows or more to "other"
+    (every row when it keeps no value); any class folded into another or
+    into "other". Weak spots (a few percent clipped, a long tail of rare
+    categories in "other") are warned of only.
+    """
+    if issue["problem"] in ("guess", "classes"):
+        return True
+    share = issue.get("share")
+    return share is None or share >= GUESS_SHARE
 
 #: What each problem asks the user to declare.
 _FILL = {
@@ -65,8 +86,8 @@ def describe_issues(issues, interface="python", template=None):
     >>> from skdpgen.schema import describe_issues
     >>> issue = {"column": "rain", "problem": "outside", "share": 0.47, "detail": ""}
     >>> print(describe_issues([issue]))  # doctest: +NORMALIZE_WHITESPACE
-    The private schema estimate is a guess for 1 column at this budget:
-      - 'rain': its bounds clip many values (about 47% of the rows)
+    The private schema estimate is weak for 1 column at this budget:
+      - 'rain': its bounds clip many values (about 47% of the rows) [a guess]
     Declare them: schema={'rain': {"type": "numeric", "bounds": [lo, hi]}} (public
     bounds, from documentation, not from the rows); or raise epsilon or schema_share.
     """
@@ -77,9 +98,10 @@ def describe_issues(issues, interface="python", template=None):
     count = f"{len(columns)} column{'s' if len(columns) != 1 else ''}"
     if classes:
         count = f"{count} and the class list" if columns else "the class list"
-    lines = [f"The private schema estimate is a guess for {count} at this budget:"]
-    lines += [f"  - {i['column']!r}: {_what(i)}" for i in columns]
-    lines += [f"  - the class list: {_what(i)}" for i in classes]
+    lines = [f"The private schema estimate is weak for {count} at this budget:"]
+    mark = {True: " [a guess]", False: ""}
+    lines += [f"  - {i['column']!r}: {_what(i)}{mark[is_guess(i)]}" for i in columns]
+    lines += [f"  - the class list: {_what(i)}{mark[is_guess(i)]}" for i in classes]
     bounds = [i["column"] for i in columns if template_fill(i) == "bounds"]
     cats = [i["column"] for i in columns if template_fill(i) == "categories"]
     if interface == "cli":
