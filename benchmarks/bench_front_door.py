@@ -380,6 +380,7 @@ def details_md(r):
             for c in d["other"]:
                 if c["kind"] == "index dropped":
                     lines.append(f"| {c['column']} | index column, dropped (by design) | | | | {c['miss_real']:.3f} | |")
+                    continue
                 elif c["kind"] == "absent":
                     lines.append(f"| {c['column']} | **absent from output** | | | | {c['miss_real']:.3f} | |")
                     continue

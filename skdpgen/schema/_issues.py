@@ -20,6 +20,8 @@ __all__ = ["describe_issues", "is_guess", "template_fill"]
 #: which its estimate is a guess rather than a weak spot (the command line
 #: refuses it by default).
 GUESS_SHARE = 0.25
+#: ... and of the rows whose labels may have gone to another class.
+CLASS_GUESS_SHARE = 0.05
 
 
 def is_guess(issue):
@@ -28,14 +30,16 @@ def is_guess(issue):
     Guesses: bounds guessed; a quarter of a column's rows or more outside
     its bounds (its synthetic values would miss that part of the data); a
     categorical column sending a quarter of its rows or more to "other"
-    (every row when it keeps no value); any class folded into another or
-    into "other". Weak spots (a few percent clipped, a long tail of rare
+    (every row when it keeps no value); labels of a twentieth of the rows
+    or more (possibly) folded into another class or into "other". Weak spots (a few percent clipped, a long tail of rare
     categories in "other") are warned of only.
     """
-    if issue["problem"] in ("guess", "classes"):
-        return True
     share = issue.get("share")
-    return share is None or share >= GUESS_SHARE
+    if issue["problem"] == "guess" or share is None:
+        return True
+    if issue["problem"] == "classes":  # a class of a twentieth of the rows may be lost
+        return share >= CLASS_GUESS_SHARE
+    return share >= GUESS_SHARE
 
 #: What each problem asks the user to declare.
 _FILL = {
