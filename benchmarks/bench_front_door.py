@@ -77,7 +77,7 @@ import numpy as np
 import pandas as pd
 
 from _common import cpu_model
-from _front_door_data import (ACCEPTANCE, DEFAULT_DATA, DEV, SHAPES, TABLES, csv_bytes,
+from _front_door_data import (ACCEPTANCE, DEFAULT_DATA, DEV, HOLDOUT, SHAPES, TABLES, csv_bytes,
                               describe, is_bool_text, is_date_text, numeric_view, read_csv)
 
 HERE = Path(__file__).resolve().parent
@@ -439,7 +439,7 @@ def dry_run(names, data):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--set", choices=["dev", "acceptance"], required=True)
+    p.add_argument("--set", choices=["dev", "acceptance", "holdout"], required=True)
     p.add_argument("--repo", type=Path, default=HERE.parent,
                    help="the skdpgen checkout whose command line is run (PYTHONPATH=REPO)")
     p.add_argument("--epsilon", type=float, default=1.0)
@@ -455,7 +455,7 @@ def main(argv=None):
     p.add_argument("--json", type=Path, default=None, help="also dump the raw results as JSON")
     args = p.parse_args(argv)
     args.repo = args.repo.resolve()
-    pool = DEV if args.set == "dev" else ACCEPTANCE
+    pool = {"dev": DEV, "acceptance": ACCEPTANCE, "holdout": HOLDOUT}[args.set]
     names = [n.strip() for n in args.tables.split(",") if n.strip()] or pool
     unknown = [n for n in names if n not in pool]
     if unknown:
