@@ -299,8 +299,9 @@ def test_bad_inputs(make, frame):
             base.fit(X, y, delta=d)
     with pytest.raises(ValueError, match="single class"):
         make(schema=SCHEMA).fit(X, pd.Series(["no"] * len(X)))
-    with pytest.raises(ValueError, match=r"single class \(3\)"):  # not np.int64(3)
+    with pytest.raises(ValueError, match=r"single class") as info:  # no np.int64(3)
         make(schema=SCHEMA).fit(X, np.full(len(X), 3))
+    assert "np.int64" not in str(info.value)
     with pytest.raises(ValueError, match="lacks"):
         make(schema={**SCHEMA, "zip": {"type": "numeric", "bounds": [0, 1]}}).fit(X, y)
     with pytest.raises(ValueError, match="non-empty"):
