@@ -23,16 +23,19 @@ On an exit-0 run with output written:
     (q1, q99 the real 1 % and 99 % quantiles, ``w = q99 - q1``; a synthetic
     value that does not parse counts as outside) >= 0.90, and **coverage**,
     the share of the real non-missing values inside ``[min, max]`` of the
-    synthetic ones, >= 0.70. The R index column is checked like any other.
+    synthetic ones, >= 0.70.
 (b) missing rate per column, real vs synthetic: ``|diff| <= 0.05`` is a
     criterion for tables of >= 1,000 rows and recorded for all; a column
-    missing from the output fails it.
+    missing from the output fails it, except the unnamed leading index
+    column, which the command drops by design (``--keep-index`` keeps it).
 (c) every target class held by >= 5 % of the real rows appears in the
     synthetic target (values compared as text, numbers as floats, case and
     surrounding blanks ignored).
 (d) ``skdpgen evaluate`` exits 0 (``--json`` is passed and parsed when the
     command's help lists it; otherwise the headline numbers are read from
-    its text).
+    its text). On a refused table the command is run again with
+    ``--allow-guesses`` and ``evaluate`` scores that output (the refusal
+    stands; ``evaluate`` must work on every table).
 
 Verdict: ``output OK`` (all criteria met), ``output ABSURD`` (exit 0 with
 output but a criterion failed; the failing ones are listed), ``refused``
@@ -301,6 +304,26 @@ def run_table(name, seed, args, workdir, eval_json):
             row["failed"] = [f"exit 2 but wrote {others}"]
         else:
             row["verdict"] = "refused" if row["template"] else "refused, no template"
+            # `evaluate` must work on every table: score what --allow-guesses writes
+            # (for information: the refusal stands)
+            allowed = folder / f"{name}.allowed.csv"
+            acmd = [c if c != out_csv.name else allowed.name for c in cmd] + ["--allow-guesses"]
+            arc, _, _, _ = run_cli(args.repo, acmd, folder, args.timeout)
+            if arc == 0 and allowed.is_file():
+                ecmd = ["evaluate", data_csv.name, allowed.name, "--target", t.target]
+                if eval_json:
+                    ecmd.append("--json")
+                erc, esecs, eout, eerr = run_cli(args.repo, ecmd, folder, args.timeout)
+                row.update(eval_exit=erc, eval_seconds=esecs,
+                           eval_headline="(on the --allow-guesses output) "
+                           + parse_evaluate(eout, eval_json),
+                           eval_tail=_tail(eerr, 4) if erc != 0 else [])
+                try:
+                    row["allowed_failed"] = compare(real, read_csv(allowed), t.target)["failed"]
+                except Exception as e:  # noqa: BLE001
+                    row["allowed_failed"] = [f"unreadable ({type(e).__name__})"]
+            else:
+                row["eval_headline"] = f"--allow-guesses run: exit {arc}"
     else:
         row["verdict"] = "error"
         row["failed"] = [f"exit {rc}" + (" without output" if rc == 0 else "")]
@@ -417,10 +440,13 @@ def acceptance_lines(rows):
     absurd = [r["name"] for r in rows if r["verdict"] == "output ABSURD"]
     bad_big = [r["name"] for r in rows if r["rows"] >= BIG and r["verdict"] != "output OK"]
     bad_refusal = [r["name"] for r in rows if r["verdict"] in ("refused, no template", "error")]
-    ok = not absurd and not bad_big and not bad_refusal
+    no_eval = [r["name"] for r in rows if r["eval_exit"] != 0]
+    ok = not absurd and not bad_big and not bad_refusal and not no_eval
     return ["", f"**Acceptance {'met' if ok else 'NOT met'}**: "
             f"absurd outputs {absurd or 'none'}; tables ≥ 1,000 rows without sane output "
-            f"{bad_big or 'none'}; errors or refusals without a template {bad_refusal or 'none'}.", ""]
+            f"{bad_big or 'none'}; errors or refusals without a template {bad_refusal or 'none'}; "
+            f"`evaluate` not scoring (the output, or the --allow-guesses output of a refused "
+            f"table) {no_eval or 'none'}.", ""]
 
 
 def dry_run(names, data):
