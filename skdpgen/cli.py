@@ -376,7 +376,7 @@ def _refuse(args, frame, schema, classes, issues, report, describe_issues):
     spent = "" if report is None else (
         f" This run spent epsilon = {report.epsilon:.3g}, delta = {report.delta:.3g} "
         "(its releases were made); a rerun spends its own budget.")
-    where = str(written) if written else "a schema file (skdpgen schema DATA --out FILE)"
+    where = str(written) if written else None
     print(f"skdpgen: refused: nothing written to {args.out}. "
           + describe_issues(issues, "cli", template=where)
           + ("\n--allow-guesses writes the output anyway." if args.method != "release" else "")

@@ -146,3 +146,21 @@ def test_every_option_has_help_with_its_default_and_every_command_examples():
             text = action.help or ""
             assert text, (name, action.dest)
             assert "default" in text or action.required, (name, action.dest, text)
+
+
+def test_missing_labels_come_back_missing_at_their_rate(tmp_path, fast_fits):
+    """Missing labels are a key of the class selection: kept, they get a class of
+    their own, returned missing (not 'other', not folded into a class)."""
+    rng = np.random.default_rng(2)
+    n = 4000
+    label = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2]).astype(object)
+    label[rng.random(n) < 0.1] = None
+    frame = pd.DataFrame({"v": rng.normal(size=n).round(2), "label": label})
+    data = tmp_path / "t.csv"
+    frame.to_csv(data, index=False)
+    out = tmp_path / "s.csv"
+    assert main(["synthesize", str(data), "--target", "label", "--out", str(out), "--quiet",
+                 "--allow-guesses", "--random-state", "0"]) == 0
+    syn = pd.read_csv(out)
+    assert set(syn["label"].dropna()) == {"a", "b", "c"}  # no 'other', no 'missing'
+    assert abs(syn["label"].isna().mean() - 0.1) < 0.04

@@ -49,7 +49,7 @@ from ._memory import ArrayRows, chunk_feature_sums
 __all__ = ["ArrayRows", "DaskRows", "chunk_feature_sums", "encode_labels", "make_rows"]
 
 
-def encode_labels(y, classes, *, unlisted=None):
+def encode_labels(y, classes, *, unlisted=None, missing=None):
     """Index of each label of ``y`` in ``classes``, compared by canonical key.
 
     Labels are compared by their canonical keys (see
@@ -65,6 +65,9 @@ def encode_labels(y, classes, *, unlisted=None):
         get: a public choice, so that no record's label can make a fit
         fail. None raises instead (for labels a user asks for, which are
         public).
+    missing : int, default=None
+        The class index that missing labels get, when not ``unlisted``'s
+        (a class list with a label for missing labels).
 
     Returns
     -------
@@ -91,6 +94,11 @@ def encode_labels(y, classes, *, unlisted=None):
     codes = np.fromiter((lookup.get(t, -1) for t in canonical(values).tags()),
                         dtype=np.intp, count=len(values))
     unknown = codes < 0
+    if missing is not None and unknown.any():
+        absent = np.fromiter((t is None for t in canonical(values).tags()), dtype=bool,
+                             count=len(values))
+        codes[absent] = missing
+        unknown = codes < 0
     if unknown.any():
         if unlisted is None:
             raise ValueError(
@@ -120,7 +128,7 @@ def _labels_in_memory(y, n_rows):
 
 
 def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, private=False,
-              min_rows=1, chunk_size=None, n_jobs=None, unlisted=0):
+              min_rows=1, chunk_size=None, n_jobs=None, unlisted=0, missing=None):
     """Validate (or encode) the rows of a fit, and their labels.
 
     Parameters
@@ -146,6 +154,8 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
     unlisted : int, default=0
         The class index of labels outside ``classes`` and of missing labels
         (:func:`encode_labels`): a record's label never makes a fit fail.
+    missing : int, default=None
+        The class index of missing labels, when not ``unlisted``'s.
 
     Returns
     -------
@@ -185,8 +195,9 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
         classes = np.asarray(sort_keys([t[1] for t in tags]) or ["other"])
     if isinstance(rows, DaskRows):
         rows.set_labels(y, classes,
-                        lambda block: encode_labels(block, classes, unlisted=unlisted))
+                        lambda block: encode_labels(block, classes, unlisted=unlisted,
+                                                    missing=missing))
     else:
-        rows.codes = encode_labels(y, classes, unlisted=unlisted)
+        rows.codes = encode_labels(y, classes, unlisted=unlisted, missing=missing)
         rows.classes = classes
     return rows

@@ -109,7 +109,8 @@ def describe_issues(issues, interface="python", template=None):
     bounds = [i["column"] for i in columns if template_fill(i) == "bounds"]
     cats = [i["column"] for i in columns if template_fill(i) == "categories"]
     if interface == "cli":
-        where = f"the schema file {template}" if template else "a schema file"
+        where = (f"the schema file {template}" if template else
+                 "a schema file ('skdpgen schema DATA --out FILE' writes a template)")
         fix = []
         if bounds or cats:
             fix.append(f"fill in {where} (public bounds or categories of "

@@ -206,6 +206,11 @@ class SchemaPlan:
         After :meth:`estimate` or :meth:`read_from_data` with estimated
         classes: the label that labels outside the class list map to (see
         :func:`map_unlisted`); None otherwise.
+    class_missing_ : object
+        After :meth:`estimate` with estimated classes: the label that
+        missing labels map to when the selection kept them (their noisy
+        count) and no other label was added, else None (they then map as
+        unlisted labels do).
     issues_ : list of dict
         After :meth:`estimate`: one dict per weak spot of the estimate
         (``column``, ``problem``, ``share``, ``detail``), summarized in
@@ -246,6 +251,7 @@ class SchemaPlan:
         self.noisy_ = {}
         self.kinds_ = {}
         self.issues_ = []
+        self.class_missing_ = None
 
     # -- building ------------------------------------------------------------
     @classmethod
@@ -518,7 +524,8 @@ class SchemaPlan:
         each kind derives its own in the Notes of its ``statistic``
         (:mod:`skdpgen.schema._numeric`, ``_datetime``, ``_bool``,
         ``_categorical``, ``_text``), and the labels' is that of the
-        categories (a missing label is no key: changing it moves one count).
+        categories (missing labels are one more key, None: a label changed to or
+        from missing moves one count between two keys, ``√2``).
 
         * ``schema: kinds``, ``[numbers, bools, dates, text, missing]``:
           ``Δ = √2`` (:meth:`skdpgen.schema._text.TextKind.statistic`).
@@ -544,6 +551,7 @@ class SchemaPlan:
         self.kinds_ = {}
         self.issues_ = []
         self.class_other_ = None
+        self.class_missing_ = None
         if not self.release_counts():  # complete: nothing is read
             return self._user_schema(), self.classes
         with warnings.catch_warnings(record=True) as caught:
@@ -597,12 +605,23 @@ class SchemaPlan:
         return {key: copy.deepcopy(self.schema[key]) for key in self.columns}
 
     def _estimate_classes(self, stats, n, accountant):
-        tags = sorted_tags(stats["keys"])  # missing labels are no key: they count in r
+        # missing labels are one more candidate key (None): when it is kept they
+        # do not count as dropped classes, and get a label of their own
+        tags = sorted_tags(stats["keys"]) + [None]
+        counts = [stats["keys"][t] for t in tags[:-1]] + [stats["missing"]]
         context = self._context(None, accountant, CLASSES)
-        kept, kept_noisy, s = select_kept(context, tags, [stats["keys"][t] for t in tags])
+        kept, kept_noisy, s = select_kept(context, tags, counts)
         self.noisy_["classes"] = kept_noisy  # only what was released
+        present = [t for t in kept if t is not None]
         labels, self.class_other_ = fold_rare("The class list", kept, kept_noisy, n, s,
                                               numeric_other=True)
+        self.class_missing_ = None
+        if None in kept:
+            if len(labels) > len(present):  # an other label: missing labels join it
+                return labels
+            numeric = bool(present) and all(t[0] == 1 for t in present)
+            self.class_missing_ = _missing_label(labels, numeric)
+            labels = labels + [self.class_missing_]
         return labels
 
     # -- the leaky mode --------------------------------------------------------
@@ -668,6 +687,18 @@ class SchemaPlan:
     def __repr__(self):
         return (f"SchemaPlan(columns={len(self.columns)}, estimated={list(self.estimated)}, "
                 f"estimate_classes={self.estimate_classes})")
+
+
+def _missing_label(labels, numeric):
+    """The public label standing for missing labels in a class list (``"missing"``,
+    or below the smallest number for numeric labels); synthesizers return it as
+    None."""
+    if numeric:
+        return min(labels) - 1 if labels else -1
+    label = "missing"
+    while label in labels:
+        label = f"__{label}__"
+    return label
 
 
 def _check_bounds(bounds):

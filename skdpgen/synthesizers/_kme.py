@@ -165,6 +165,10 @@ SHARED_ATTRIBUTES_DOC = """\
         warns once with their summary
         (:func:`skdpgen.schema.describe_issues`). Post-processing of the
         releases: no value.
+    missing_label_ : object
+        The class of ``classes_`` that stands for missing labels (the private
+        estimate of the class list kept their noisy count), returned by
+        ``sample`` as None; None when there is none.
     privacy_report_ : PrivacyReport
         Every release (the mechanism's, and the label proportions) and every
         leak.
@@ -377,12 +381,15 @@ class KMESynthesizer(PrivateEstimator):
             schema, classes = self.schema, self.classes
         # labels outside the class list, and missing labels, are rows of a public
         # class: the estimated list's other label, else the first class
-        unlisted = 0
+        unlisted, missing_label, missing = 0, getattr(plan, "class_missing_", None), None
         if plan.class_other_ is not None:
             unlisted = encode_labels([plan.class_other_], classes)[0]
+        if missing_label is not None:  # missing labels: a class of their own
+            missing = encode_labels([missing_label], classes)[0]
         encoder = self._encoder(schema).fit(X)
         rows = make_rows(self, X, y, reset=True, encoder=encoder, classes=classes,
-                         private=budget.private, min_rows=2, unlisted=unlisted)
+                         private=budget.private, min_rows=2, unlisted=unlisted,
+                         missing=missing)
         k = rows.n_classes
         only = rows.classes[0] if k else None
         only = getattr(only, "item", lambda: only)()  # a Python scalar in the messages
@@ -427,6 +434,7 @@ class KMESynthesizer(PrivateEstimator):
                                            torch_generator(rng, device))
         self.schema_ = dict(schema) if schema is not None else {}
         self.schema_issues_ = list(plan.issues_) if estimate else []
+        self.missing_label_ = missing_label
         self.encoder_ = encoder
         self.classes_ = rows.classes
         self.n_classes_ = k
@@ -486,7 +494,14 @@ class KMESynthesizer(PrivateEstimator):
             numeric, codes = self.calibration_.sample(
                 lambda m, c: self._generate(m, c, rng), labels, n_samples, rng)
         X = self.encoder_.decode(numeric, codes, random_state=rng)
-        return X, (self.classes_[labels] if self.n_classes_ else None)
+        if not self.n_classes_:
+            return X, None
+        y = self.classes_[labels]
+        missing = getattr(self, "missing_label_", None)
+        if missing is not None:  # the class of missing labels comes back missing
+            y = y.astype(object)
+            y[labels == encode_labels([missing], self.classes_)[0]] = None
+        return X, y
 
     def _generate(self, n_samples, labels, rng):
         """``n_samples`` generated rows as (numeric block, block codes).
