@@ -34,8 +34,9 @@ On an exit-0 run with output written:
 (d) ``skdpgen evaluate`` exits 0 (``--json`` is passed and parsed when the
     command's help lists it; otherwise the headline numbers are read from
     its text). On a refused table the command is run again with
-    ``--allow-guesses`` and ``evaluate`` scores that output (the refusal
-    stands; ``evaluate`` must work on every table).
+    ``--allow-guesses`` (and, if that stops too, with ``--classes`` listing
+    the real labels, as the refusal advises) and ``evaluate`` scores that
+    output (the refusal stands; ``evaluate`` must work on every table).
 
 Verdict: ``output OK`` (all criteria met), ``output ABSURD`` (exit 0 with
 output but a criterion failed; the failing ones are listed), ``refused``
@@ -309,6 +310,11 @@ def run_table(name, seed, args, workdir, eval_json):
             allowed = folder / f"{name}.allowed.csv"
             acmd = [c if c != out_csv.name else allowed.name for c in cmd] + ["--allow-guesses"]
             arc, _, _, _ = run_cli(args.repo, acmd, folder, args.timeout)
+            if arc != 0:  # a class list kept as one class stops any fit: declare the
+                # classes, as the refusal advises (the data holder's list)
+                labels = real[t.target].dropna().astype(str).unique()
+                acmd += ["--classes", ",".join(sorted(labels))]
+                arc, _, _, _ = run_cli(args.repo, acmd, folder, args.timeout)
             if arc == 0 and allowed.is_file():
                 ecmd = ["evaluate", data_csv.name, allowed.name, "--target", t.target]
                 if eval_json:

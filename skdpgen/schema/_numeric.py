@@ -318,7 +318,8 @@ class NumericKind(ColumnKind):
             hist, decades = noisy[part["bins"]], noisy[part["decades"]]
             found = _numeric_range(hist, s, integer, guess=False, decades=decades)
             first, last = found or _numeric_range(hist, s, integer, decades=decades)
-            lo, hi = _refined_range(noisy[part["fine"]], hist, first, last, s, integer)
+            lo, hi = _refined_range(noisy[part["fine"]], hist, first, last, s, integer,
+                                    decades=decades)
             bounds = _finish_bounds(lo, hi, integer)
             if found is None:
                 _warn_guess(key, f"its bounds {bounds}", n, s)
