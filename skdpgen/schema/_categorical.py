@@ -15,8 +15,8 @@ from ._canonical import MISSING, canonical, canonical_keys, key_order, labels_se
 from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows
 from ._ranges import OTHER_STDS, _other_label, _warn_folded, _warn_other
 
-__all__ = ["CategoricalKind", "fold_rare", "key_counts", "map_unlisted", "public_keys",
-           "select_kept"]
+__all__ = ["CategoricalKind", "estimate_class_list", "fold_rare", "key_counts",
+           "map_unlisted", "public_keys", "select_kept"]
 
 
 def key_counts(canon):
@@ -82,6 +82,57 @@ def fold_rare(subject, kept, kept_noisy, n, s, *, numeric_other=False, column=No
     if not subject.startswith("Column"):  # labels are never folded silently
         _warn_folded(subject, values, largest, residual, s * math.sqrt(len(kept)), n)
     return values, largest
+
+
+def _missing_label(labels, numeric):
+    """The public label standing for missing labels in a class list (``"missing"``,
+    or below the smallest number for numeric labels); synthesizers return it as
+    None."""
+    if numeric:
+        return min(labels) - 1 if labels else -1
+    label = "missing"
+    while label in labels:
+        label = f"__{label}__"
+    return label
+
+
+def estimate_class_list(context, stats, n):
+    """The class list from the labels' counts, privately: a partition selection.
+
+    Missing labels are one more candidate key (None): when it is kept they
+    do not count as dropped classes, and get a label of their own
+    (:func:`_missing_label`) unless an other label is added, which they then
+    join.
+
+    Parameters
+    ----------
+    context : EstimateContext
+        Of the class list's release.
+    stats : dict
+        :func:`key_counts` of the labels.
+    n : int
+        The public number of rows.
+
+    Returns
+    -------
+    labels : list
+        The public class list.
+    other : object
+        The label that labels outside the list map to.
+    missing : object
+        The label of missing labels, or None (they then map as ``other``).
+    kept_noisy : ndarray
+        The released noisy counts of the kept keys.
+    """
+    tags = sorted_tags(stats["keys"]) + [None]
+    counts = [stats["keys"][t] for t in tags[:-1]] + [stats["missing"]]
+    kept, kept_noisy, s = select_kept(context, tags, counts)
+    present = [t for t in kept if t is not None]
+    labels, other = fold_rare("The class list", kept, kept_noisy, n, s, numeric_other=True)
+    if None not in kept or len(labels) > len(present):  # no count, or an other label
+        return labels, other, None, kept_noisy
+    missing = _missing_label(labels, bool(present) and all(t[0] == 1 for t in present))
+    return labels + [missing], other, missing, kept_noisy
 
 
 def all_numbers(categories):

@@ -1,8 +1,8 @@
 """One summary of a private schema estimate's weak spots, worded for the interface in use.
 
-The estimate's post-processing (:mod:`skdpgen.schema._ranges`) warns column
-by column (:class:`~skdpgen.schema._ranges.SchemaEstimateWarning` with a
-``column`` and a ``problem``); :meth:`SchemaPlan.estimate` collects them
+The estimate's post-processing (:mod:`skdpgen.schema._ranges`, the kinds)
+warns column by column with this module's :class:`SchemaEstimateWarning`
+(a ``column`` and a ``problem``); :meth:`SchemaPlan.estimate` collects them
 and issues one summary instead. The summary names only what the interface
 in use accepts: parameters in Python (``schema=``, ``classes=``,
 ``epsilon=``, ``schema_share=``), flags and the schema file on the command
@@ -14,7 +14,14 @@ holds column names and estimated shares, never a value.
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-__all__ = ["describe_issues", "is_guess", "template_fill"]
+import math
+import warnings
+
+import numpy as np
+
+from ..privacy import _outside_stacklevel
+
+__all__ = ["SchemaEstimateWarning", "describe_issues", "is_guess", "template_fill"]
 
 #: Share of a column's rows clipped by its bounds, or sent to "other", from
 #: which its estimate is a guess rather than a weak spot (the command line
@@ -135,3 +142,134 @@ def describe_issues(issues, interface="python", template=None):
     fix.append("or raise epsilon or schema_share.")
     lines.append("; ".join(fix))
     return "\n".join(lines)
+
+
+class SchemaEstimateWarning(UserWarning):
+    """A column's private schema estimate is weak at this budget.
+
+    Issued by :meth:`SchemaPlan.estimate` (so by every fit that estimates
+    its schema) when the noise of a column's estimation release hides what
+    it looks for: no range of a numeric or datetime column's histogram
+    stands out from the noise (its bounds are then a guess, see the module
+    doc); a twentieth or more of a numeric or datetime column's rows lie
+    outside the bounds found; a categorical column (or the class list)
+    keeps no value, or sends a twentieth of its rows or more to its public
+    ``"other"`` category. Shares are estimated from the released counts and
+    warned of only beyond three standard deviations of their noise. Nothing
+    private is in the message: it is post-processing of the noisy releases
+    and of the public ``n``. The remedy is the user's: declare the column
+    in ``schema`` (the labels in ``classes``), or give the estimate more
+    budget (``epsilon``, ``schema_share``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np, pandas as pd
+    >>> from skdpgen.private_schema import SchemaEstimateWarning, estimate_schema
+    >>> X = pd.DataFrame({"x": np.random.default_rng(0).normal(size=100)})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     schema, _, _ = estimate_schema(X, schema={"x": {"type": "numeric"}},
+    ...                                    epsilon=0.1)
+    >>> any(issubclass(w.category, SchemaEstimateWarning) for w in caught)
+    True
+    """
+
+    def __init__(self, message, *, column=None, problem=None, share=None, issues=()):
+        super().__init__(message)
+        #: The column concerned (None for the class list or a summary).
+        self.column = column
+        #: ``"guess"`` (bounds guessed), ``"outside"`` (rows clipped by the
+        #: bounds), ``"categories"`` (values sent to "other" or none kept),
+        #: ``"classes"`` (labels sent to "other"), or None for a summary.
+        self.problem = problem
+        #: The estimated share of rows concerned (None where not estimated).
+        self.share = share
+        #: A summary's issues: one dict per column warned of (see
+        #: :func:`skdpgen.schema.describe_issues`).
+        self.issues = tuple(issues)
+
+    def issue(self):
+        """This warning's issue as a dict: ``column``, ``problem``, ``share``, ``detail``."""
+        return {"column": self.column, "problem": self.problem, "share": self.share,
+                "detail": str(self)}
+
+
+#: Share of a column's rows (estimated from the released counts) above which
+#: values sent to "other", or clipped by the bounds, are warned of (when the
+#: estimate also exceeds WARN_STDS of its noise).
+WARN_SHARE = 0.05
+WARN_STDS = 3.0
+
+
+def _warn_guess(key, what, n, s):
+    """:class:`SchemaEstimateWarning` for bounds guessed from the heaviest group."""
+    warnings.warn(SchemaEstimateWarning(
+        f"Column {key!r}: no range of its values stands out from the noise of its "
+        f"private bounds estimate ({n} rows, noise {s:.3g} rows per bin), so {what} are "
+        "a guess and may miss the values entirely.", column=key, problem="guess"),
+        stacklevel=_outside_stacklevel())
+
+
+def _warn_outside(key, bounds, inside, noisy_missing, n, s):
+    """:class:`SchemaEstimateWarning` when the released counts put many values outside.
+
+    ``inside`` are the noisy counts of the bins of the range found on the
+    grid (before the fine grid's refinement, whose margin is meant to keep
+    what it cuts); the values outside are estimated as ``n − m̃ − Σ inside``
+    (noise standard deviation ``s·sqrt(len(inside) + 1)``).
+    """
+    outside = float(n - noisy_missing - np.sum(inside))
+    if outside < max(WARN_STDS * s * math.sqrt(np.size(inside) + 1), WARN_SHARE * n):
+        return
+    warnings.warn(SchemaEstimateWarning(
+        f"Column {key!r}: about {outside / n:.0%} of its rows (estimated from the released "
+        f"counts) hold values outside its private bounds {bounds}, which clip them: their "
+        "bins were too thin to clear the noise of the estimate.", column=key,
+        problem="outside", share=outside / n), stacklevel=_outside_stacklevel())
+
+
+def _warn_other(subject, kept, other, residual, n, column=None):
+    """:class:`SchemaEstimateWarning` for a selection losing rows to "other".
+
+    ``subject`` names what was selected (``"Column 'c'"``, ``"The class
+    list"``); ``residual`` is the released estimate of the rows outside
+    ``kept``, ``n − Σ_kept ñ_k``. A column is warned of when it keeps
+    nothing or sends a twentieth of its rows or more to "other"; the class
+    list whenever it adds the other label: a class folded into another is
+    never silent.
+    """
+    classes = not subject.startswith("Column")
+    if kept and residual < WARN_SHARE * n and not classes:
+        return
+    share = max(residual, 0.0) / n
+    what = (f"keeps none of its values: every value becomes {other!r}" if not kept else
+            f"keeps {len(kept)} values; about {share:.0%} of its rows (estimated "
+            f"from the released counts) hold other values and become {other!r}")
+    if classes and kept:
+        what = (f"keeps {len(kept)} classes; about {share:.0%} of the rows (estimated from "
+                f"the released counts) hold other labels, which become the class {other!r}")
+    warnings.warn(SchemaEstimateWarning(
+        f"{subject}: its private category selection {what} (values held by fewer "
+        f"rows than the selection threshold in the privacy report are dropped).",
+        column=column, problem="classes" if classes else "categories", share=share),
+        stacklevel=_outside_stacklevel())
+
+
+def _warn_folded(subject, kept, largest, residual, s_residual, n):
+    """:class:`SchemaEstimateWarning` when a class list may have folded a class of a
+    twentieth of the rows or more into its largest class.
+
+    The residual ``r = n − Σ_kept ñ_k`` (noise ``s_residual``) did not
+    clear its test for an "other" label; but unless ``r + 2·s_residual``
+    stays under ``WARN_SHARE·n``, a dropped class of that size is not ruled
+    out, and its rows would silently become ``largest``'s.
+    """
+    upper = max(residual, 0.0) + 2.0 * s_residual
+    if upper < WARN_SHARE * n:
+        return
+    warnings.warn(SchemaEstimateWarning(
+        f"{subject}: its private category selection keeps {len(kept)} classes; up to about "
+        f"{min(upper / n, 1.0):.0%} of the rows (estimated from the released counts) may "
+        f"hold labels it dropped, which become the class {largest!r}.",
+        problem="classes", share=min(upper / n, 1.0)), stacklevel=_outside_stacklevel())

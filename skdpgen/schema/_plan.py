@@ -31,11 +31,10 @@ from ..privacy import (
 from ._canonical import canonical, table_frame
 from ._canonical import labels_series as _labels
 from ._categorical import (
-    fold_rare,
+    estimate_class_list,
     key_counts,
     map_unlisted,
     public_keys,
-    select_kept,
     sorted_tags,
 )
 from ._issues import describe_issues
@@ -605,23 +604,10 @@ class SchemaPlan:
         return {key: copy.deepcopy(self.schema[key]) for key in self.columns}
 
     def _estimate_classes(self, stats, n, accountant):
-        # missing labels are one more candidate key (None): when it is kept they
-        # do not count as dropped classes, and get a label of their own
-        tags = sorted_tags(stats["keys"]) + [None]
-        counts = [stats["keys"][t] for t in tags[:-1]] + [stats["missing"]]
         context = self._context(None, accountant, CLASSES)
-        kept, kept_noisy, s = select_kept(context, tags, counts)
+        labels, self.class_other_, self.class_missing_, kept_noisy = estimate_class_list(
+            context, stats, n)
         self.noisy_["classes"] = kept_noisy  # only what was released
-        present = [t for t in kept if t is not None]
-        labels, self.class_other_ = fold_rare("The class list", kept, kept_noisy, n, s,
-                                              numeric_other=True)
-        self.class_missing_ = None
-        if None in kept:
-            if len(labels) > len(present):  # an other label: missing labels join it
-                return labels
-            numeric = bool(present) and all(t[0] == 1 for t in present)
-            self.class_missing_ = _missing_label(labels, numeric)
-            labels = labels + [self.class_missing_]
         return labels
 
     # -- the leaky mode --------------------------------------------------------
@@ -687,18 +673,6 @@ class SchemaPlan:
     def __repr__(self):
         return (f"SchemaPlan(columns={len(self.columns)}, estimated={list(self.estimated)}, "
                 f"estimate_classes={self.estimate_classes})")
-
-
-def _missing_label(labels, numeric):
-    """The public label standing for missing labels in a class list (``"missing"``,
-    or below the smallest number for numeric labels); synthesizers return it as
-    None."""
-    if numeric:
-        return min(labels) - 1 if labels else -1
-    label = "missing"
-    while label in labels:
-        label = f"__{label}__"
-    return label
 
 
 def _check_bounds(bounds):
