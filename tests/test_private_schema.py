@@ -326,8 +326,10 @@ def test_empty_histogram_falls_back_to_one_coarse_group():
     if lo * hi <= 0:
         assert hi - lo <= 1, (lo, hi)
     elif schema["x"]["integer"]:  # no value to count: the flag is a coin toss
-        # the integers of the decade: (10, 100] holds 11 … 100, [-100, -10) -100 … -11
-        assert large == 10 ** round(math.log10(large)) and large / 10 < small <= large / 5, (lo, hi)
+        # the integers of the decade: (10, 100] holds 11 … 100, [-100, -10) -100 … -11;
+        # (0.1, 1] holds only 1, the range [1, 2]
+        assert (large == 10 ** round(math.log10(large)) and large / 10 < small <= large / 5
+                or hi - lo == 1), (lo, hi)
     else:
         assert large / small == pytest.approx(10), (lo, hi)
     assert schema["x"]["missing"] is True and schema["t"]["missing"] is True
@@ -589,12 +591,16 @@ def test_the_fine_grid_refines_values_far_from_zero():
     with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
         schema, _, _ = estimate_schema(X, epsilon=np.inf)
     assert schema["year"]["bounds"] == [1990.0, 2008.0]  # the integers of [1989.3, 2008.8]
+    within = []
     for _ in range(5):  # at ε = 1 the range stays within decades of the data
         schema, _, _ = estimate_schema(X, epsilon=1.0)
         lo, hi = schema["year"]["bounds"]
-        assert 1850 <= lo <= 1995 and 2003 <= hi <= 2150, (lo, hi)
+        within.append(1850 <= lo <= 1995 and 2003 <= hi <= 2150)
         lo, hi = schema["w"]["bounds"]  # a column spread over its bins: the bins' edges
         assert lo in _edges() and hi in _edges(), (lo, hi)
+    # a false join far from the data keeps a range unrefined in ~0.25 % of draws
+    # (1 of 400 simulated: [1001, 2500]): four of five is the bar
+    assert sum(within) >= 4, within
     # the fine positions: 256 equal sub-bins of each bin, edges back from positions
     x = np.array([1995.0, 2000.0, 2000.5, 0.0, -3.0])
     fine = _fine_positions(x, _numeric_positions(x))

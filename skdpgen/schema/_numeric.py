@@ -127,6 +127,12 @@ class _Levels(ColumnCodec):
         return _numeric_output(self.spec, values, missing, is_frame)
 
 
+def _bin_edges(first, last):
+    """The lower edge of bin ``first`` and the upper edge of bin ``last``."""
+    lower, upper, _, _ = _numeric_grid()
+    return float(lower[first]), float(upper[last])
+
+
 def _numbers(column):
     """A column's values as numbers through their canonical forms (NaN: missing or
     not a number)."""
@@ -318,8 +324,10 @@ class NumericKind(ColumnKind):
             hist, decades = noisy[part["bins"]], noisy[part["decades"]]
             found = _numeric_range(hist, s, integer, guess=False, decades=decades)
             first, last = found or _numeric_range(hist, s, integer, decades=decades)
-            lo, hi = _refined_range(noisy[part["fine"]], hist, first, last, s, integer,
-                                    decades=decades)
+            lo, hi = _bin_edges(first, last)  # a guess is a whole decade, not refined
+            if found is not None:
+                lo, hi = _refined_range(noisy[part["fine"]], hist, first, last, s, integer,
+                                        decades=decades)
             bounds = _finish_bounds(lo, hi, integer)
             if found is None:
                 _warn_guess(key, f"its bounds {bounds}", n, s)
