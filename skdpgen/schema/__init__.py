@@ -51,6 +51,12 @@ The keys of a column's spec:
     synthesized at their rate. Without it a missing value is imputed (the
     centre of the bounds, or the other category) and synthetic values are
     never missing.
+``"zero"`` (numeric with 0 as a bound, default false)
+    The column holds a point mass at exactly 0 (rain, earnings, counts of
+    events): a ``[non-zero, zero]`` indicator is encoded beside the value
+    and synthetic zeros are exact. Ignored with ``"missing": true``. A
+    private estimate states it when the released count of exact zeros holds
+    a twentieth of the rows or more and 0 is an end of the bounds.
 ``"resolution"`` (datetime, default absent)
     ``"day"``: synthetic values are whole days (midnight, wall time);
     ``"second"`` or absent: whole seconds (never the sub-second digits of

@@ -39,6 +39,10 @@ class _Scaled(ColumnCodec):
     def __init__(self, key, spec):
         super().__init__(key, spec)
         self.indicator = bool(spec.get("missing", False))
+        # "zero": an exact-zero point mass at an end of the bounds, encoded with
+        # a [non-zero, zero] indicator (the missing one's slot) and decoded exactly
+        self.zero = bool(spec.get("zero", False)) and not self.indicator
+        self.indicator = self.indicator or self.zero
 
     def unit_values(self, column):
         """Values on [-1, 1] (clipped; 0 where missing) and the missing mask."""
@@ -52,6 +56,8 @@ class _Scaled(ColumnCodec):
 
     def encode(self, column):
         z, missing = self.unit_values(column)
+        if self.zero:  # the indicator marks the exact zeros
+            return z, None, _numbers(column) == 0.0
         return z, None, missing
 
     def values_from_unit(self, unit):
@@ -60,7 +66,11 @@ class _Scaled(ColumnCodec):
 
     def decode(self, numeric, code, missing, offset, is_frame):
         unit = (np.clip(numeric, -1.0, 1.0) + 1.0) / 2.0  # in [0, 1]
-        return _numeric_output(self.spec, self.values_from_unit(unit), missing, is_frame)
+        values = self.values_from_unit(unit)
+        if self.zero:
+            values = np.where(missing, 0.0, values)
+            missing = np.zeros(len(values), dtype=bool)
+        return _numeric_output(self.spec, values, missing, is_frame)
 
 
 class Binned:
@@ -125,6 +135,26 @@ class _Levels(ColumnCodec):
         missing = (code >= self.size) if self.spec.get("missing") else np.zeros(len(code), bool)
         values = (self.first + np.clip(code, 0, self.size - 1)).astype(np.float64)
         return _numeric_output(self.spec, values, missing, is_frame)
+
+
+#: A column whose exact zeros hold this share of the rows (estimated from the
+#: released count, beyond its flag threshold) at an end of its bounds gets
+#: ``"zero": true``.
+ZERO_SHARE = 0.05
+
+
+def _zero_mass(hist, bounds, n, s, z):
+    """Whether the released exact-zero count makes a point mass at an end of ``bounds``.
+
+    Post-processing: the noisy count of the grid's exact-zero bin above
+    ``z·s`` (the flags' threshold) and above ``ZERO_SHARE`` of ``n``, and 0
+    one of the bounds (rain, earnings, counts of events: the exact zeros
+    are then synthesized as zeros, not as small positive numbers).
+    """
+    lower, upper, _, _ = _numeric_grid()
+    zero_bin = int(np.flatnonzero((lower == 0.0) & (upper == 0.0))[0])
+    count = float(hist[zero_bin])
+    return 0.0 in (float(bounds[0]), float(bounds[1])) and count > max(z * s, ZERO_SHARE * n)
 
 
 def _bin_edges(first, last):
@@ -219,6 +249,12 @@ class NumericKind(ColumnKind):
         for name in ("impute", "coerce"):  # "coerce": accepted; every column coerces now
             if flag(key, spec, name):
                 out[name] = True
+        if flag(key, spec, "zero"):
+            if 0.0 not in (lo, hi):
+                raise ValueError(
+                    f"Schema column {key!r} has \"zero\": true; that needs 0 as one of its "
+                    f"bounds, got [{lo}, {hi}].")
+            out["zero"] = True
         if "levels" in spec:
             out["levels"] = flag(key, spec, "levels")
             if out["levels"] and not (out["integer"] and n_levels(lo, hi) >= 1):
@@ -329,6 +365,7 @@ class NumericKind(ColumnKind):
                 lo, hi = _refined_range(noisy[part["fine"]], hist, first, last, s, integer,
                                         decades=decades)
             bounds = _finish_bounds(lo, hi, integer)
+            zero = _zero_mass(hist, bounds, n, s, context.flag_stds)
             if found is None:
                 _warn_guess(key, f"its bounds {bounds}", n, s)
             else:
@@ -336,6 +373,9 @@ class NumericKind(ColumnKind):
                 bins = bins[(bins >= first) & (bins <= last)]
                 _warn_outside(key, bounds, hist[bins], missing_count, n, s)
         else:
-            bounds = [float(b) for b in context.bounds]
-        return {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
+            bounds, zero = [float(b) for b in context.bounds], False
+        spec = {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
                 "impute": not missing}
+        if zero and not missing:
+            spec["zero"] = True
+        return spec
