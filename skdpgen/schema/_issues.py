@@ -110,9 +110,11 @@ def describe_issues(issues, interface="python", template=None):
     if classes:
         count = f"{count} and the class list" if columns else "the class list"
     lines = [f"The private schema estimate is weak for {count} at this budget:"]
-    mark = {True: " [a guess]", False: ""}
-    lines += [f"  - {i['column']!r}: {_what(i)}{mark[is_guess(i)]}" for i in columns]
-    lines += [f"  - the class list: {_what(i)}{mark[is_guess(i)]}" for i in classes]
+    def mark(issue):  # "its bounds are a guess" says it already
+        return " [a guess]" if is_guess(issue) and issue["problem"] != "guess" else ""
+
+    lines += [f"  - {i['column']!r}: {_what(i)}{mark(i)}" for i in columns]
+    lines += [f"  - the class list: {_what(i)}{mark(i)}" for i in classes]
     bounds = [i["column"] for i in columns if template_fill(i) == "bounds"]
     cats = [i["column"] for i in columns if template_fill(i) == "categories"]
     if interface == "cli":
