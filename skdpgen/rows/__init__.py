@@ -90,15 +90,12 @@ def encode_labels(y, classes, *, unlisted=None, missing=None):
     """
     _, tags = canonical_keys(list(np.asarray(classes, dtype=object).reshape(-1)))
     lookup = {t: i for i, t in enumerate(tags)}
+    if missing is not None:  # a missing label's tag is None (no class's is)
+        lookup[None] = missing
     values = y if isinstance(y, pd.Series) else np.asarray(y, dtype=object).reshape(-1)
     codes = np.fromiter((lookup.get(t, -1) for t in canonical(values).tags()),
                         dtype=np.intp, count=len(values))
     unknown = codes < 0
-    if missing is not None and unknown.any():
-        absent = np.fromiter((t is None for t in canonical(values).tags()), dtype=bool,
-                             count=len(values))
-        codes[absent] = missing
-        unknown = codes < 0
     if unknown.any():
         if unlisted is None:
             raise ValueError(

@@ -48,16 +48,20 @@ def select_kept(context, tags, counts):
     return [t for t, k in zip(tags, keep) if k], noisy[keep], s
 
 
-def fold_rare(subject, kept, kept_noisy, n, s, *, numeric_other=False, column=None):
+def fold_rare(kept, kept_noisy, n, s, *, column=None):
     """The public list of a selection, and the label its other values take.
+
+    ``column``: the categorical column selected, or None for the class list
+    (whose other label is a number when the labels are, and whose folding
+    is never silent).
 
     Whether some value was dropped is not public, so it never decides
     anything; the mass of the dropped values (and, for labels, of missing
     ones) is estimated from released numbers only, ``r = n − Σ_kept ñ_k``
     (noise standard deviation ``s·sqrt(len(kept))``). When ``r`` exceeds
     ``OTHER_STDS`` of it, or nothing was kept, a public other label is added
-    (``"other"``, ``"__other__"`` if that is kept; with ``numeric_other``
-    and numbers only, ``-1`` or the smallest minus one), with a
+    (``"other"``, ``"__other__"`` if that is kept; for a class list of
+    numbers only, ``-1`` or the smallest minus one), with a
     :class:`SchemaEstimateWarning` when it holds a twentieth of the rows or
     more; otherwise the kept value with the largest noisy count takes the
     rare values. A ``None`` tag (the missing key) is no value.
@@ -73,14 +77,14 @@ def fold_rare(subject, kept, kept_noisy, n, s, *, numeric_other=False, column=No
     values = public_keys(tags)
     residual = n - float(np.sum(kept_noisy))
     if not values or residual > OTHER_STDS * s * math.sqrt(len(kept)):
-        numeric = numeric_other and bool(tags) and all(t[0] == 1 for t in tags)
+        numeric = column is None and bool(tags) and all(t[0] == 1 for t in tags)
         other = _other_label(values, numeric=numeric)
-        _warn_other(subject, values, other, residual, n, column=column)
+        _warn_other(values, other, residual, n, column=column)
         return values + [other], other
     noisy_values = [c for t, c in zip(kept, kept_noisy) if t is not None]
     largest = values[int(np.argmax(noisy_values))]
-    if not subject.startswith("Column"):  # labels are never folded silently
-        _warn_folded(subject, values, largest, residual, s * math.sqrt(len(kept)), n)
+    if column is None:  # labels are never folded silently
+        _warn_folded(values, largest, residual, s * math.sqrt(len(kept)), n)
     return values, largest
 
 
@@ -128,7 +132,7 @@ def estimate_class_list(context, stats, n):
     counts = [stats["keys"][t] for t in tags[:-1]] + [stats["missing"]]
     kept, kept_noisy, s = select_kept(context, tags, counts)
     present = [t for t in kept if t is not None]
-    labels, other = fold_rare("The class list", kept, kept_noisy, n, s, numeric_other=True)
+    labels, other = fold_rare(kept, kept_noisy, n, s)
     if None not in kept or len(labels) > len(present):  # no count, or an other label
         return labels, other, None, kept_noisy
     missing = _missing_label(labels, bool(present) and all(t[0] == 1 for t in present))
@@ -258,7 +262,7 @@ class CategoricalKind(ColumnKind):
         kept, kept_noisy, s = select_kept(context, tags, counts)
         context.noisy[key] = kept_noisy  # only what was released
         missing = None in kept
-        categories, other = fold_rare(f"Column {key!r}", kept, kept_noisy, n, s, column=key)
+        categories, other = fold_rare(kept, kept_noisy, n, s, column=key)
         return {"type": "categorical", "categories": categories,
                 "ordered": bool(context.partial.get("ordered", False)), "missing": missing,
                 "other": other}

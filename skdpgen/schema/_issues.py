@@ -38,8 +38,9 @@ def is_guess(issue):
     its bounds (its synthetic values would miss that part of the data); a
     categorical column sending a quarter of its rows or more to "other"
     (every row when it keeps no value); labels of a twentieth of the rows
-    or more (possibly) folded into another class or into "other". Weak spots (a few percent clipped, a long tail of rare
-    categories in "other") are warned of only.
+    or more (possibly) folded into another class or into "other". Weak
+    spots (a few percent clipped, a long tail of rare categories in
+    "other") are warned of only.
     """
     share = issue.get("share")
     if issue["problem"] == "guess" or share is None:
@@ -231,17 +232,18 @@ def _warn_outside(key, bounds, inside, noisy_missing, n, s):
         problem="outside", share=outside / n), stacklevel=_outside_stacklevel())
 
 
-def _warn_other(subject, kept, other, residual, n, column=None):
+def _warn_other(kept, other, residual, n, column=None):
     """:class:`SchemaEstimateWarning` for a selection losing rows to "other".
 
-    ``subject`` names what was selected (``"Column 'c'"``, ``"The class
-    list"``); ``residual`` is the released estimate of the rows outside
+    ``column``: the categorical column selected, or None for the class
+    list; ``residual`` is the released estimate of the rows outside
     ``kept``, ``n − Σ_kept ñ_k``. A column is warned of when it keeps
     nothing or sends a twentieth of its rows or more to "other"; the class
     list whenever it adds the other label: a class folded into another is
     never silent.
     """
-    classes = not subject.startswith("Column")
+    classes = column is None
+    subject = "The class list" if classes else f"Column {column!r}"
     if kept and residual < WARN_SHARE * n and not classes:
         return
     share = max(residual, 0.0) / n
@@ -258,7 +260,7 @@ def _warn_other(subject, kept, other, residual, n, column=None):
         stacklevel=_outside_stacklevel())
 
 
-def _warn_folded(subject, kept, largest, residual, s_residual, n):
+def _warn_folded(kept, largest, residual, s_residual, n):
     """:class:`SchemaEstimateWarning` when a class list may have folded a class of a
     twentieth of the rows or more into its largest class.
 
@@ -271,7 +273,7 @@ def _warn_folded(subject, kept, largest, residual, s_residual, n):
     if upper < WARN_SHARE * n:
         return
     warnings.warn(SchemaEstimateWarning(
-        f"{subject}: its private category selection keeps {len(kept)} classes; up to about "
+        f"The class list: its private category selection keeps {len(kept)} classes; up to about "
         f"{min(upper / n, 1.0):.0%} of the rows (estimated from the released counts) may "
         f"hold labels it dropped, which become the class {largest!r}.",
         problem="classes", share=min(upper / n, 1.0)), stacklevel=_outside_stacklevel())

@@ -44,9 +44,10 @@ class _Scaled(ColumnCodec):
         self.zero = bool(spec.get("zero", False)) and not self.indicator
         self.indicator = self.indicator or self.zero
 
-    def unit_values(self, column):
-        """Values on [-1, 1] (clipped; 0 where missing) and the missing mask."""
-        values = _numbers(column)
+    def unit_values(self, column, values=None):
+        """Values on [-1, 1] (clipped; 0 where missing) and the missing mask
+        (``values``: the column's numbers, when already read)."""
+        values = _numbers(column) if values is None else values
         missing = np.isnan(values)
         lo, hi = self.spec["bounds"]
         # (v − lo)/(hi − lo) ≤ 1 first: finite for any finite hi − lo; ±inf clips
@@ -55,9 +56,10 @@ class _Scaled(ColumnCodec):
         return z, missing
 
     def encode(self, column):
-        z, missing = self.unit_values(column)
+        values = _numbers(column)
+        z, missing = self.unit_values(column, values)
         if self.zero:  # the indicator marks the exact zeros
-            return z, None, _numbers(column) == 0.0
+            return z, None, values == 0.0
         return z, None, missing
 
     def values_from_unit(self, unit):

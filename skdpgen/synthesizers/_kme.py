@@ -381,7 +381,7 @@ class KMESynthesizer(PrivateEstimator):
             schema, classes = self.schema, self.classes
         # labels outside the class list, and missing labels, are rows of a public
         # class: the estimated list's other label, else the first class
-        unlisted, missing_label, missing = 0, getattr(plan, "class_missing_", None), None
+        unlisted, missing_label, missing = 0, plan.class_missing_, None
         if plan.class_other_ is not None:
             unlisted = encode_labels([plan.class_other_], classes)[0]
         if missing_label is not None:  # missing labels: a class of their own
