@@ -248,21 +248,23 @@ def _refusal_template(columns, target, schema, classes, issues):
     the user's declaration: affected columns have the part to fill set to
     null with a ``"_fill"`` note (notes are ignored when the file is read).
     """
+    from .schema._issues import template_fill
+
     affected = {i["column"]: i for i in issues if i["problem"] != "classes"}
     out = {}
     for col in columns:
         if col == target:
-            entry = {"type": "categorical",
-                     "categories": None if any(i["problem"] == "classes" for i in issues)
-                     else [c for c in classes]}
-            if entry["categories"] is None:
-                entry["_fill"] = "list every class of the target (public, from documentation)"
-                entry["_estimated"] = [c for c in classes] if classes is not None else None
+            classes = None if classes is None else list(classes)
+            if any(i["problem"] == "classes" for i in issues):
+                entry = {"type": "categorical", "categories": None, "_estimated": classes,
+                         "_fill": "list every class of the target (public, from documentation)"}
+            else:
+                entry = {"type": "categorical", "categories": classes}
             out[col] = entry
             continue
         entry = dict(schema.get(col, {"type": None}))
         if col in affected:
-            part = "bounds" if entry.get("type") in ("numeric", "datetime") else "categories"
+            part = template_fill(affected[col])
             entry["_estimated"] = entry.get(part)
             entry[part] = None
             entry["_fill"] = (f"public {part} of this column, from documentation, not from "
@@ -317,14 +319,14 @@ def _cmd_synthesize(args):
     if failed is not None:
         issues = failed.issues or [{"column": None, "problem": "classes", "share": None,
                                     "detail": str(failed)}]
-        return _refuse(args, frame, failed.schema, failed.classes, issues, failed.report,
-                       describe_issues)
+        return _refuse(args, frame, failed.schema, failed.classes, issues, failed.report)
     issues = list(getattr(model, "schema_issues_", []))
     report = model.privacy_report_
     if any(map(is_guess, issues)) and not args.allow_guesses:
-        return _refuse(args, frame, model.schema_, list(model.classes_)
-                       if getattr(model, "classes_", None) is not None else None,
-                       issues, report, describe_issues)
+        classes = getattr(model, "classes_", None)
+        if classes is not None:  # the class of missing labels is no class to declare
+            classes = [c for c in classes if c != getattr(model, "missing_label_", None)]
+        return _refuse(args, frame, model.schema_, classes, issues, report)
     if args.strict and not report.is_private:  # leaks recorded without a warning
         reasons = "; ".join(map(str, report.leaks)) or "the fit is not private"
         raise UsageError(f"--strict: {reasons}")
@@ -359,8 +361,10 @@ def _cmd_synthesize(args):
     return 0
 
 
-def _refuse(args, frame, schema, classes, issues, report, describe_issues):
+def _refuse(args, frame, schema, classes, issues, report):
     """Exit status 2, no output; the summary, and a schema template next to the input."""
+    from .schema import describe_issues
+
     template = _template_path(args.data)
     text = json.dumps(_refusal_template(list(frame.columns), args.target, schema or {},
                                         classes, issues), indent=2, default=str) + "\n"

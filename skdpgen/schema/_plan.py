@@ -37,10 +37,10 @@ from ._categorical import (
     public_keys,
     sorted_tags,
 )
-from ._issues import describe_issues
+from ._issues import SchemaEstimateWarning, describe_issues
 from ._shares import auto_share
 from ._kind import EstimateContext
-from ._ranges import CLASS_SHARE, SchemaEstimateWarning, _other_label, flag_stds
+from ._ranges import CLASS_SHARE, _other_label, flag_stds
 from ._text import KINDS as _KIND
 
 __all__ = [
@@ -323,27 +323,17 @@ class SchemaPlan:
         return {name: c for name, c in counts.items() if c}
 
     def auto_share(self, n, epsilon, delta):
-        """The schema's share of a fit's budget, from public facts only
-        (:func:`skdpgen.schema._shares.auto_share`, the default of the
-        synthesizers' ``schema_share="auto"``).
-
-        Parameters
-        ----------
-        n : int
-            The public number of rows.
-        epsilon, delta : float
-            The fit's budget.
-
-        Returns
-        -------
-        schema_share : float
-        class_fraction : float
-            Pass both to :meth:`shares`.
-        """
-        counts = self.release_counts()
-        units = sum(c * (KIND_WEIGHT if name == KINDS else 1.0)
-                    for name, c in counts.items() if name != CLASSES)
+        """``(schema_share, class_fraction)`` for :meth:`shares`, from the public
+        row count ``n``, this plan's releases and the fit's ``(epsilon, delta)``:
+        :func:`skdpgen.schema._shares.auto_share` (the synthesizers'
+        ``schema_share="auto"``), whose docstring states the rule."""
+        units = sum(w for name, w in self._weights().items() if name != CLASSES)
         return auto_share(units, self.estimate_classes, n, epsilon, delta)
+
+    def _weights(self):
+        """``name -> budget weight`` of the releases (kinds: ``KIND_WEIGHT``, others 1)."""
+        return {name: c * (KIND_WEIGHT if name == KINDS else 1.0)
+                for name, c in self.release_counts().items()}
 
     def shares(self, schema_share=1.0, class_fraction=CLASS_SHARE):
         """Budget shares of the estimation releases.
@@ -379,9 +369,7 @@ class SchemaPlan:
         schema_share = float(schema_share)
         if not (schema_share > 0 and math.isfinite(schema_share)):
             raise ValueError(f"schema_share must be positive and finite, got {schema_share}.")
-        counts = self.release_counts()
-        weight = {name: c * (KIND_WEIGHT if name == KINDS else 1.0)
-                  for name, c in counts.items()}
+        counts, weight = self.release_counts(), self._weights()
         columns = {name: w for name, w in weight.items() if name != CLASSES}
         if CLASSES not in counts or not columns:
             total = sum(weight.values())
