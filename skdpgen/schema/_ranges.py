@@ -151,13 +151,18 @@ def _fine_positions(x, coarse):
     return coarse * FINE_BINS + sub
 
 
+def _fine_bin_edges(positions):
+    """Lower and upper edges of the fine bins ``positions`` (arrays)."""
+    lower, upper, _, _ = _numeric_grid()
+    coarse, sub = np.divmod(np.asarray(positions, dtype=np.intp), FINE_BINS)
+    width = upper[coarse] - lower[coarse]
+    return lower[coarse] + width * sub / FINE_BINS, lower[coarse] + width * (sub + 1) / FINE_BINS
+
+
 def _fine_edges(position):
     """Lower and upper edge of fine bin ``position``."""
-    lower, upper, _, _ = _numeric_grid()
-    coarse, sub = divmod(int(position), FINE_BINS)
-    width = upper[coarse] - lower[coarse]
-    return (float(lower[coarse] + width * sub / FINE_BINS),
-            float(lower[coarse] + width * (sub + 1) / FINE_BINS))
+    lo, hi = _fine_bin_edges([int(position)])
+    return float(lo[0]), float(hi[0])
 
 
 def _refined_range(fine, coarse, first, last, s, integer, decades=None):
@@ -174,7 +179,12 @@ def _refined_range(fine, coarse, first, last, s, integer, decades=None):
     where they fall inside its first and last bin (or beyond them): an end
     bin is cut, never dropped, unless it is a lone weak end bin
     (:func:`_lone_weak_end`) that they do not reach. The refined range
-    replaces the range only when it is at most ``FINE_SHRINK`` of its width.
+    replaces the range only when it is at most ``FINE_SHRINK`` of its width,
+    and when the mass it leaves out is not significant: neither the noisy
+    bins of the range entirely outside it, nor (with ``decades``, the
+    directly released decade counts) the range's decades less the noisy
+    sub-bins inside it (a spike of repeated values is not where a column's
+    values end).
 
     Returns
     -------
@@ -226,10 +236,8 @@ def _refined_range(fine, coarse, first, last, s, integer, decades=None):
         _, _, groups, _ = _numeric_grid()
         gids = np.unique(groups[first:last + 1])
         positions = np.arange(first * FINE_BINS, (last + 1) * FINE_BINS)
-        c, k = np.divmod(positions, FINE_BINS)
-        width = (upper[c] - lower[c]) / FINE_BINS
-        sub_lo = lower[c] + width * k
-        inside = (sub_lo + width > new_lo) & (sub_lo < new_hi)
+        sub_lo, sub_hi = _fine_bin_edges(positions)
+        inside = (sub_hi > new_lo) & (sub_lo < new_hi)
         rest = float(np.sum(np.asarray(decades)[gids])) - float(np.sum(fine[positions[inside]]))
         if rest > max(GROUP_STDS * s * math.sqrt(int(inside.sum()) + gids.size),
                       QUANTILE * 4 * mass):
