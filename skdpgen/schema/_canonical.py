@@ -78,7 +78,9 @@ FORMS = ("number", "bool", "date", "text", "missing")
 
 _NAT = np.iinfo(np.int64).min
 _NS_MIN, _NS_MAX = pd.Timestamp.min.value, pd.Timestamp.max.value
-_DAY = 86_400 * 10**9
+#: Nanoseconds in a day (whole days are multiples of it, wall time).
+DAY_NS = 86_400 * 10**9
+
 #: Text is a date only if it holds a year: four digits on their own (dateutil
 #: reads "11th", "3/4" or "May 3" as dates of the current year, or of year 3).
 _YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")
@@ -175,7 +177,7 @@ def _number_key(v):
 
 def _date_key(ns):
     text = str(np.datetime64(int(ns), "ns"))  # ISO, for every representable time
-    if ns % _DAY == 0:
+    if ns % DAY_NS == 0:
         return text[:text.index("T")]
     return text.rstrip("0").rstrip(".") if "." in text else text
 

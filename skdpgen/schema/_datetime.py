@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..privacy import record_leak
-from ._canonical import canonical
+from ._canonical import DAY_NS, canonical
 from ._kind import ColumnCodec, ColumnKind, flag
 from ._numeric import Binned
 from ._ranges import (
@@ -118,7 +118,7 @@ def _decode_datetime(spec, unit, missing):
     ns = lo + np.minimum(offset, width)
     # whole days (as the data, wall time) or, by default, whole seconds: never
     # the sub-second digits of the generator's noise
-    step = 86_400 * 10**9 if spec.get("resolution") == "day" else 10**9
+    step = DAY_NS if spec.get("resolution") == "day" else 10**9
     ns = np.clip((ns + step // 2) // step * step, lo, hi)
     ns[missing] = _NAT
     values = ns.view("M8[ns]")
@@ -160,8 +160,7 @@ def _datetime_statistic(wall):
     """``[yearly histogram, count not at midnight, missing count]`` of wall times."""
     nat = wall == _NAT
     present = wall[~nat]
-    day = 86_400 * 10**9
-    not_midnight = float(np.sum(present % day != 0))
+    not_midnight = float(np.sum(present % DAY_NS != 0))
     hist = np.bincount(year_positions(present), minlength=_N_YEARS)
     return np.concatenate([hist, [not_midnight, nat.sum()]]).astype(np.float64)
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ._bool import is_bool_categories
 from ._canonical import (
+    DAY_NS,
     MISSING,
     canonical,
     canonical_keys,
@@ -33,7 +34,6 @@ from ._text import KINDS
 __all__ = ["ColumnRead", "check_table", "read_column"]
 
 _NAT = np.iinfo(np.int64).min
-_DAY = 86_400 * 10**9
 
 
 class ColumnRead(NamedTuple):
@@ -123,10 +123,10 @@ def read_column(column, spec=None, *, kind=None, key=None):
                           tuple(float(b) for b in bounds))
     if kind == "datetime":
         ns = canon.datetimes(spec.get("timezone"))
-        days = ns / _DAY
+        days = ns / DAY_NS
         days[ns == _NAT] = np.nan
         return ColumnRead(kind, days, None if bounds is None else
-                          tuple(timestamp_ns(b) / _DAY for b in bounds))
+                          tuple(timestamp_ns(b) / DAY_NS for b in bounds))
     if kind not in ("categorical", "bool"):
         raise ValueError(f"Unknown kind {kind!r} of column {key!r}.")
     keys = canon.keys().tolist()
