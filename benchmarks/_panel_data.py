@@ -68,10 +68,11 @@ RDATA = {
 # -- reading the R datasets offline -------------------------------------------
 
 
-def _csv_folder(data):
-    """A folder with ``<package>/<item>.csv`` of every table in RDATA."""
+def _csv_folder(data, wanted=None):
+    """A folder with ``<package>/<item>.csv`` of every table in RDATA (or of the
+    ``wanted`` relative paths), extracting what is missing into ``rdata/``."""
     data = Path(data).expanduser()
-    wanted = {f"{p}/{i}.csv" for p, i in RDATA.values()}
+    wanted = set(wanted or {f"{p}/{i}.csv" for p, i in RDATA.values()})
     if data.is_dir() and all((data / w).is_file() for w in wanted):
         return data
     cache = (data if data.is_dir() else data.parent) / "rdata"
