@@ -86,7 +86,7 @@ class Binned:
     def __init__(self, key, spec, bins):
         super().__init__(key, spec)
         self.bins = bins
-        self.indicator = False
+        self.indicator = self.zero = False  # zeros are values of the end bin here
         self.width = bins + int(bool(spec.get("missing", False)))
 
     def encode(self, column):
