@@ -50,11 +50,11 @@ Usage::
     python benchmarks/bench_front_door.py --set dev [--repo PATH] [--epsilon 1]
         [--seeds 1] [--tables a,b] [--method dphp] [--out results.md]
         [--workdir DIR] [--data ~/.cache/skdpgen/panel] [--timeout 900]
-    python benchmarks/bench_front_door.py --set acceptance --dry-run
+    python benchmarks/bench_front_door.py --set holdout2 --dry-run
 
-The acceptance set is held out: run it **once, at the end of the issue**;
-before that use ``--dry-run`` (loads the tables, prints shapes and class
-shares, synthesizes nothing).
+The held-out set (``holdout2``; ``holdout`` has been used) is run **once,
+at the end of the issue**; before that use ``--dry-run`` (loads the tables,
+prints shapes and class shares, synthesizes nothing).
 
 Runs are not reproducible: ``--random-state`` seeds the sampling, but the
 privacy noise (the private schema estimate included) is drawn from fresh
@@ -81,8 +81,8 @@ import numpy as np
 import pandas as pd
 
 from _common import cpu_model
-from _front_door_data import (ACCEPTANCE, DEFAULT_DATA, DEV, HOLDOUT, SHAPES, TABLES, csv_bytes,
-                              describe, is_bool_text, is_date_text, numeric_view, read_csv)
+from _front_door_data import (DEFAULT_DATA, SETS, SHAPES, TABLES, csv_bytes, describe,
+                              is_bool_text, is_date_text, numeric_view, read_csv)
 
 HERE = Path(__file__).resolve().parent
 IN_RANGE_MIN, COVERAGE_MIN, MISSING_MAX, CLASS_MIN = 0.90, 0.70, 0.05, 0.05
@@ -471,7 +471,7 @@ def dry_run(names, data):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--set", choices=["dev", "acceptance", "holdout"], required=True)
+    p.add_argument("--set", choices=list(SETS), required=True)
     p.add_argument("--repo", type=Path, default=HERE.parent,
                    help="the skdpgen checkout whose command line is run (PYTHONPATH=REPO)")
     p.add_argument("--epsilon", type=float, default=1.0)
@@ -487,7 +487,7 @@ def main(argv=None):
     p.add_argument("--json", type=Path, default=None, help="also dump the raw results as JSON")
     args = p.parse_args(argv)
     args.repo = args.repo.resolve()
-    pool = {"dev": DEV, "acceptance": ACCEPTANCE, "holdout": HOLDOUT}[args.set]
+    pool = SETS[args.set]
     names = [n.strip() for n in args.tables.split(",") if n.strip()] or pool
     unknown = [n for n in names if n not in pool]
     if unknown:
