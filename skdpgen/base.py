@@ -105,6 +105,9 @@ class FitBudget:
     epsilon : float
         ε of the fit; ``inf`` for a non-private fit (no noise).
     delta : float
+    label : str, default=None
+        Who fits (``"DPHPSynthesizer.fit"``), for the report of a
+        :class:`~skdpgen.privacy.PrivacyBudget`.
 
     Attributes
     ----------
@@ -113,9 +116,10 @@ class FitBudget:
         Created by :meth:`plan`.
     """
 
-    def __init__(self, epsilon, delta):
+    def __init__(self, epsilon, delta, *, label=None):
         self.epsilon = epsilon
         self.delta = delta
+        self.label = label
         self.accountant = None
 
     @property
@@ -142,7 +146,7 @@ class FitBudget:
         if self.accountant is not None:
             raise RuntimeError("The budget of this fit was already planned.")
         self.accountant = GaussianAccountant(self.epsilon, self.delta, shares,
-                                             selections=selections)
+                                             selections=selections, label=self.label)
         return self.accountant
 
 
@@ -186,7 +190,7 @@ class PrivateEstimator(BaseEstimator):
                 epsilon, delta = math.inf, check_epsilon_delta(1.0, delta)[1]
             else:
                 epsilon, delta = check_epsilon_delta(epsilon, delta)
-            budget = FitBudget(epsilon, delta)
+            budget = FitBudget(epsilon, delta, label=f"{type(self).__name__}.fit")
             self._fit_private(X, y, budget)
             if budget.accountant is None:  # pragma: no cover - a subclass's mistake
                 raise RuntimeError(f"{type(self).__name__} released nothing through its budget.")

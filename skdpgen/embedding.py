@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .base import PrivateEstimator
+from .privacy import score_without_noise
 from .kernels import HermiteFeatures, prepare_feature_map
 from .rows import chunk_feature_sums, make_rows
 
@@ -213,9 +214,12 @@ class KernelMeanEmbedding(TransformerMixin, PrivateEstimator):
         Returns
         -------
         score : float
-            ``−‖μ_X − μ̃‖²`` under the feature map; higher is better.
+            ``−‖μ_X − μ̃‖²`` under the feature map; higher is better. A
+            data-holder diagnostic: it reads ``X`` without noise (inside a
+            :class:`~skdpgen.privacy.PrivacyBudget` it is recorded as a leak).
         """
         check_is_fitted(self)
+        score_without_noise(f"{type(self).__name__}.score")
         labeled = y is not None and hasattr(self, "classes_")
         rows = make_rows(self, X, y if labeled else None, reset=False,
                          classes=self.classes_ if labeled else None,

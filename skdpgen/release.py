@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._device import cpu_threads, resolve_device
 from .utils import check_generator, torch_generator
 from .base import PrivateEstimator
+from .privacy import score_without_noise
 from .kernels import (
     RandomFourierFeatures,
     clip_rows,
@@ -628,8 +629,9 @@ class DPKMEReleaser(PrivateEstimator):
         ``mean_{i,i'} k(x_i, x_i') − 2 Σ_m w_m mean_i k(z_m, x_i) + wᵀK_zz w``
         (blocked; O(n²) kernel evaluations). The kernel is the Gaussian one
         with ``length_scale_`` (for ``"features"`` with a non-Fourier map,
-        ``h(x)ᵀh(x')`` of the feature map). Higher is better; scoring private
-        data is itself a use of that data.
+        ``h(x)ᵀh(x')`` of the feature map). Higher is better. A data-holder
+        diagnostic: it reads ``X`` without noise (inside a
+        :class:`~skdpgen.privacy.PrivacyBudget` it is recorded as a leak).
 
         Parameters
         ----------
@@ -643,6 +645,7 @@ class DPKMEReleaser(PrivateEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
+        score_without_noise(f"{type(self).__name__}.score")
         w = self.weights_
         n = X.shape[0]
         if self.length_scale_ is None:

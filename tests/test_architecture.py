@@ -24,7 +24,7 @@ LAYERS = [
     {"skdpgen.rows"},
     {"skdpgen.embedding"},
     {"skdpgen.release", "skdpgen.synthesizers"},
-    {"skdpgen.evaluation", "skdpgen.audit"},
+    {"skdpgen.evaluation", "skdpgen.audit", "skdpgen.model_selection"},
     {"skdpgen.cli", "skdpgen", "skdpgen.__main__"},
 ]
 

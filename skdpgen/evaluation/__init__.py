@@ -30,6 +30,7 @@ from ._two_sample import (
     statistic_sensitivity,
 )
 from ._scorers import neg_mmd2_scorer, synthetic_to_real_scorer
+from ._private_scorers import private_accuracy_scorer, private_neg_mmd2_scorer
 from ._plots import plot_gaussian_grid, plot_kernel_approximation_error, plot_marginals
 from ..datasets import gaussian_grid_nll
 
@@ -44,6 +45,8 @@ __all__ = [
     "plot_gaussian_grid",
     "plot_kernel_approximation_error",
     "plot_marginals",
+    "private_accuracy_scorer",
+    "private_neg_mmd2_scorer",
     "second_moment_sensitivity",
     "statistic_sensitivity",
     "synthetic_to_real_scorer",

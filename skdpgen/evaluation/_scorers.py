@@ -11,6 +11,7 @@ from sklearn.metrics import accuracy_score, roc_auc_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import LabelEncoder
 
+from ..privacy import score_without_noise
 from ..utils import check_generator
 from ._fidelity import mmd2
 from ..schema import paired_frames
@@ -32,6 +33,7 @@ class _NegMMD2Scorer:
         self.random_state = random_state
 
     def __call__(self, estimator, X, y=None):
+        score_without_noise("neg_mmd2_scorer")
         X_syn, _ = _draw(estimator, len(X), self.random_state)
         encode = self.encode
         if encode == "auto":
@@ -97,14 +99,14 @@ def neg_mmd2_scorer(*, length_scale=1.0, features=None, encode="auto", random_st
     See Also
     --------
     synthetic_to_real_scorer : Downstream utility as a scorer.
+    private_neg_mmd2_scorer : The same distance to a noisy release of the fold.
 
     Notes
     -----
-    Each candidate of a grid search is fitted on the private training folds,
-    and every fit spends its budget (see
-    :func:`skdpgen.privacy.compose_reports`); scoring on the held-out fold is
-    a further, non-private use of the data. Tune on public or proxy data when
-    the result is to be released.
+    A data-holder diagnostic: the held-out fold is read without noise (inside
+    a :class:`~skdpgen.privacy.PrivacyBudget` it is recorded as a leak, and
+    the budget's report is not private). A search whose result is released
+    scores with :func:`private_neg_mmd2_scorer` inside a budget.
 
     Examples
     --------
@@ -137,6 +139,7 @@ class _SyntheticToRealScorer:
         self.random_state = random_state
 
     def __call__(self, estimator, X, y):
+        score_without_noise("synthetic_to_real_scorer")
         if y is None:
             raise ValueError("synthetic_to_real_scorer needs the held-out labels y.")
         n = len(X) if self.n_samples is None else self.n_samples
@@ -224,8 +227,10 @@ def synthetic_to_real_scorer(metric="accuracy", *, model=None, n_samples=None, r
 
     Notes
     -----
-    As with any scorer on private folds, the score itself is not private and
-    each candidate fit spends its budget.
+    A data-holder diagnostic: the held-out fold is read without noise (inside
+    a :class:`~skdpgen.privacy.PrivacyBudget` it is recorded as a leak). A
+    search whose result is released scores with
+    :func:`private_accuracy_scorer` inside a budget.
 
     Examples
     --------

@@ -535,10 +535,12 @@ class DPTwoSampleTest(BaseEstimator):
             accountant = GaussianAccountant(
                 epsilon, delta,
                 {"mean": self.mean_share, "second moment": 1.0 - self.mean_share},
+                label="DPTwoSampleTest.test",
             )
             statistic, released, weights, noise_std = _tcmc(Z, gamma, accountant)
         else:
-            accountant = GaussianAccountant(epsilon, delta, {"statistic": 1.0})
+            accountant = GaussianAccountant(epsilon, delta, {"statistic": 1.0},
+                                            label="DPTwoSampleTest.test")
             statistic, released, weights, noise_std = _tcs(Z, gamma, accountant)
 
         null = (rng.standard_normal((self.n_null_samples, J)) ** 2) @ weights

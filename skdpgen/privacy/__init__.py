@@ -69,10 +69,20 @@ from ._leaks import (  # noqa: F401
     record_leak,
 )
 from ._report import GaussianRelease, PrivacyReport, compose_reports
+from ._budget import (  # noqa: F401
+    BudgetExceededError,
+    PrivacyBudget,
+    active_budget,
+    charge_active_budget,
+    score_without_noise,
+)
 
 __all__ = [
     "PrivacyLeakWarning",
     "PrivacyLeak",
+    "PrivacyBudget",
+    "BudgetExceededError",
+    "score_without_noise",
     "GaussianRelease",
     "PrivacyReport",
     "GaussianAccountant",
@@ -181,6 +191,9 @@ class GaussianAccountant:
         The Gaussian releases are calibrated for ``delta − selection_delta``
         and ``epsilon`` less ``ln(1/(1 − δ_each))`` per selection (about
         ``δ_each``; see :meth:`select`).
+    label : str, default=None
+        Who makes the releases (``"DPHPSynthesizer.fit"``), as the report
+        of a :class:`PrivacyBudget` names them.
 
     Attributes
     ----------
@@ -211,7 +224,8 @@ class GaussianAccountant:
     1
     """
 
-    def __init__(self, epsilon, delta, shares, *, selections=None, selection_delta=None):
+    def __init__(self, epsilon, delta, shares, *, selections=None, selection_delta=None,
+                 label=None):
         self.epsilon, self.delta = check_epsilon_delta(epsilon, delta, warn_infinite=False)
         self.plan = _normalize_shares(shares)
         self.selections = tuple(selections or ())
@@ -245,6 +259,8 @@ class GaussianAccountant:
         seed = _NOISE_SEED.get()
         self.reproducible = seed is not None
         self._seeded = None if seed is None else np.random.default_rng(seed)
+        # the whole plan is charged to the active budget before any noise
+        charge_active_budget(self, label or "GaussianAccountant")
 
     def add_noise(self, name, value, *, sensitivity):
         """Release ``value`` through the Gaussian mechanism planned as ``name``.
@@ -270,6 +286,11 @@ class GaussianAccountant:
         sensitivity = float(sensitivity)
         if not (sensitivity >= 0 and math.isfinite(sensitivity)):
             raise ValueError(f"sensitivity must be finite and >= 0, got {sensitivity}.")
+        budget = active_budget()
+        if budget is not None and not budget.charged(self):
+            raise RuntimeError(
+                f"release {name!r} of an accountant that was not charged to the active "
+                "PrivacyBudget (created outside its block); nothing was released.")
         planned = self.plan[name][1]
         if len(self._made[name]) >= planned:
             raise RuntimeError(

@@ -741,8 +741,8 @@ def estimate_schema(X, y=None, *, schema=None, classes=None, bounds=None, epsilo
             out_schema, out_classes = plan.estimate(X, y, None)
             report = PrivacyReport([], delta, budget=(epsilon, delta), leaks=list(leaks))
         else:
-            accountant = GaussianAccountant(epsilon, delta, shares,
-                                            selections=plan.selections())
+            accountant = GaussianAccountant(epsilon, delta, shares, selections=plan.selections(),
+                                            label="estimate_schema")
             out_schema, out_classes = plan.estimate(X, y, accountant)
             report = accountant.report(list(leaks))
     return out_schema, out_classes, report

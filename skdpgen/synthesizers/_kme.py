@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._device import resolve_device
 from ..utils import check_generator, torch_generator
 from ..base import PrivateEstimator, estimator_init
+from ..privacy import score_without_noise
 from ..embedding import mmd2
 from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows
@@ -542,7 +543,10 @@ class KMESynthesizer(PrivateEstimator):
         The kernel is fixed (Gaussian, length scale 1, on the publicly scaled
         encoding with the label one-hot appended) and independent of the
         estimator's hyperparameters, so scores compare across a grid. Higher
-        is better. Scoring private data is itself a use of that data.
+        is better. A data-holder diagnostic: it reads ``X`` without noise
+        (inside a :class:`~skdpgen.privacy.PrivacyBudget` it is recorded as
+        a leak); a private search scores with
+        :func:`~skdpgen.evaluation.private_neg_mmd2_scorer`.
 
         Parameters
         ----------
@@ -556,6 +560,7 @@ class KMESynthesizer(PrivateEstimator):
         """
         check_is_fitted(self)
         validate_data(self, X, reset=False, skip_check_array=True)
+        score_without_noise(f"{type(self).__name__}.score")
         Z = self._score_encoding(X, y)
         Zs = self._score_encoding(*self.sample(Z.shape[0], random_state=self.random_state))
         return -mmd2(Z, Zs, features=RandomFourierFeatures(**_SCORE_FEATURES))

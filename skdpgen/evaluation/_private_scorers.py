@@ -1,0 +1,399 @@
+"""Private scorers for ``GridSearchCV(scoring=...)``: scores from noisy releases.
+
+Each scorer makes its releases through one
+:class:`~skdpgen.privacy.GaussianAccountant` per
+:class:`~skdpgen.privacy.PrivacyBudget` block, planned for the whole search
+(:func:`skdpgen.model_selection.plan_search` sets how many folds and
+candidates it scores, and its ε and δ) and charged to the budget before the
+first noise is drawn. Outside a budget they refuse to run.
+"""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import copy
+import hashlib
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline
+
+from ..kernels import RandomFourierFeatures
+from ..privacy import GaussianAccountant, active_budget, check_epsilon_delta
+from ..rows import encode_labels
+from ..utils import check_generator
+
+__all__ = ["private_accuracy_scorer", "private_neg_mmd2_scorer"]
+
+
+def _split_pipeline(estimator):
+    """``(steps before, the synthesizer)``: a Pipeline's last step samples."""
+    if isinstance(estimator, Pipeline):
+        return estimator[:-1], estimator[-1]
+    return None, estimator
+
+
+class _PrivateScorer:
+    """Shared plumbing: the plan, the budget's accountant, the sample."""
+
+    _name = "private scorer"
+    _release = "score"
+
+    def __init__(self, *, epsilon=None, delta=None, n_folds=None, n_candidates=None,
+                 random_state=0):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.n_folds = n_folds
+        self.n_candidates = n_candidates
+        self.random_state = random_state
+
+    # -- the plan ----------------------------------------------------------
+    def n_releases(self, n_candidates, n_folds):  # pragma: no cover - per scorer
+        """How many releases a search of ``n_candidates`` × ``n_folds`` makes."""
+        raise NotImplementedError
+
+    def planned(self, *, epsilon, delta, n_candidates, n_folds):
+        """A copy planned for a search (set by :func:`~skdpgen.model_selection.plan_search`).
+
+        Parameters
+        ----------
+        epsilon, delta : float
+            What the scorer spends over the whole search, all its releases
+            together.
+        n_candidates, n_folds : int
+            The search's candidates and cross-validation folds.
+
+        Returns
+        -------
+        scorer : a copy of this scorer
+        """
+        out = copy.copy(self)
+        out.epsilon, out.delta = epsilon, delta
+        out.n_candidates, out.n_folds = int(n_candidates), int(n_folds)
+        return out
+
+    def _check_plan(self):
+        for name in ("n_folds", "n_candidates"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+                raise ValueError(
+                    f"{self._name} has no plan ({name}={value!r}): plan the search with "
+                    "skdpgen.model_selection.plan_search, or pass n_folds and n_candidates.")
+        if self.epsilon is None:
+            raise ValueError(f"{self._name} needs epsilon (set by plan_search).")
+        return check_epsilon_delta(self.epsilon, self.delta, allow_infinite=False)
+
+    def _accountant(self):
+        """The accountant of this scorer in the active budget (created, and
+        charged for every planned release, at the first call)."""
+        budget = active_budget()
+        if budget is None:
+            raise RuntimeError(
+                f"{self._name} releases noisy statistics of the held-out rows and must run "
+                "inside a skdpgen.privacy.PrivacyBudget block, in the same thread "
+                "(GridSearchCV with n_jobs=1).")
+        key = ("scorer", id(self))
+        state = budget.cache.get(key)
+        if state is None:
+            epsilon, delta = self._check_plan()
+            count = self.n_releases(self.n_candidates, self.n_folds)
+            accountant = GaussianAccountant(epsilon, delta, {self._release: (1.0, count)},
+                                            label=self._name)
+            state = budget.cache[key] = {"accountant": accountant, "calls": 0, "folds": {}}
+        return state
+
+    def _sample(self, synthesizer, n):
+        X, y = synthesizer.sample(n, random_state=check_generator(self.random_state))
+        return X, y
+
+    def __repr__(self):
+        params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{self._name}({params})"
+
+
+class _PrivateNegMMD2Scorer(_PrivateScorer):
+    _name = "private_neg_mmd2_scorer"
+    _release = "held-out embedding"
+
+    def __init__(self, *, length_scale=1.0, n_components=1000, n_samples=None, **kwargs):
+        super().__init__(**kwargs)
+        self.length_scale = length_scale
+        self.n_components = n_components
+        self.n_samples = n_samples
+
+    def n_releases(self, n_candidates, n_folds):
+        return n_folds  # one per fold, reused by every candidate
+
+    def _fold(self, state, Z, n_folds):
+        """The noisy embedding of this call's fold: released at the fold's
+        first call, reused after (fold ``k`` = call number modulo ``n_folds``:
+        GridSearchCV scores candidate by candidate, each on every fold in
+        order)."""
+        slot = state["calls"] % n_folds
+        state["calls"] += 1
+        digest = hashlib.sha256(np.ascontiguousarray(Z).tobytes()).hexdigest()
+        fold = state["folds"].get(slot)
+        if fold is not None:
+            if fold["digest"] != digest:
+                raise RuntimeError(
+                    f"{self._name} got rows that differ from those it scored on fold "
+                    f"{slot + 1} before: the folds were not scored in GridSearchCV's order "
+                    "(each candidate on every fold in turn), or an earlier Pipeline step "
+                    "learns from the rows (which no budget covers).")
+            return fold
+        m = Z.shape[0]
+        features = RandomFourierFeatures(n_components=self.n_components,
+                                         length_scale=self.length_scale,
+                                         random_state=self.random_state).fit(Z[:1])
+        embedding = np.asarray(features.transform(Z), dtype=np.float64).mean(axis=0)
+        sensitivity = 2.0 / m
+        accountant = state["accountant"]
+        noisy = accountant.add_noise(self._release, embedding, sensitivity=sensitivity)
+        noise_var = (accountant.noise_multipliers[self._release] * sensitivity) ** 2
+        fold = {"digest": digest, "features": features, "noisy": noisy,
+                "bias": noise_var * embedding.size}
+        state["folds"][slot] = fold
+        return fold
+
+    def __call__(self, estimator, X, y=None):
+        state = self._accountant()
+        before, synthesizer = _split_pipeline(estimator)
+        if before is not None:
+            X = before.transform(X)
+        # one public encoding for the whole search: the first candidate's (a
+        # post-processing of its private fit), so that a fold reads the same
+        encoder = state.setdefault("encoder", getattr(synthesizer, "encoder_", None))
+        if encoder is None:
+            raise AttributeError(f"{type(synthesizer).__name__} has no public encoding encoder_.")
+        Z = _finite(encoder.transform(X))
+        fold = self._fold(state, Z, self.n_folds)
+        n = Z.shape[0] if self.n_samples is None else self.n_samples
+        X_syn, _ = self._sample(synthesizer, n)
+        synthetic = np.asarray(fold["features"].transform(_finite(encoder.transform(X_syn))),
+                               dtype=np.float64).mean(axis=0)
+        # ‖μ_syn − μ̃‖² − E‖noise‖²: unbiased for ‖μ_syn − μ_fold‖²
+        return -float(np.sum((synthetic - fold["noisy"]) ** 2) - fold["bias"])
+
+
+def _finite(Z):
+    """The public encoding as floats, any non-finite entry at 0 (a record's
+    value never makes the score fail)."""
+    Z = np.array(Z, dtype=np.float64)
+    Z[~np.isfinite(Z)] = 0.0
+    return Z
+
+
+def private_neg_mmd2_scorer(*, length_scale=1.0, n_components=1000, n_samples=None,
+                            epsilon=None, delta=None, n_folds=None, n_candidates=None,
+                            random_state=0):
+    """Private scorer: minus the squared MMD between a noisy held-out fold and a synthetic sample.
+
+    For ``GridSearchCV(scoring=...)`` over synthesizers (or Pipelines ending
+    in one) inside a :class:`~skdpgen.privacy.PrivacyBudget`; higher is
+    better. On each validation fold it releases, once, the fold's mean
+    embedding under a fixed random-Fourier-feature map of the Gaussian
+    kernel (on the public encoding of the first candidate scored, after the
+    Pipeline's earlier steps, which must not learn from the rows), with
+    Gaussian noise; every candidate scored on that fold
+    is compared with the same noisy embedding. A score is
+    ``−(‖μ_synthetic − μ̃_fold‖² − E‖noise‖²)``: post-processing of the
+    release and of the candidate's own (private) fit.
+
+    Parameters
+    ----------
+    length_scale : float, default=1.0
+        Length scale of the scoring kernel, on the encoding (numeric columns
+        on [-1, 1] by their public bounds, categories one-hot). Fixed across
+        candidates, so that their scores compare.
+    n_components : int, default=1000
+        Number of random Fourier features.
+    n_samples : int, default=None
+        Synthetic rows drawn per score; the fold's size by default.
+    epsilon, delta : float, default=None
+        What the scorer spends over the whole search, all its releases
+        together; set by :func:`~skdpgen.model_selection.plan_search`.
+    n_folds, n_candidates : int, default=None
+        The search's folds and candidates; set by ``plan_search``.
+    random_state : int, default=0
+        Seeds the Fourier frequencies and the synthetic samples (public
+        randomness: the same for every candidate).
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y=None) -> float``.
+
+    See Also
+    --------
+    private_accuracy_scorer : Noisy held-out accuracy of a model trained on synthetic rows.
+    neg_mmd2_scorer : The same distance without noise (a data-holder diagnostic).
+
+    Notes
+    -----
+    **Sensitivity.** The fold's release is ``v = (1/m) Σ_i φ(z_i)`` over its
+    ``m`` rows, where ``z_i`` is row ``i``'s public encoding and ``φ`` the
+    Fourier map, whose norm is at most 1 for every input (the encoding's
+    non-finite entries read as 0). The folds are fixed by row positions
+    (``plan_search`` accepts only splitters that ignore the values), so
+    replacing one record changes at most one row of one fold, and ``m`` is
+    public: ``‖v − v'‖ = ‖φ(z) − φ(z')‖/m ≤ 2/m``. Gaussian noise of
+    standard deviation ``σ · 2/m`` per coordinate makes it a Gaussian
+    mechanism of noise multiplier ``σ``. The ``n_folds`` releases are
+    composed with each other and with every fit of the search as if each
+    read every record (no saving from disjoint folds is claimed). The
+    ``E‖noise‖² = D (2σ/m)²`` subtracted is public.
+
+    Folds are told apart by the order of the calls: ``GridSearchCV`` scores
+    each candidate on fold 1, 2, …, ``n_folds`` in turn; a call that breaks
+    that order raises instead of releasing again.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import GridSearchCV, KFold
+    >>> from skdpgen import DPMERFSynthesizer
+    >>> from skdpgen.evaluation import private_neg_mmd2_scorer
+    >>> from skdpgen.model_selection import plan_search
+    >>> from skdpgen.privacy import PrivacyBudget
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(300, 2))
+    >>> search = GridSearchCV(
+    ...     DPMERFSynthesizer(bounds=(0, 1), epochs=1, steps_per_epoch=5, n_components=50,
+    ...                       random_state=0, device="cpu"),
+    ...     {"learning_rate": [1e-3, 1e-2]}, cv=KFold(2),
+    ...     scoring=private_neg_mmd2_scorer(length_scale=0.5))
+    >>> with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
+    ...     plan = plan_search(search, X)
+    ...     _ = search.fit(X)
+    >>> report = budget.report()
+    >>> bool(report.epsilon <= 1.0), report.is_private
+    (True, True)
+    """
+    return _PrivateNegMMD2Scorer(length_scale=length_scale, n_components=n_components,
+                                 n_samples=n_samples, epsilon=epsilon, delta=delta,
+                                 n_folds=n_folds, n_candidates=n_candidates,
+                                 random_state=random_state)
+
+
+class _PrivateAccuracyScorer(_PrivateScorer):
+    _name = "private_accuracy_scorer"
+    _release = "held-out correct count"
+
+    def __init__(self, *, model=None, n_samples=None, **kwargs):
+        super().__init__(**kwargs)
+        self.model = model
+        self.n_samples = n_samples
+
+    def n_releases(self, n_candidates, n_folds):
+        return n_candidates * n_folds  # one per score: each model differs
+
+    def __call__(self, estimator, X, y):
+        state = self._accountant()
+        if y is None:
+            raise ValueError(f"{self._name} needs the held-out labels y.")
+        before, synthesizer = _split_pipeline(estimator)
+        if before is not None:
+            X = before.transform(X)
+        classes = getattr(synthesizer, "classes_", None)
+        if classes is None:
+            raise ValueError(f"{self._name} needs a synthesizer fitted with labels.")
+        m = len(y)
+        n = m if self.n_samples is None else self.n_samples
+        X_syn, y_syn = self._sample(synthesizer, n)
+        # labels as indices of the public class list; a held-out label outside
+        # it (or missing) is never predicted: it counts as wrong
+        truth = encode_labels(y, classes, unlisted=-1)
+        codes = encode_labels(y_syn, classes, unlisted=-1)
+        if len(np.unique(codes)) < 2:
+            predicted = np.full(m, codes[0])
+        else:
+            # both tables through the synthesizer's public encoding: any held-out
+            # value (text, NaN, ±inf) is read as in a fit, none makes it fail
+            encoder = synthesizer.encoder_
+            model = LogisticRegression(max_iter=1000) if self.model is None else clone(self.model)
+            model.fit(_finite(encoder.transform(X_syn)), codes)
+            predicted = np.asarray(model.predict(_finite(encoder.transform(X)))).astype(int)
+        correct = float(np.sum(predicted == truth))
+        state["calls"] += 1
+        noisy = state["accountant"].add_noise(self._release, [correct], sensitivity=1.0)[0]
+        return float(min(1.0, max(0.0, noisy / m)))
+
+
+def private_accuracy_scorer(*, model=None, n_samples=None, epsilon=None, delta=None,
+                            n_folds=None, n_candidates=None, random_state=0):
+    """Private scorer: noisy held-out accuracy of a classifier trained on synthetic rows.
+
+    For ``GridSearchCV(scoring=...)`` over synthesizers fitted with labels
+    (or Pipelines ending in one) inside a
+    :class:`~skdpgen.privacy.PrivacyBudget`; higher is better. Each score
+    draws synthetic rows and labels from the candidate, fits a clone of
+    ``model`` on them (both tables in the synthesizer's public encoding:
+    numeric columns on [-1, 1] by their bounds, categories one-hot), counts
+    the held-out rows it
+    classifies correctly, and releases that count with Gaussian noise: the
+    score is the noisy count over the fold's size, clipped to [0, 1].
+
+    Parameters
+    ----------
+    model : classifier, default=None
+        Unfitted scikit-learn classifier; ``LogisticRegression(max_iter=1000)``
+        by default.
+    n_samples : int, default=None
+        Synthetic training rows per score; the fold's size by default.
+    epsilon, delta : float, default=None
+        What the scorer spends over the whole search, all its releases
+        together; set by :func:`~skdpgen.model_selection.plan_search`.
+    n_folds, n_candidates : int, default=None
+        The search's folds and candidates; set by ``plan_search``.
+    random_state : int, default=0
+        Seeds the synthetic samples (public randomness).
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y) -> float``.
+
+    See Also
+    --------
+    private_neg_mmd2_scorer : One release per fold instead of one per score.
+    synthetic_to_real_scorer : The same model without noise (a data-holder diagnostic).
+
+    Notes
+    -----
+    **Sensitivity.** The model is fitted on synthetic rows only (post-processing
+    of the candidate's private fit), so on a fixed fold it is a fixed
+    function; replacing one held-out record changes whether that record is
+    classified correctly and nothing else: the count moves by at most 1
+    (``Δ = 1``), and the fold's size ``m`` is public (folds fixed by row
+    positions). A held-out label outside the public class list counts as
+    wrong whatever it is. Every score is a release (the model differs per
+    candidate): ``n_candidates × n_folds`` releases, composed with the fits
+    as if each read every record.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import GridSearchCV, KFold
+    >>> from skdpgen import DPMERFSynthesizer
+    >>> from skdpgen.evaluation import private_accuracy_scorer
+    >>> from skdpgen.model_selection import plan_search
+    >>> from skdpgen.privacy import PrivacyBudget
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(0, 1, size=(300, 2))
+    >>> y = (X[:, 0] > 0.5).astype(int)
+    >>> search = GridSearchCV(
+    ...     DPMERFSynthesizer(bounds=(0, 1), classes=[0, 1], epochs=1, steps_per_epoch=5,
+    ...                       n_components=50, random_state=0, device="cpu"),
+    ...     {"learning_rate": [1e-3, 1e-2]}, cv=KFold(2),
+    ...     scoring=private_accuracy_scorer())
+    >>> with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
+    ...     plan = plan_search(search, X, y)
+    ...     _ = search.fit(X, y)
+    >>> budget.report().n_releases > 4  # the fits' releases and 4 scores
+    True
+    """
+    return _PrivateAccuracyScorer(model=model, n_samples=n_samples, epsilon=epsilon,
+                                  delta=delta, n_folds=n_folds, n_candidates=n_candidates,
+                                  random_state=random_state)
+
