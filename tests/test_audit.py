@@ -51,6 +51,7 @@ flagged by any sound audit (such a mechanism would still be private);
 
 import functools
 import math
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -66,8 +67,8 @@ from skdpgen import (
 )
 from skdpgen import privacy
 from skdpgen.audit import epsilon_lower_bound, gaussian_mu, gaussian_mu_audit
-from skdpgen.evaluation import DPTwoSampleTest
-from skdpgen.privacy import calibrate_gaussian, gaussian_epsilon
+from skdpgen.evaluation import DPTwoSampleTest, private_accuracy_scorer, private_neg_mmd2_scorer
+from skdpgen.privacy import PrivacyBudget, calibrate_gaussian, gaussian_epsilon
 from skdpgen.release import DPKMEReleaser
 
 from _capture import capture_fits
@@ -452,15 +453,78 @@ def tcs():
     return Mechanism("tcs", fit, (X, Y), (X_prime, Y_prime), {"statistic": 0.99}, True, 700)
 
 
+def _scored_synthesizer(**params):
+    """A small synthesizer fitted once on public data (outside the captured
+    fits): the scorers' releases are the only ones audited."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return DPMERFSynthesizer(
+            epsilon=1.0, delta=DELTA, schema=_schema(1), n_components=4, epochs=1,
+            steps_per_epoch=1, batch_size=2, network_widths=(8,), noise_dim=2, random_state=0,
+            device="cpu", **params,
+        ).fit(np.zeros((N_ROWS, 1)), *([_labels()] if "classes" in params else []))
+
+
+def _scorer_fit(scorer, synth):
+    """``fit(*fold)``: the scorer's one release on the held-out fold, in a budget."""
+    def fit(*fold):
+        planned = scorer.planned(epsilon=EPSILON, delta=DELTA, n_candidates=1, n_folds=1)
+        with PrivacyBudget(epsilon=EPSILON, delta=DELTA) as budget:
+            planned(synth, *fold)
+        return budget.cache[("scorer", id(planned))]["accountant"].report()
+    return fit
+
+
+def mmd_scorer():
+    # The held-out fold's embedding under the scorer's Fourier map: one
+    # frequency ω (n_components=2, random_state=0) on the public encoding of
+    # [-1, 1] (the identity); the length scale makes π/ω = 0.9, so that
+    # φ(π/ω) = −φ(0) and replacing 0 by π/ω moves the fold's mean by exactly 2/m.
+    omega = RandomFourierFeatures(n_components=2, random_state=0).fit(
+        np.zeros((1, 1))).frequencies_[0, 0]
+    length_scale = 0.9 * abs(omega) / math.pi
+    scorer = private_neg_mmd2_scorer(length_scale=length_scale, n_components=2, n_samples=2)
+    synth = _scored_synthesizer()
+    d, d_prime = _neighbours(0.0, math.copysign(0.9, omega))
+    assert synth.encoder_.transform(d_prime)[-1, 0] == pytest.approx(d_prime[-1, 0])
+    return Mechanism("mmd-scorer", _scorer_fit(scorer, synth), (d,), (d_prime,),
+                     {"held-out embedding": EXACT}, True, 600)
+
+
+def accuracy_scorer():
+    # The held-out count of correct predictions: the rows are identical, so
+    # the model trained on synthetic rows predicts one class for all; one
+    # record's label changes from that class to the other: the count moves by
+    # exactly 1.
+    synth = _scored_synthesizer(classes=[0, 1])
+    X = np.zeros((N_ROWS, 1))
+    predicted = _scorer_predictions(synth, X)
+    y = np.full(N_ROWS, predicted)
+    y_prime = y.copy()
+    y_prime[-1] = 1 - predicted
+    return Mechanism("accuracy-scorer", _scorer_fit(private_accuracy_scorer(n_samples=20), synth),
+                     (X, y), (X, y_prime), {"held-out correct count": EXACT}, True, 600)
+
+
+def _scorer_predictions(synth, X):
+    """The one class the accuracy scorer's model predicts on ``X``: read from
+    the exact count it would release for labels all 0 (captured)."""
+    fit = _scorer_fit(private_accuracy_scorer(n_samples=20), synth)
+    (runs,), _ = capture_fits(fit, (X, np.zeros(N_ROWS, dtype=int)), 1)
+    (release,) = runs
+    return 0 if release.value[0] == N_ROWS else 1
+
+
 MECHANISMS = {build.__name__.replace("_", "-"): functools.cache(build) for build in (
     kme_rff, kme_rff_classes, kme_hermite, dphp, dphp_product, dpmerf, releaser_subspace,
-    releaser_features, tcmc_mean, tcmc_second_moment, tcs,
+    releaser_features, tcmc_mean, tcmc_second_moment, tcs, mmd_scorer, accuracy_scorer,
 )}
 GAUSSIAN_KERNEL_PATHS = ["kme-hermite", "dphp", "dphp-product", "releaser-subspace"]
 # the sensitivity of at least one release is attained: a √2 understatement is flaggable
 ATTAINED_PATHS = [name for name in MECHANISMS if name not in ("kme-hermite", "releaser-subspace")]
 # controls kept in the default suite (the others are also marked slow)
-FAST_CONTROLS = {"kme-rff", "kme-rff-classes", "kme-hermite", "dphp", "dphp-product"}
+FAST_CONTROLS = {"kme-rff", "kme-rff-classes", "kme-hermite", "dphp", "dphp-product",
+                 "mmd-scorer"}
 
 
 def _params(names, fast=None):
