@@ -337,13 +337,13 @@ class PrivacyReport:
             lines.append("NOT PRIVATE: the (epsilon, delta) below does not cover this fit.")
             lines.extend(f"  {p}" for p in problems)
         lines.append("Privacy report (Gaussian mechanisms, exact composition)")
-        header = f"  {'release':<28} {'count':>6} {'sensitivity':>12} {'sigma':>10} {'noise std':>11} {'share':>6}"
+        rows = [row for row in self.to_frame().itertuples(index=False) if row.kind == "gaussian"]
+        w = max([28] + [len(row.release) for row in rows])
+        header = f"  {'release':<{w}} {'count':>6} {'sensitivity':>12} {'sigma':>10} {'noise std':>11} {'share':>6}"
         lines.append(header)
-        for row in self.to_frame().itertuples(index=False):
-            if row.kind != "gaussian":
-                continue
+        for row in rows:
             lines.append(
-                f"  {row.release:<28} {row.count:>6d} {row.sensitivity:>12.4g} "
+                f"  {row.release:<{w}} {row.count:>6d} {row.sensitivity:>12.4g} "
                 f"{row.noise_multiplier:>10.4g} {row.noise_std:>11.4g} {row.share:>6.3f}"
             )
         lines.append(
