@@ -345,3 +345,24 @@ def test_plan_search_spends_what_remains_after_earlier_fits():
     assert plan.epsilon == pytest.approx(1.0, rel=1e-6)
     assert budget.report().epsilon == pytest.approx(1.0, rel=1e-6)
     assert math.isfinite(plan.fit_epsilon) and plan.fit_epsilon < 0.3
+
+
+@pytest.mark.parametrize("scorer", [private_neg_mmd2_scorer, private_accuracy_scorer])
+def test_a_fold_s_form_does_not_change_its_score(scorer):
+    """Neighbours in form only (numbers as text, ints as floats, a DataFrame):
+    the same score under the same reproducible noise."""
+    import pandas as pd
+    X, y = _data(n=60)
+    X = np.round(X, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synth = DPHPSynthesizer(bounds=(-4, 4), classes=[0, 1], epsilon=5.0, random_state=0,
+                                **STEPS).fit(X, y)
+        forms = [(X[:10], y[:10]), (X[:10].astype(str).astype(object), y[:10].astype(float)),
+                 (X[:10].tolist(), [str(v) for v in y[:10]])]
+        scores = []
+        for fold in forms:
+            with privacy.reproducible_noise(0), PrivacyBudget(epsilon=50.0, delta=1e-5):
+                planned = scorer().planned(epsilon=1.0, delta=1e-5, n_candidates=1, n_folds=1)
+                scores.append(planned(synth, *fold))
+    assert scores[0] == scores[1] == scores[2]
