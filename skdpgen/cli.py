@@ -170,12 +170,28 @@ def _split_target(frame, target):
     return frame.drop(columns=target), frame[target]
 
 
+# the Python parameters that leak messages name, in command-line words
+_CLI_WORDS = {
+    "Pass classes=[...] (the public list of possible labels)":
+        "Pass --classes a,b,c (the public list of possible labels)",
+    "Pass public bounds in the schema, or bounds=(lo, hi),":
+        "Pass public bounds in the --schema file",
+}
+
+
+def _cli_words(message):
+    """A library message with its Python parameters named as command-line options."""
+    for python, cli in _CLI_WORDS.items():
+        message = message.replace(python, cli)
+    return message
+
+
 def _show_privacy_warnings():
     from .privacy import PrivacyLeakWarning
 
     def show(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, PrivacyLeakWarning):
-            print(f"skdpgen: PRIVACY WARNING: {message}", file=sys.stderr)
+            print(f"skdpgen: PRIVACY WARNING: {_cli_words(str(message))}", file=sys.stderr)
         elif not issubclass(category, (DeprecationWarning, FutureWarning)):
             print(f"skdpgen: warning: {message}", file=sys.stderr)
 

@@ -292,6 +292,9 @@ def test_run_without_schema_says_it_is_not_private(folders, fast_fits, capsys):
     assert synthesize(inp, out, "--target", "label", "--infer-schema", "data") == 0
     err = capsys.readouterr().err
     assert "this run is NOT differentially private" in err
+    # the leak warnings name command-line options, not Python parameters
+    assert "--classes a,b,c" in err and "--schema file" in err
+    assert "classes=[" not in err and "bounds=(" not in err
     assert listing(out) == ["syn.csv", "syn.privacy.json", "syn.privacy.txt"]
     report = json.loads((out / "syn.privacy.json").read_text())
     assert report["is_private"] is False
