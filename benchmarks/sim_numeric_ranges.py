@@ -1,8 +1,8 @@
 """Private numeric bounds on simulated long-tailed and spread-out columns.
 
 Not part of the package, and not a test: it prints a table. One simulated
-table of ten numeric columns and a binary target per draw (the eight shapes
-below and two fillers), ``n`` rows, the schema estimated privately exactly
+table of ten numeric columns and a binary target per draw (the nine shapes
+below, the last a control whose bounds were fine, and a 0/1 filler), ``n`` rows, the schema estimated privately exactly
 as :meth:`DPHPSynthesizer.fit` does with no schema and ``schema_share="auto"``
 (the plan's auto share of a fit of budget ``epsilon``, the rest of the budget
 planned as one release of the fit), with the noise drawn under
@@ -49,6 +49,7 @@ def _shapes(rng, n):
         "age": np.clip(np.round(rng.triangular(7, 30, 60, n)), 7, 60).astype(int),
         "income": np.round(np.exp(rng.normal(np.log(2.5), 0.75, n)), 4),
         "signed": np.round(rng.normal(0.0, 30.0, n), 2),
+        "year": rng.integers(1995, 2011, n),
     }
 
 
@@ -58,7 +59,6 @@ SHAPES = tuple(_shapes(np.random.default_rng(0), 4))
 def _table(rng, n):
     cols = _shapes(rng, n)
     cols["flag"] = rng.integers(0, 2, n)
-    cols["score"] = np.round(rng.normal(50.0, 10.0, n), 1)
     y = np.where(rng.random(n) < 0.3, "yes", "no")
     return pd.DataFrame(cols), y
 
