@@ -158,7 +158,9 @@ class SchemaEstimateWarning(UserWarning):
     outside the bounds found; a categorical column (or the class list)
     keeps no value, or sends a twentieth of its rows or more to its public
     ``"other"`` category. Shares are estimated from the released counts and
-    warned of only beyond three standard deviations of their noise. Nothing
+    warned of only beyond three standard deviations of their noise (two for
+    the rows outside a numeric column's bounds, and always from a quarter
+    of the rows). Nothing
     private is in the message: it is post-processing of the noisy releases
     and of the public ``n``. The remedy is the user's: declare the column
     in ``schema`` (the labels in ``classes``), or give the estimate more
