@@ -158,7 +158,9 @@ class SchemaEstimateWarning(UserWarning):
     outside the bounds found; a categorical column (or the class list)
     keeps no value, or sends a twentieth of its rows or more to its public
     ``"other"`` category. Shares are estimated from the released counts and
-    warned of only beyond three standard deviations of their noise. Nothing
+    warned of only beyond three standard deviations of their noise (two for
+    the rows outside a numeric column's bounds, and always from a quarter
+    of the rows). Nothing
     private is in the message: it is post-processing of the noisy releases
     and of the public ``n``. The remedy is the user's: declare the column
     in ``schema`` (the labels in ``classes``), or give the estimate more
@@ -218,12 +220,20 @@ def _warn_outside(key, bounds, inside, noisy_missing, n, s):
     """:class:`SchemaEstimateWarning` when the released counts put many values outside.
 
     ``inside`` are the noisy counts of the bins of the range found on the
-    grid (before the fine grid's refinement, whose margin is meant to keep
-    what it cuts); the values outside are estimated as ``n − m̃ − Σ inside``
-    (noise standard deviation ``s·sqrt(len(inside) + 1)``).
+    grid (before a refinement, whose margin is meant to keep what it
+    cuts); the values outside are estimated as ``n − m̃ − Σ inside``
+    (noise standard deviation ``s·sqrt(len(inside) + 1)``), and warned of
+    by :func:`_warn_outside_share`.
     """
     outside = float(n - noisy_missing - np.sum(inside))
-    if outside < max(WARN_STDS * s * math.sqrt(np.size(inside) + 1), WARN_SHARE * n):
+    _warn_outside_share(key, bounds, outside, s * math.sqrt(np.size(inside) + 1), n)
+
+
+def _warn_outside_share(key, bounds, outside, std, n, stds=WARN_STDS):
+    """:class:`SchemaEstimateWarning` when ``outside`` (the rows estimated outside
+    ``bounds`` from the released counts, noise ``std``) exceeds ``stds`` of its
+    noise and ``WARN_SHARE`` of ``n``."""
+    if outside < max(stds * std, WARN_SHARE * n):
         return
     warnings.warn(SchemaEstimateWarning(
         f"Column {key!r}: about {outside / n:.0%} of its rows (estimated from the released "

@@ -19,8 +19,9 @@ from ._ranges import (
     _numeric_range,
     _refined_range,
     _warn_guess,
-    _warn_outside,
 )
+from ._issues import _warn_outside_share
+from ._mass import FOLLOW_STDS, _follow_mass, _outside_mass
 
 __all__ = ["Binned", "NumericKind", "bin_block", "n_levels", "numeric_layout"]
 
@@ -362,6 +363,11 @@ class NumericKind(ColumnKind):
             hist, decades = noisy[part["bins"]], noisy[part["decades"]]
             found = _numeric_range(hist, s, integer, guess=False, decades=decades)
             first, last = found or _numeric_range(hist, s, integer, decades=decades)
+            bins = _integer_bins() if integer else np.arange(hist.size)
+            present = min(max(n - missing_count, 0.0), float(n))
+            if found is not None:  # towards significant mass outside (post-processing)
+                first, last = found = _follow_mass(hist, decades, first, last, s, present,
+                                                   s_missing, bins)
             lo, hi = _bin_edges(first, last)  # a guess is a whole decade, not refined
             if found is not None:
                 lo, hi = _refined_range(noisy[part["fine"]], hist, first, last, s, integer,
@@ -371,9 +377,9 @@ class NumericKind(ColumnKind):
             if found is None:
                 _warn_guess(key, f"its bounds {bounds}", n, s)
             else:
-                bins = _integer_bins() if integer else np.arange(hist.size)
-                bins = bins[(bins >= first) & (bins <= last)]
-                _warn_outside(key, bounds, hist[bins], missing_count, n, s)
+                outside, std = _outside_mass(hist, decades, first, last, s, present,
+                                             s_missing, bins)
+                _warn_outside_share(key, bounds, outside, std, n, stds=FOLLOW_STDS)
         else:
             bounds, zero = [float(b) for b in context.bounds], False
         spec = {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
