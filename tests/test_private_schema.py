@@ -558,14 +558,16 @@ def test_integer_bounds_are_the_integers_of_the_range():
     assert schema["r"]["bounds"] == [1.0, 5.0]
     # negative bins [-10, -8) … [-4, -3): -3 lies on the range's open upper edge
     assert schema["m"]["bounds"] == [-10.0, -4.0]
-    # one integer: it and the next; one value of a column of fractions: ± 0.5
+    # one integer: it and its neighbour towards zero; one value of a column of
+    # fractions: ± 0.5
     assert schema["z"]["bounds"] == [0.0, 1.0] and schema["z"]["integer"] is True
-    assert schema["c"]["bounds"] == [7.0, 8.0] and schema["c"]["integer"] is True
+    assert schema["c"]["bounds"] == [6.0, 7.0] and schema["c"]["integer"] is True
     assert schema["f"]["integer"] is False and schema["f"]["bounds"] == [0.4, 0.8]
 
 
 @pytest.mark.parametrize("lo, hi, expected", [
-    (3.0, 4.0, [4.0, 5.0]),  # the bin (3, 4] holds only 4
+    (3.0, 4.0, [3.0, 4.0]),  # the bin (3, 4] holds only 4: it and 3, towards zero
+    (0.8, 1.0, [0.0, 1.0]),  # a 0/1 column whose zeros the noise hid
     (-4.0, -3.0, [-4.0, -3.0]),  # [-4, -3): -3 is outside, -4 and the next
     (0.0, 0.0, [0.0, 1.0]),  # the exact-zero bin
     (2.2, 2.8, [2.0, 3.0]),  # no integer inside: rounded outward

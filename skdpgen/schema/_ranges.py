@@ -603,7 +603,9 @@ def _finish_bounds(lo, hi, integer):
     which its bin ``(2.5, 3]`` holds; rounding outward gave a column of
     ratings 1-5, bins ``(0.8, 1] … (4, 5]``, the bounds ``[0, 5]`` and a
     level 0 the data never has); a range of one integer ``v`` becomes
-    ``[v, v + 1]``. A range of one value of a column of other values
+    ``[v − 1, v]`` when ``v > 0``, else ``[v, v + 1]``: towards zero, so
+    that a 0/1 column whose zeros the noise hid keeps its two levels (it
+    became ``[1, 2]``, a level 2 the data never has). A range of one value of a column of other values
     becomes ``[v − 0.5, v + 0.5]``, and a range holding no integer is
     rounded outward.
     """
@@ -616,8 +618,10 @@ def _finish_bounds(lo, hi, integer):
         if b == hi:  # an integer upper edge is open when it opens the bin above it
             q = _numeric_positions(np.array([float(b)]))[0]
             b -= int(lower[q] == b < upper[q])
-        if a <= b:
-            return [float(a), float(max(b, a + 1))]
+        if a < b:
+            return [float(a), float(b)]
+        if a == b:
+            return [float(a - 1), float(a)] if a > 0 else [float(a), float(a + 1)]
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     if integer:
