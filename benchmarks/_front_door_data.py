@@ -18,9 +18,9 @@ reads as ``"Unnamed: 0"``): an index column is one of the shapes under test
 (in ``car90`` it holds the car names, i.e. text). Unless a table says
 otherwise the CSV handed to the command line is **byte for byte the raw
 file** from the collection; the only derived tables are ``garch``,
-``airquality`` and ``aids2`` (below).
+``airquality``, ``aids2`` and ``baboon`` (below).
 
-Four disjoint sets
+Five disjoint sets
 ------------------
 
 * ``DEV`` -- the **development** set, for tuning the front door while the
@@ -39,8 +39,15 @@ Four disjoint sets
   tails and wide spreads of counts, prices, incomes and numeric IDs, and
   zero-inflated counts). It is run **once, at the end of the issue**; before
   that only ``--dry-run`` (loading, shapes, class shares) is allowed on it.
+  It has been run (used up), so it can no longer serve as a held-out test.
+* ``HOLDOUT3`` -- the **held-out** set drawn after HOLDOUT2 was used (12
+  tables, 7 of them of >= 1,000 rows and 4 under 300; among the large ones
+  zero-inflated and long-tailed counts, 0/1 columns, text and yes/no
+  columns, columns about half missing, and a target missing in a few rows).
+  It is run **once, at the end of the issue**; before that only
+  ``--dry-run`` (loading, shapes, class shares) is allowed on it.
 
-All four sets cover the same shapes (``SHAPES``): zero-inflated numeric
+All five sets cover the same shapes (``SHAPES``): zero-inflated numeric
 columns, small magnitudes (0.001--0.1), negative values, dates as text, booleans as
 text (TRUE/FALSE, yes/no, Yes/No), IDs and free text, many missing values
 (a column >= 30 % missing), the R index column, year-like integers and long
@@ -55,14 +62,15 @@ The same R table is never in two sets (Rdatasets holds some twice, e.g.
 ``plm/SumHes``; only one copy is used, and ``Ecdat/Schooling``, a second
 extract of the Card data behind ``Ecdat/RetSchool``, is not used; nor are
 ``rpart/cu.summary`` and ``rpart/car.test.frame``, further extracts of the
-Consumer Reports 1990 data behind ``rpart/car90``). ``_SAME_DATA`` lists
+Consumer Reports 1990 data behind ``rpart/car90``; ``COUNT/fishing``, deep-sea
+fish abundance, is other data than ``Ecdat/Fishing``). ``_SAME_DATA`` lists
 these copies and ``_check_sets`` checks them. Excluded, as agreed for the
 issue: the tables of ``bench_panel.py`` (diamonds, movies, flchain,
 Bundesliga, HI, Car, bfi, breast cancer, digits, Adult), the Seattle weather
 table, vega cars (406 rows), any 7,425-row labour survey (``car/SLID``), Palmer
 penguins and a 63-row table of names and addresses.
 
-Derivations (three tables):
+Derivations (four tables):
 
 * ``garch`` (DEV; Ecdat/Garch) holds its trading day as an integer
   ``yymmdd`` (e.g. ``800102``); the harness writes that column, under the
@@ -84,8 +92,13 @@ Derivations (three tables):
   the same names, as ISO text: ``diag`` 1982-09-24 to 1991-06-30, ``death``
   1983-03-10 to 1991-07-01 (the documented end of observation; the 1,064
   patients alive at the end all have that date).
+* ``baboon`` (HOLDOUT3; KMsurv/baboon) holds its dates as text, but as
+  ``D/M/YY`` (e.g. ``"25/11/63"``), not ``YYYY-MM-DD``. The collection's
+  raw tables with ISO dates are used or have no target (above), so the
+  harness writes ``date``, under the same name, as ISO text
+  (``"1963-11-25"``; all its dates lie in 1963-08-04 to 1964-10-28).
 
-Everything else in those three tables is as in the raw file (the CSV is
+Everything else in those four tables is as in the raw file (the CSV is
 rewritten by pandas, so numbers may be printed with a different number of
 digits; missing values are empty fields instead of ``NA``).
 """
@@ -119,7 +132,7 @@ SHAPES = {
 @dataclass
 class FrontDoorTable:
     name: str
-    set: str  # "dev", "acceptance", "holdout" or "holdout2"
+    set: str  # "dev", "acceptance", "holdout", "holdout2" or "holdout3"
     package: str
     item: str
     target: str
@@ -149,6 +162,15 @@ def _airquality_dates(frame):
     return frame
 
 
+def _baboon_dates(frame):
+    """KMsurv/baboon: the D/M/YY text ``date`` (1963-1964) as ISO text."""
+    frame = frame.copy()
+    d = frame["date"].str.split("/", expand=True).astype("int64")
+    frame["date"] = ("19" + d[2].astype(str).str.zfill(2) + "-" + d[1].astype(str).str.zfill(2)
+                     + "-" + d[0].astype(str).str.zfill(2))
+    return frame
+
+
 def _aids2_dates(frame):
     """MASS/Aids2: ``diag``/``death``, days since 1960-01-01, as ISO text."""
     frame = frame.copy()
@@ -160,6 +182,61 @@ def _aids2_dates(frame):
 
 _T = FrontDoorTable
 TABLES = [
+    # -- holdout3 (held out, drawn after HOLDOUT2 was used: run once at the end) --
+    _T("colon", "holdout3", "survival", "colon", "differ",
+       ["index"],
+       "colon cancer adjuvant trial (two rows per patient, etype 1/2); rx text "
+       "(Obs/Lev/Lev+5FU); seven 0/1 columns; study constant; nodes 2 % missing; "
+       "numeric target differ 1-3, 1 = 10 %, target missing in 2.5 %"),
+    _T("pneumon", "holdout3", "KMsurv", "pneumon", "smoke",
+       ["zero-inflated", "index"],
+       "infant pneumonia survey; wmonth/sfmonth 59-61 % zeros, nsibs/alcohol mostly "
+       "0; 0/1 columns (hospital 2 % ones); numeric target smoke 0/1/2, 2 = 10 %"),
+    _T("benefits", "holdout3", "Ecdat", "Benefits", "joblost",
+       ["bools-text", "index"],
+       "unemployment insurance of blue-collar job losers; nine yes/no columns "
+       "(bluecol constant yes), sex male/female; state codes; 4 text classes, "
+       "position_abolished 8 %, seasonal_job_ended 4 %"),
+    _T("msq", "holdout3", "psych", "msq", "condition",
+       ["many-missing", "long-tail", "index"],
+       "mood adjective check list, 93 columns, items 0-3; alone/kindly/scornful 53 % "
+       "and five more 47 % missing; subject ID 1-4,184 long tail; scale/exper text; "
+       "numeric target condition 1-5, 3 = 6 %, 4 = 7 %"),
+    _T("ohio", "holdout3", "geepack", "ohio", "resp",
+       ["negatives", "index"],
+       "Ohio children's wheeze, four rows per child (id 0-536); age centred at 9 "
+       "(-2..1); smoke 0/1; 0/1 target, 1 = 15 %"),
+    _T("kakadu", "holdout3", "Ecdat", "Kakadu", "answer",
+       ["zero-inflated", "bools-text", "index"],
+       "Kakadu conservation valuation survey; bid bounds lower (33 % zeros) and upper "
+       "(999 for open); 1-5 ratings; yes/no and male/female columns; 3 text classes "
+       "(nn/ny/yy), ny 15 %"),
+    _T("mdvis", "holdout3", "COUNT", "mdvis", "educ",
+       ["long-tail", "index"],
+       "German health reform 1996-1998; numvisit 0-60, 29.9 % zeros (just under the "
+       "zero-inflated threshold), long tail; 0/1 "
+       "columns, educ1-3 are the target's dummies; numeric target educ 1/2/3"),
+    _T("baboon", "holdout3", "KMsurv", "baboon", "observed",
+       ["dates-text", "index"],
+       "DERIVED: date (D/M/YY text, 1963-1964) written as YYYY-MM-DD text; time of "
+       "descent in minutes; 0/1 target (38 % 1)", derive=_baboon_dates),
+    _T("fishcount", "holdout3", "COUNT", "fishing", "period",
+       ["small", "years", "index"],
+       "deep-sea fish abundance by site (not Ecdat/Fishing); density 0.00001-0.03 "
+       "(small); year 1977-2002; 2 text classes (1977-1989 / 2000-2002)"),
+    _T("prestige", "holdout3", "car", "Prestige", "type",
+       ["ids-text", "index"],
+       "Canadian occupations 1971; index column holds occupation names (text); "
+       "income skewed; 3 text classes, target missing in 4 rows (4 %)"),
+    _T("uscereal", "holdout3", "MASS", "UScereal", "mfr",
+       ["ids-text", "zero-inflated", "long-tail", "index"],
+       "US breakfast cereals; index column holds cereal names (text); fat 34 % zeros; "
+       "fibre/carbo long tails; vitamins text; 6 text classes, N 5 %, "
+       "Q/R 8 %"),
+    _T("affect", "holdout3", "psych", "affect", "Film",
+       ["many-missing", "index"],
+       "mood before and after four films; state2/MEQ 48 %, BDI 52 % missing "
+       "(one of the two studies); Study text; numeric target Film 1-4"),
     # -- holdout2 (held out, drawn after HOLDOUT was used: run once at the end) --
     _T("rwm1984", "holdout2", "COUNT", "rwm1984", "edlevel",
        ["zero-inflated", "long-tail", "index"],
@@ -339,7 +416,9 @@ DEV = [n for n, t in TABLES.items() if t.set == "dev"]
 ACCEPTANCE = [n for n, t in TABLES.items() if t.set == "acceptance"]
 HOLDOUT = [n for n, t in TABLES.items() if t.set == "holdout"]
 HOLDOUT2 = [n for n, t in TABLES.items() if t.set == "holdout2"]
-SETS = {"dev": DEV, "acceptance": ACCEPTANCE, "holdout": HOLDOUT, "holdout2": HOLDOUT2}
+HOLDOUT3 = [n for n, t in TABLES.items() if t.set == "holdout3"]
+SETS = {"dev": DEV, "acceptance": ACCEPTANCE, "holdout": HOLDOUT, "holdout2": HOLDOUT2,
+        "holdout3": HOLDOUT3}
 assert len({t.source for t in TABLES.values()}) == len(TABLES)  # no table in two sets
 
 # the same R data under another name (see the module docstring): copy -> the one used
@@ -489,7 +568,7 @@ def _check_sets():
     for name, group in SETS.items():
         sizes = [n[t] for t in group]
         assert all(60 <= s <= 10_000 for s in sizes), sizes
-        large = 6 if name == "holdout2" else 3
+        large = 6 if name in ("holdout2", "holdout3") else 3
         assert sum(s >= 1000 for s in sizes) >= large and sum(s < 300 for s in sizes) >= 2
         assert set().union(*(TABLES[t].shapes for t in group)) == set(SHAPES), name
     return n

@@ -50,9 +50,9 @@ Usage::
     python benchmarks/bench_front_door.py --set dev [--repo PATH] [--epsilon 1]
         [--seeds 1] [--tables a,b] [--method dphp] [--out results.md]
         [--workdir DIR] [--data ~/.cache/skdpgen/panel] [--timeout 900]
-    python benchmarks/bench_front_door.py --set holdout2 --dry-run
+    python benchmarks/bench_front_door.py --set holdout3 --dry-run
 
-The held-out set (``holdout2``; ``holdout`` has been used) is run **once,
+The held-out set (``holdout3``; ``holdout`` and ``holdout2`` have been used) is run **once,
 at the end of the issue**; before that use ``--dry-run`` (loads the tables,
 prints shapes and class shares, synthesizes nothing).
 
