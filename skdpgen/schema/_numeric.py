@@ -21,7 +21,7 @@ from ._ranges import (
     _warn_guess,
 )
 from ._issues import _warn_outside_share
-from ._mass import FOLLOW_STDS, _follow_mass, _outside_mass
+from ._mass import FOLLOW_STDS, _follow_mass, _outside_mass, _trim_tail
 
 __all__ = ["Binned", "NumericKind", "bin_block", "n_levels", "numeric_layout"]
 
@@ -368,6 +368,8 @@ class NumericKind(ColumnKind):
             if found is not None:  # towards significant mass outside (post-processing)
                 first, last = found = _follow_mass(hist, decades, first, last, s, present,
                                                    s_missing, bins)
+                first, last = found = _trim_tail(hist, decades, first, last, present, bins,
+                                                 integer)
             lo, hi = _bin_edges(first, last)  # a guess is a whole decade, not refined
             if found is not None:
                 lo, hi = _refined_range(noisy[part["fine"]], hist, first, last, s, integer,
