@@ -489,3 +489,16 @@ def test_mmd2_input_errors():
         mmd2_exact(np.zeros((2, 2)), np.zeros((2, 2)), length_scale=0.0)
     with pytest.raises(ValueError, match="length_scale"):
         mmd2_exact(np.zeros((2, 2)), np.zeros((2, 2)), length_scale=[1.0, 1.0, 1.0])
+
+
+def test_a_positive_class_the_synthetic_labels_lack_scores_as_never_predicted():
+    # the synthetic labels hold 0 and an "other" label (-1), the real ones 0 and 1:
+    # the model never predicts 1, so ROC-AUC is 0.5 (it raised "unseen labels")
+    from sklearn.linear_model import LogisticRegression
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y_syn = np.where(X[:, 0] > 0, 0, -1)
+    y_test = (X[:, 0] > 0).astype(int)
+    table = downstream_utility(X, y_syn, X, y_test, models={"lr": LogisticRegression()},
+                               classes=[0, 1])
+    assert table.loc["lr", "roc_auc"] == 0.5

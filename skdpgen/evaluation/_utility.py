@@ -199,6 +199,8 @@ def _fit_and_score(model, X_syn, y_syn_codes, X_test, y_test, encoder, binary, p
     truth = y_test == pos_label
     if score == "hard":
         s = (pred == pos_label).astype(float)
+    elif pos_label not in encoder.classes_:  # never a synthetic label: never predicted
+        s = np.zeros(len(truth))
     else:
         pos_code = int(encoder.transform([pos_label])[0])
         s = positive_scores(pipe, X_test, pos_code)
