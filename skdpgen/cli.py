@@ -81,6 +81,15 @@ def _write_table(frame, path):
         frame.to_csv(path, index=False)
 
 
+def _check_destinations(*paths):
+    """Usage errors for output paths that cannot be written, before any fit spends."""
+    for path in map(Path, paths):
+        if not path.parent.is_dir():
+            raise UsageError(f"no such directory: {path.parent}")
+        if path.is_dir():
+            raise UsageError(f"{path} is a directory")
+
+
 @contextlib.contextmanager
 def _all_or_nothing():
     """Stage output files; move them into place only if the whole command succeeds.
@@ -95,10 +104,7 @@ def _all_or_nothing():
 
     def stage(path, write):
         path = Path(path)
-        if not path.parent.is_dir():
-            raise UsageError(f"no such directory: {path.parent}")
-        if path.is_dir():
-            raise UsageError(f"{path} is a directory")
+        _check_destinations(path)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
         os.close(fd)
         staged.append((Path(tmp), path))
@@ -316,6 +322,9 @@ def _cmd_synthesize(args):
         device=args.device, verbose=0 if args.quiet else 1,
         infer_schema=args.infer_schema, schema_share=args.schema_share,
     )
+    stem = Path(args.out).with_suffix("")
+    json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
+    _check_destinations(args.out, json_path, txt_path)  # before the fit spends its budget
     start = time.perf_counter()
     failed = None
     with warnings.catch_warnings(record=True) as caught:
@@ -357,8 +366,6 @@ def _cmd_synthesize(args):
         out = _round_integer_columns(pd.DataFrame(Xs, columns=list(X.columns)), feature_schema)
     else:
         out = Xs
-    stem = Path(args.out).with_suffix("")
-    json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
     with _all_or_nothing() as stage:
         stage(args.out, lambda p: _write_table(out, p))
         stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
