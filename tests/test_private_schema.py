@@ -36,7 +36,7 @@ from skdpgen.private_schema import (
     numeric_grid,
     time_grid,
 )
-from skdpgen.privacy import GaussianAccountant, PrivacyLeakWarning, leak_ledger
+from skdpgen.privacy import GaussianAccountant, PrivacyLeakWarning, leak_ledger, reproducible_noise
 from skdpgen.schema import TableEncoder, kinds_from_dtypes
 
 N = 5_000
@@ -752,15 +752,28 @@ def test_a_category_losing_a_fifth_of_its_rows_to_other_warns():
 
 def test_a_long_tail_clipped_by_the_bounds_warns():
     """14,000 values on 1-3 and 6,000 spread thinly over 100-1e12 (60 per
-    bin, 600 per decade, against a decade's detection threshold of ~4,500
-    rows at ε = 0.02, s ≈ 320): the bounds hold the bulk alone, and the
-    released counts put ~30 % of the rows outside."""
+    bin, 600 per decade, ~1.9 noise standard deviations of a decade at
+    ε = 0.02, s ≈ 320): the bounds hold the bulk alone and the released
+    counts put ~30 % of the rows outside, or the range follows the thin tail
+    some way (``_follow_mass``); a quarter or more clipped is never silent.
+    (Seeded noise: with fresh noise the two outcomes made this test fail
+    about 7 % of runs when it asked for the first.)"""
     rng = np.random.default_rng(3)
     x = np.r_[rng.integers(1, 4, size=14_000), 10 ** rng.uniform(2, 12, size=6_000)]
-    with pytest.warns(SchemaEstimateWarning,
-                      match=r"'x': its bounds clip many values \(about \d+% of the rows\)"):
-        schema, _, _ = estimate_schema(pd.DataFrame({"x": x}), epsilon=0.02)
-    assert schema["x"]["bounds"][1] <= 10
+    warned_bulk = 0
+    for seed in range(20):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with reproducible_noise(seed):
+                schema, _, _ = estimate_schema(pd.DataFrame({"x": x}), epsilon=0.02)
+        clip = [w for w in caught if issubclass(w.category, SchemaEstimateWarning)
+                and re.search(r"'x': its bounds clip many values \(about \d+% of the rows\)",
+                              str(w.message))]
+        lo, hi = schema["x"]["bounds"]
+        inside = np.mean((x >= lo) & (x <= hi))
+        assert inside >= 0.75 or clip, (seed, lo, hi, inside)
+        warned_bulk += bool(clip) and hi <= 10
+    assert warned_bulk >= 10  # mostly the bulk alone, warned of
 
 
 def test_comfortable_estimates_do_not_warn():
