@@ -158,9 +158,9 @@ class SchemaEstimateWarning(UserWarning):
     outside the bounds found; a categorical column (or the class list)
     keeps no value, or sends a twentieth of its rows or more to its public
     ``"other"`` category. Shares are estimated from the released counts and
-    warned of only beyond three standard deviations of their noise (two for
-    the rows outside a numeric column's bounds, and always from a quarter
-    of the rows). Nothing
+    warned of only beyond three standard deviations of their noise (the
+    rows outside a numeric column's bounds also from two, when they are a
+    tenth of the rows). Nothing
     private is in the message: it is post-processing of the noisy releases
     and of the public ``n``. The remedy is the user's: declare the column
     in ``schema`` (the labels in ``classes``), or give the estimate more
@@ -232,8 +232,12 @@ def _warn_outside(key, bounds, inside, noisy_missing, n, s):
 def _warn_outside_share(key, bounds, outside, std, n, stds=WARN_STDS):
     """:class:`SchemaEstimateWarning` when ``outside`` (the rows estimated outside
     ``bounds`` from the released counts, noise ``std``) exceeds ``stds`` of its
-    noise and ``WARN_SHARE`` of ``n``."""
-    if outside < max(stds * std, WARN_SHARE * n):
+    noise and ``WARN_SHARE`` of ``n``, or two of its standard deviations and
+    twice ``WARN_SHARE`` (a tenth of the rows: a large clip is warned of at a
+    lower significance, a small one is not, so that a normal column's ±2 sd
+    bounds, which clip 4.4 %, do not warn in a quarter of the fits)."""
+    if (outside < max(stds * std, WARN_SHARE * n)
+            and outside < max(2.0 * std, 2.0 * WARN_SHARE * n)):
         return
     warnings.warn(SchemaEstimateWarning(
         f"Column {key!r}: about {outside / n:.0%} of its rows (estimated from the released "

@@ -21,7 +21,7 @@ from ._ranges import (
     _warn_guess,
 )
 from ._issues import _warn_outside_share
-from ._mass import FOLLOW_STDS, _follow_mass, _outside_mass, _trim_tail
+from ._mass import _follow_mass, _outside_mass, _trim_tail
 
 __all__ = ["Binned", "NumericKind", "bin_block", "n_levels", "numeric_layout"]
 
@@ -381,7 +381,7 @@ class NumericKind(ColumnKind):
             else:
                 outside, std = _outside_mass(hist, decades, first, last, s, present,
                                              s_missing, bins)
-                _warn_outside_share(key, bounds, outside, std, n, stds=FOLLOW_STDS)
+                _warn_outside_share(key, bounds, outside, std, n)
         else:
             bounds, zero = [float(b) for b in context.bounds], False
         spec = {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
