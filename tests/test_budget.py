@@ -174,11 +174,10 @@ class _ScorerWithoutNoise(_PrivateNegMMD2Scorer):
     """Mutant: scores against the fold's exact embedding, released nowhere."""
 
     def _fold(self, state, Z, n_folds):
-        features = RandomFourierFeatures(n_components=self.n_components,
-                                         length_scale=self.length_scale,
-                                         random_state=self.random_state).fit(Z[:1])
-        return {"features": features, "bias": 0.0,
-                "noisy": np.asarray(features.transform(Z)).mean(axis=0)}
+        features = state["features"] = RandomFourierFeatures(
+            n_components=self.n_components, length_scale=self.length_scale,
+            random_state=self.random_state).fit(Z[:1])
+        return {"bias": 0.0, "noisy": np.asarray(features.transform(Z)).mean(axis=0)}
 
 
 def test_a_scorer_without_noise_is_caught(noise_draws):

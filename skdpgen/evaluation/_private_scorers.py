@@ -12,7 +12,6 @@ first noise is drawn. Outside a budget they refuse to run.
 # License: BSD 3-Clause
 
 import copy
-import hashlib
 from numbers import Integral
 
 import numpy as np
@@ -130,30 +129,29 @@ class _PrivateNegMMD2Scorer(_PrivateScorer):
         """The noisy embedding of this call's fold: released at the fold's
         first call, reused after (fold ``k`` = call number modulo ``n_folds``:
         GridSearchCV scores candidate by candidate, each on every fold in
-        order)."""
+        order). Only public facts tell folds apart (their order, and their
+        size as a check): no digest of the rows is kept."""
         slot = state["calls"] % n_folds
         state["calls"] += 1
-        digest = hashlib.sha256(np.ascontiguousarray(Z).tobytes()).hexdigest()
+        m = Z.shape[0]
         fold = state["folds"].get(slot)
         if fold is not None:
-            if fold["digest"] != digest:
+            if fold["size"] != m:
                 raise RuntimeError(
-                    f"{self._name} got rows that differ from those it scored on fold "
-                    f"{slot + 1} before: the folds were not scored in GridSearchCV's order "
-                    "(each candidate on every fold in turn), or an earlier Pipeline step "
-                    "learns from the rows (which no budget covers).")
+                    f"{self._name} got {m} rows where fold {slot + 1} had {fold['size']}: "
+                    "the folds were not scored in GridSearchCV's order (each candidate on "
+                    "every fold in turn).")
             return fold
-        m = Z.shape[0]
-        features = RandomFourierFeatures(n_components=self.n_components,
-                                         length_scale=self.length_scale,
-                                         random_state=self.random_state).fit(Z[:1])
-        embedding = np.asarray(features.transform(Z), dtype=np.float64).mean(axis=0)
+        if "features" not in state:  # one map for the search, drawn from public facts
+            state["features"] = RandomFourierFeatures(
+                n_components=self.n_components, length_scale=self.length_scale,
+                random_state=self.random_state).fit(np.zeros((1, Z.shape[1])))
+        embedding = np.asarray(state["features"].transform(Z), dtype=np.float64).mean(axis=0)
         sensitivity = 2.0 / m
         accountant = state["accountant"]
         noisy = accountant.add_noise(self._release, embedding, sensitivity=sensitivity)
         noise_var = (accountant.noise_multipliers[self._release] * sensitivity) ** 2
-        fold = {"digest": digest, "features": features, "noisy": noisy,
-                "bias": noise_var * embedding.size}
+        fold = {"size": m, "noisy": noisy, "bias": noise_var * embedding.size}
         state["folds"][slot] = fold
         return fold
 
@@ -171,7 +169,7 @@ class _PrivateNegMMD2Scorer(_PrivateScorer):
         fold = self._fold(state, Z, self.n_folds)
         n = Z.shape[0] if self.n_samples is None else self.n_samples
         X_syn, _ = self._sample(synthesizer, n)
-        synthetic = np.asarray(fold["features"].transform(_finite(encoder.transform(X_syn))),
+        synthetic = np.asarray(state["features"].transform(_finite(encoder.transform(X_syn))),
                                dtype=np.float64).mean(axis=0)
         # ‖μ_syn − μ̃‖² − E‖noise‖²: unbiased for ‖μ_syn − μ_fold‖²
         return -float(np.sum((synthetic - fold["noisy"]) ** 2) - fold["bias"])
@@ -246,8 +244,9 @@ def private_neg_mmd2_scorer(*, length_scale=1.0, n_components=1000, n_samples=No
     ``E‖noise‖² = D (2σ/m)²`` subtracted is public.
 
     Folds are told apart by the order of the calls: ``GridSearchCV`` scores
-    each candidate on fold 1, 2, …, ``n_folds`` in turn; a call that breaks
-    that order raises instead of releasing again.
+    each candidate on fold 1, 2, …, ``n_folds`` in turn; a call whose fold
+    size differs from its slot's raises instead of releasing again. Nothing
+    computed from the rows but the noisy release is kept.
 
     Examples
     --------
