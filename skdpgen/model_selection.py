@@ -33,7 +33,7 @@ from sklearn.model_selection import (
 
 from .base import PrivateEstimator
 from .privacy import BudgetExceededError, active_budget, gaussian_epsilon
-from .privacy._budget import Charge, _selection_epsilon, gaussian_precision, planning
+from .privacy._budget import _selection_epsilon, gaussian_precision, planning
 
 __all__ = ["SearchPlan", "plan_search"]
 
@@ -276,8 +276,9 @@ def plan_search(search, X, y=None, *, budget=None, split=True, scoring_share=0.1
     charges = _fit_charges(search, candidates, prefix, X, y, fit_budget)
     # the refit plans like the costliest candidate
     refit = [max(charges, key=lambda c: c.precision)] if search.refit else []
-    score_charge = Charge(scorer._name, gaussian_precision(*score_budget))
-    planned = charges * n_folds + refit + [score_charge]
+    with planning() as plan:  # the scorer's charge, as its accountant computes it
+        planned_scorer.new_accountant()
+    planned = charges * n_folds + refit + plan.charges
     total = budget.spent(planned)
     if not budget.fits(planned):
         raise BudgetExceededError(

@@ -96,16 +96,21 @@ class _PrivateScorer:
         key = ("scorer", id(self))
         state = budget.cache.get(key)
         if state is None:
-            epsilon, delta = self._check_plan()
-            count = self.n_releases(self.n_candidates, self.n_folds)
-            accountant = GaussianAccountant(epsilon, delta, {self._release: (1.0, count)},
-                                            label=self._name)
-            state = budget.cache[key] = {"accountant": accountant, "calls": 0, "folds": {}}
+            state = budget.cache[key] = {"accountant": self.new_accountant(), "calls": 0,
+                                         "folds": {}}
         return state
 
+    def new_accountant(self):
+        """The accountant of all the scorer's planned releases (charged to the
+        active budget when created; :func:`~skdpgen.model_selection.plan_search`
+        creates one inside ``skdpgen.privacy._budget.planning`` for its charge)."""
+        epsilon, delta = self._check_plan()
+        count = self.n_releases(self.n_candidates, self.n_folds)
+        return GaussianAccountant(epsilon, delta, {self._release: (1.0, count)},
+                                  label=self._name)
+
     def _sample(self, synthesizer, n):
-        X, y = synthesizer.sample(n, random_state=check_generator(self.random_state))
-        return X, y
+        return synthesizer.sample(n, random_state=check_generator(self.random_state))
 
     def __repr__(self):
         params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
@@ -314,7 +319,6 @@ class _PrivateAccuracyScorer(_PrivateScorer):
             model.fit(_finite(encoder.transform(X_syn)), codes)
             predicted = np.asarray(model.predict(_finite(encoder.transform(X)))).astype(int)
         correct = float(np.sum(predicted == truth))
-        state["calls"] += 1
         noisy = state["accountant"].add_noise(self._release, [correct], sensitivity=1.0)[0]
         return float(min(1.0, max(0.0, noisy / m)))
 
