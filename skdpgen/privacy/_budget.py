@@ -15,7 +15,7 @@ __all__ = ["BudgetExceededError", "PrivacyBudget", "score_without_noise"]
 
 # The budget whose block is running, or None.
 _ACTIVE = contextvars.ContextVar("skdpgen_privacy_budget", default=None)
-# Inside a plan (see PrivacyBudget._planning): the list that collects the
+# Inside a plan (see :class:`planning`): the list that collects the
 # charges of the accountants created, which then stop their fit.
 _PLANNING = contextvars.ContextVar("skdpgen_budget_planning", default=None)
 # Relative slack of the budget check: calibrate_gaussian rounds σ up by 1e-9,
@@ -119,6 +119,9 @@ class PrivacyBudget:
     ----------
     charges : list of Charge
         What each fit and score inside the block planned to spend, in order.
+    cache : dict
+        The private scorers' state in this block: their accountants and
+        noisy releases (nothing computed from the rows without noise).
 
     See Also
     --------
@@ -170,7 +173,6 @@ class PrivacyBudget:
             epsilon, delta, allow_infinite=False, warn_infinite=False)
         self.charges = []
         self._accountants = []  # (label, accountant) in order
-        self._charged = set()  # their ids
         self._leaks = []
         self._refused = None  # the first refusal's message
         self._tokens = []
@@ -241,11 +243,10 @@ class PrivacyBudget:
             raise BudgetExceededError(self._refused)
         self.charges.append(charge)
         self._accountants.append((label, accountant))
-        self._charged.add(id(accountant))
 
     def charged(self, accountant):
         """Whether ``accountant``'s plan was charged to this budget."""
-        return id(accountant) in self._charged
+        return any(a is accountant for _, a in self._accountants)
 
     def reset_refusal(self):
         """Forget a refusal, so that the block can go on with smaller releases."""

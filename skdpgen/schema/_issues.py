@@ -229,15 +229,20 @@ def _warn_outside(key, bounds, inside, noisy_missing, n, s):
     _warn_outside_share(key, bounds, outside, s * math.sqrt(np.size(inside) + 1), n)
 
 
-def _warn_outside_share(key, bounds, outside, std, n, stds=WARN_STDS):
+#: Rows outside a numeric column's bounds are also warned of from this many
+#: noise standard deviations when they are this share of the rows.
+WARN_LARGE_STDS, WARN_LARGE_SHARE = 2.0, 0.1
+
+
+def _warn_outside_share(key, bounds, outside, std, n):
     """:class:`SchemaEstimateWarning` when ``outside`` (the rows estimated outside
-    ``bounds`` from the released counts, noise ``std``) exceeds ``stds`` of its
-    noise and ``WARN_SHARE`` of ``n``, or two of its standard deviations and
-    twice ``WARN_SHARE`` (a tenth of the rows: a large clip is warned of at a
-    lower significance, a small one is not, so that a normal column's ±2 sd
-    bounds, which clip 4.4 %, do not warn in a quarter of the fits)."""
-    if (outside < max(stds * std, WARN_SHARE * n)
-            and outside < max(2.0 * std, 2.0 * WARN_SHARE * n)):
+    ``bounds`` from the released counts, noise ``std``) exceeds ``WARN_STDS`` of
+    its noise and ``WARN_SHARE`` of ``n``, or ``WARN_LARGE_STDS`` and
+    ``WARN_LARGE_SHARE`` (a large clip is warned of at a lower significance,
+    a small one is not, so that a normal column's ±2 sd bounds, which clip
+    4.4 %, do not warn in a quarter of the fits)."""
+    if (outside < max(WARN_STDS * std, WARN_SHARE * n)
+            and outside < max(WARN_LARGE_STDS * std, WARN_LARGE_SHARE * n)):
         return
     warnings.warn(SchemaEstimateWarning(
         f"Column {key!r}: about {outside / n:.0%} of its rows (estimated from the released "

@@ -4,7 +4,8 @@ Post-processing of the numeric release (:meth:`NumericKind.statistic`): the
 noisy bins and the directly released decade counts (noise ``s`` each), the
 noisy missing count and the public ``n``. :func:`_outside_mass` estimates
 the rows outside a range of bins; :func:`_follow_mass` grows the range
-towards that mass while it is significant. Neither reads a row.
+towards that mass while it is significant; :func:`_trim_tail` cuts a thin
+tail decade where its fitted mass ends. None reads a row.
 """
 
 # Authors: the skdpgen developers
@@ -14,6 +15,7 @@ import math
 
 import numpy as np
 from scipy.special import ndtri
+from sklearn.isotonic import IsotonicRegression
 
 from ._ranges import GROW_STDS, _numeric_grid
 
@@ -197,9 +199,7 @@ def _trim_tail(hist, decades, first, last, present, bins=None, integer=False):
     -------
     first, last : int
     """
-    from sklearn.isotonic import IsotonicRegression
-
-    lower, upper, groups, _ = _numeric_grid()
+    _, _, groups, _ = _numeric_grid()
     bins = np.arange(hist.size) if bins is None else np.asarray(bins)
     inside = bins[(bins >= first) & (bins <= last)]
     range_groups = np.unique(groups[inside])
