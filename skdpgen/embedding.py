@@ -148,7 +148,10 @@ class KernelMeanEmbedding(TransformerMixin, PrivateEstimator):
         Parameters
         ----------
         X : array-like, Dask array or Dask DataFrame of shape (n_samples, n_features)
-            Finite values; NaN or inf raise ``ValueError``. A Dask collection
+            Numbers in any form; each cell is read by its canonical form
+            (a number or bool by its value, ±inf clamped to the largest
+            float, any other cell — missing, text, a date — as 0 in its own
+            row), so no value makes a fit fail. A Dask collection
             is summed partition by partition on the active Dask scheduler
             (see :ref:`dask`); only the (features × classes) sums come back.
         y : array-like, Dask array or Dask Series of shape (n_samples,), default=None
@@ -236,6 +239,8 @@ class KernelMeanEmbedding(TransformerMixin, PrivateEstimator):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         tags.target_tags.required = False
+        tags.input_tags.allow_nan = True  # any cell is read (canonical forms)
+        tags.input_tags.string = True
         return tags
 
 

@@ -396,7 +396,10 @@ class DPKMEReleaser(PrivateEstimator):
         Parameters
         ----------
         X : array-like, Dask array or Dask DataFrame of shape (n_samples, n_features)
-            The private data; finite values (NaN or inf raise ``ValueError``).
+            The private data, numbers in any form: each cell is read by its
+            canonical form (a number or bool by its value, ±inf clamped to the
+            largest float, any other cell — missing, text, a date — as 0 in
+            its own row), so no value makes a fit fail.
             A Dask collection is summed partition by partition on the active
             Dask scheduler (see :ref:`dask`).
         y : None
@@ -418,7 +421,7 @@ class DPKMEReleaser(PrivateEstimator):
     def _fit_private(self, X, y, budget):
         for name in self._METHOD_ATTRIBUTES:
             vars(self).pop(name, None)
-        rows = make_rows(self, X, reset=True)
+        rows = make_rows(self, X, reset=True, private=budget.private)
         n_features = rows.n_columns
         rng = check_generator(self.random_state)
         bounds = None if self.bounds is None else _check_bounds(self.bounds, n_features)
@@ -663,5 +666,6 @@ class DPKMEReleaser(PrivateEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = False
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True  # any cell is read (canonical forms)
+        tags.input_tags.string = True
         return tags

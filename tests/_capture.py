@@ -11,7 +11,8 @@ from skdpgen.privacy import GaussianAccountant
 
 @dataclass(frozen=True)
 class Release:
-    """One call of GaussianAccountant.add_noise, as it happened."""
+    """One release (``GaussianAccountant._release``: every ``add_noise`` and
+    ``select``), as it happened."""
 
     name: str
     value: np.ndarray  # the exact statistic, flattened
@@ -24,16 +25,16 @@ def capture_fits(fit, data, n_runs, *, noise_scale=1.0, sensitivity_scale=1.0):
     """Run ``fit(*data)`` ``n_runs`` times, capturing every release.
 
     ``noise_scale`` scales every noise draw (``_gaussian_noise``) and
-    ``sensitivity_scale`` every sensitivity passed to ``add_noise``: the
+    ``sensitivity_scale`` every sensitivity of a release: the
     negative controls. Returns the releases of each fit and the reports.
     """
-    add_noise = GaussianAccountant.add_noise
+    release = GaussianAccountant._release
     draw = privacy._gaussian_noise
     fits, reports = [], []
 
-    def capturing_add_noise(self, name, value, *, sensitivity):
+    def capturing_release(self, name, value, sensitivity):
         sensitivity = sensitivity * sensitivity_scale
-        noisy = add_noise(self, name, value, sensitivity=sensitivity)
+        noisy = release(self, name, value, sensitivity)
         fits[-1].append(Release(
             name, np.array(value, dtype=np.float64).ravel(),
             np.array(noisy, dtype=np.float64).ravel(), float(sensitivity),
@@ -42,7 +43,7 @@ def capture_fits(fit, data, n_runs, *, noise_scale=1.0, sensitivity_scale=1.0):
         return noisy
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(GaussianAccountant, "add_noise", capturing_add_noise)
+        mp.setattr(GaussianAccountant, "_release", capturing_release)
         if noise_scale != 1.0:
             mp.setattr(privacy, "_gaussian_noise",
                        lambda rng, std, shape: noise_scale * draw(rng, std, shape))

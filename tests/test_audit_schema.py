@@ -228,17 +228,14 @@ def _selection_keep_rate(n_runs, noise_scale=1.0, threshold_shift=0.0):
     schema = {"c": {"type": "categorical"}}
     plan = SchemaPlan.from_table(d, schema=schema)
     kept, shared, shared_prime = 0, [], []
-    select = GaussianAccountant.select
+    threshold = privacy.selection_threshold
 
-    def shifted(self, name, counts):  # the control: a threshold lowered by `shift` stds
-        keep, noisy = select(self, name, counts)
-        s = self.noise_multipliers[name] * math.sqrt(2.0)
-        return keep | (noisy > privacy.selection_threshold(s, self.delta_each)
-                       - threshold_shift * s), noisy
+    def shifted(noise_std, delta_each):  # the control: a threshold lowered by `shift` stds
+        return threshold(noise_std, delta_each) - threshold_shift * noise_std
 
     draw = privacy._gaussian_noise
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(GaussianAccountant, "select", shifted)
+        mp.setattr(privacy, "selection_threshold", shifted)
         mp.setattr(privacy, "_gaussian_noise",
                    lambda rng, std, shape: noise_scale * draw(rng, std, shape))
         for table, out in ((d, shared), (d_prime, shared_prime)):

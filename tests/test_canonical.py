@@ -83,8 +83,25 @@ def test_table_frame_keeps_forms_and_checks_shape():
     assert canonical(frame[1]).form.tolist() == [TEXT, MISSING]
     with pytest.raises(ValueError):
         table_frame(np.zeros(3))  # 1-D: API misuse
-    with pytest.raises(ValueError, match="Complex"):
-        table_frame(np.zeros((2, 2), dtype=complex))
+    # a complex array (one complex value types the whole table) is read value by value
+    frame = table_frame(np.array([[1.5 + 0j, 2], [3 + 1j, 4]]))
+    assert canonical(frame[0]).keys().tolist() == [1.5, "(3+1j)"]
+    assert canonical(frame[1]).keys().tolist() == [2, 4]
+
+
+@pytest.mark.parametrize("holder", ["series", "objects", "categorical"])
+def test_a_complex_value_is_read_in_its_own_row(holder):
+    values = [1.5, 2.0, 3 + 1j, np.nan, -4.25]
+    series = {"series": pd.Series(values),  # pandas types it complex128
+              "objects": pd.Series(values, dtype=object),
+              "categorical": pd.Series(values, dtype="category")}[holder]
+    c = canonical(series)
+    assert c.form.tolist() == [NUMBER, NUMBER, TEXT, MISSING, NUMBER]
+    assert c.keys().tolist() == [1.5, 2, "(3+1j)", None, -4.25]
+    # the same values without the complex one: every other row reads the same
+    clean = canonical(pd.Series([1.5, 2.0, 7.0, np.nan, -4.25]))
+    keep = [0, 1, 3, 4]
+    assert [c.keys()[i] for i in keep] == [clean.keys()[i] for i in keep]
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,4 +1,13 @@
-"""scikit-learn's estimator checks over every public estimator, with no expected failure."""
+"""scikit-learn's estimator checks over every public estimator.
+
+One check is expected to fail, by design, for every estimator that fits on
+private rows: ``check_complex_data`` asks ``fit`` to refuse a complex array.
+NumPy types a whole table complex when one value is complex, so that refusal
+would let one record's value decide whether a fit succeeds; a fit reads a
+complex value in its own row instead (a number when its imaginary part is
+zero, text otherwise: :mod:`skdpgen.schema._canonical`). The public feature
+maps still refuse complex data.
+"""
 
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -12,6 +21,7 @@ from skdpgen import (
     KMESynthesizer,
     RandomFourierFeatures,
 )
+from skdpgen.base import PrivateEstimator
 from skdpgen.kernels import HistogramFeatures
 
 # scikit-learn's checks fit on a few dozen rows with no declared bounds: a
@@ -38,6 +48,13 @@ ESTIMATORS = [
 
 
 @pytest.mark.filterwarnings("ignore::skdpgen.privacy.PrivacyLeakWarning")
-@parametrize_with_checks(ESTIMATORS)
+def _expected_failed_checks(estimator):
+    if isinstance(estimator, PrivateEstimator):
+        return {"check_complex_data": "a complex value is read in its own row, never refused "
+                                      "(one record's value never makes a fit fail)"}
+    return {}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -216,10 +216,8 @@ def test_bad_inputs(data, bad):
     X, y = data
     Xb = X.copy()
     Xb[3, 1] = bad
-    kme = KernelMeanEmbedding(epsilon=1.0)
-    with pytest.raises(ValueError, match="NaN|infinity"):
-        kme.fit(Xb)
-    assert not hasattr(kme, "embedding_")
+    kme = KernelMeanEmbedding(epsilon=1.0).fit(Xb)  # a value never makes a fit fail
+    assert np.all(np.isfinite(kme.embedding_))
     with pytest.raises(ValueError):
         KernelMeanEmbedding(epsilon=0.0).fit(X)
     with pytest.raises(ValueError):

@@ -206,7 +206,7 @@ def test_report_round_trips_through_its_dict_and_json():
     acc = GaussianAccountant(1.0, 1e-5, {"mean": (0.6, 2), "keys": 0.4}, selections=["keys"])
     acc.add_noise("mean", [0.0, 1.0], sensitivity=0.1)
     acc.add_noise("mean", [2.0], sensitivity=0.1)
-    acc.select("keys", [5.0, 500.0])
+    acc.select("keys", ["a", "b"], [5.0, 500.0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with leak_ledger() as leaks:

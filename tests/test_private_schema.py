@@ -878,13 +878,13 @@ def test_no_noise_is_drawn_outside_the_accountant(table, monkeypatch):
 
     monkeypatch.setattr(privacy, "_gaussian_noise", counting)
     made = []
-    add_noise = GaussianAccountant.add_noise
+    release = GaussianAccountant._release  # what add_noise and select both make
 
-    def recording(self, name, value, *, sensitivity):
+    def recording(self, name, value, sensitivity):
         made.append((name, sensitivity))
-        return add_noise(self, name, value, sensitivity=sensitivity)
+        return release(self, name, value, sensitivity)
 
-    monkeypatch.setattr(GaussianAccountant, "add_noise", recording)
+    monkeypatch.setattr(GaussianAccountant, "_release", recording)
     plan = SchemaPlan.from_table(X, y)
     acc = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
     with leak_ledger() as leaks:
@@ -940,7 +940,7 @@ def test_selection_thresholds_add_their_epsilon_term(table):
     acc = GaussianAccountant(1.0, 0.2, plan.shares(), selections=plan.selections(),
                              selection_delta=0.1)
     for name in plan.selections():
-        acc.select(name, np.ones(3))
+        acc.select(name, range(3), np.ones(3))
     for name, (share, count) in plan.shares().items():  # every planned release made
         if name not in plan.selections():
             for _ in range(count):
@@ -970,15 +970,20 @@ def test_report_states_the_threshold_that_select_applies(table):
     s = acc.noise_multipliers[TEXT] * math.sqrt(2)
     tau = selection_threshold(s, acc.delta_each)
     counts = np.linspace(1.0, tau + 3 * s, 2_000)  # around the threshold
-    keep, noisy = acc.select(TEXT, counts)
-    assert 0 < keep.sum() < keep.size
-    report = acc.report()
+    with warnings.catch_warnings(), reproducible_noise(7):  # its noise, known to the test
+        warnings.simplefilter("ignore")
+        seeded = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
+        kept, noisy = seeded.select(TEXT, range(counts.size), counts)
+    every = counts + np.random.default_rng(7).normal(0.0, s, counts.size)  # kept or not
+    assert 0 < len(kept) < counts.size
+    report = seeded.report()
     assert report.selection_thresholds[TEXT] == pytest.approx(tau)
-    assert np.array_equal(keep, noisy > report.selection_thresholds[TEXT])
+    assert kept == np.flatnonzero(every > report.selection_thresholds[TEXT]).tolist()
+    assert np.array_equal(noisy, every[kept])
     assert f"threshold(s) at {tau:.4g} rows" in str(report)
     # two fits at different noise levels composed: no single threshold
     other = GaussianAccountant(2.0, 1e-5, plan.shares(), selections=plan.selections())
-    other.select(TEXT, counts)
+    other.select(TEXT, range(counts.size), counts)
     assert (report + other.report()).selection_thresholds[TEXT] is None
     with pytest.raises(ValueError, match="delta_each"):
         selection_threshold(s, 0.0)
@@ -1005,14 +1010,16 @@ def test_partition_selection_threshold_holds_its_delta(table):
     s = acc.noise_multipliers[TEXT] * math.sqrt(2)
     tau = 1.0 + s * norm.isf(0.05)
     assert norm.sf((tau - 1.0) / s) == pytest.approx(0.05)  # the derivation: P(keep | 1) = δ_each
-    trials, frequent = 20_000, 1_000
-    keep, noisy = acc.select(TEXT, np.r_[np.ones(trials), np.full(frequent, tau + 6 * s)])
-    survived = int(keep[:trials].sum())
+    trials, frequent = 20_000, 20_000
+    kept, noisy = acc.select(TEXT, range(trials + frequent),
+                             np.r_[np.ones(trials), np.full(frequent, tau + 6 * s)])
+    kept = np.asarray(kept)
+    survived = int(np.sum(kept < trials))
     sd = math.sqrt(trials * 0.05 * 0.95)
     assert abs(survived - 0.05 * trials) <= 4.5 * sd, survived
-    assert keep[trials:].all()
-    assert np.std(noisy[:trials] - 1.0) == pytest.approx(s, rel=0.03)
-    assert np.array_equal(keep, noisy > tau)
+    assert np.sum(kept >= trials) == frequent
+    assert np.std(noisy[kept >= trials]) == pytest.approx(s, rel=0.03)
+    assert np.all(noisy > tau)
 
 
 def test_text_columns_are_typed_privately():

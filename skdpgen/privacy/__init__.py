@@ -69,6 +69,7 @@ from ._leaks import (  # noqa: F401
     record_leak,
 )
 from ._report import GaussianRelease, PrivacyReport, compose_reports
+from ._tape import ReleaseTape, ReplayMismatch, active_tape, release_tape  # noqa: F401
 from ._budget import (  # noqa: F401
     BudgetExceededError,
     PrivacyBudget,
@@ -94,6 +95,9 @@ __all__ = [
     "leak_ledger",
     "record_leak",
     "reproducible_noise",
+    "release_tape",
+    "ReleaseTape",
+    "ReplayMismatch",
 ]
 
 _NOISE_SEED = contextvars.ContextVar("skdpgen_noise_seed", default=None)
@@ -257,7 +261,8 @@ class GaussianAccountant:
         self._made = {name: [] for name in self.plan}
         self._thresholds = dict.fromkeys(self.selections, 0)  # selections made, by name
         seed = _NOISE_SEED.get()
-        self.reproducible = seed is not None
+        self._tape = active_tape()
+        self.reproducible = seed is not None or self._tape is not None
         self._seeded = None if seed is None else np.random.default_rng(seed)
         # the whole plan is charged to the active budget before any noise
         charge_active_budget(self, label or "GaussianAccountant")
@@ -281,6 +286,11 @@ class GaussianAccountant:
             ``value + N(0, (σ_i Δ)² I)`` with the same shape, float64. The
             noise comes from fresh OS entropy (see Notes of the class).
         """
+        noisy = self._release(name, value, sensitivity)
+        return noisy if self._tape is None else self._tape.gaussian(name, noisy)
+
+    def _release(self, name, value, sensitivity):
+        """The Gaussian mechanism of :meth:`add_noise`, before any tape."""
         if name not in self.plan:
             raise KeyError(f"release {name!r} was not planned; planned: {list(self.plan)}.")
         sensitivity = float(sensitivity)
@@ -304,17 +314,16 @@ class GaussianAccountant:
             return value.copy()
         if self.reproducible:
             warnings.warn(
-                f"The noise of release {name!r} comes from reproducible_noise(): "
-                "anyone who knows the seed can remove it, so the release is not private.",
+                f"The noise of release {name!r} comes from reproducible_noise() or a "
+                "release tape: anyone who knows the seed or holds the tape can remove "
+                "it, so the release is not private.",
                 PrivacyLeakWarning,
                 stacklevel=_outside_stacklevel(),
             )
-            rng = self._seeded
-        else:
-            rng = _fresh_generator()
+        rng = self._seeded if self._seeded is not None else _fresh_generator()
         return value + _gaussian_noise(rng, sigma * sensitivity, value.shape)
 
-    def select(self, name, counts):
+    def select(self, name, keys, counts):
         """Partition selection: which keys to keep, from their noisy counts.
 
         Keeps key ``k`` when ``counts[k] + N(0, s²) > τ`` with
@@ -324,15 +333,17 @@ class GaussianAccountant:
         ----------
         name : str
             A release planned in ``shares`` and listed in ``selections``.
+        keys : sequence of shape (n_keys,)
+            The keys present in the data.
         counts : array-like of shape (n_keys,)
-            Exact counts of the keys present in the data (each record gives
-            one key one count).
+            Their exact counts (each record gives one key one count).
 
         Returns
         -------
-        keep : ndarray of bool of shape (n_keys,)
-        noisy : ndarray of shape (n_keys,)
-            The noisy counts (released with the kept keys).
+        kept : list
+            The kept keys, in the order of ``keys``.
+        noisy : ndarray of shape (len(kept),)
+            Their noisy counts: with ``kept``, all that is released.
 
         Notes
         -----
@@ -362,13 +373,19 @@ class GaussianAccountant:
         """
         if name not in self.selections:
             raise KeyError(f"{name!r} is not a planned partition selection.")
-        counts = np.asarray(counts, dtype=np.float64)
-        noisy = self.add_noise(name, counts, sensitivity=math.sqrt(2.0))
+        keys = list(keys)
+        counts = np.asarray(counts, dtype=np.float64).reshape(-1)
+        if len(keys) != counts.size:
+            raise ValueError(f"{len(keys)} keys and {counts.size} counts.")
+        noisy = self._release(name, counts, math.sqrt(2.0))
         self._thresholds[name] += 1
         s = self.noise_multipliers[name] * math.sqrt(2.0)
-        if s == 0:  # epsilon = inf: every present key is kept
-            return counts > 0, noisy
-        return noisy > selection_threshold(s, self.delta_each), noisy
+        # epsilon = inf: every present key is kept
+        keep = counts > 0 if s == 0 else noisy > selection_threshold(s, self.delta_each)
+        kept = [k for k, kk in zip(keys, keep.tolist()) if kk]
+        if self._tape is None:
+            return kept, noisy[keep]
+        return self._tape.selection(name, kept, noisy[keep])
 
     def report(self, leaks=()):
         """The releases made so far as a :class:`PrivacyReport`.

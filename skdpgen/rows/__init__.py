@@ -42,7 +42,7 @@ from sklearn.utils.validation import validate_data
 
 from .._dask import is_dask_collection, meta
 from ..privacy import record_leak
-from ..schema._canonical import canonical, canonical_keys, sort_keys
+from ..schema._canonical import canonical, canonical_keys, numbers_table, sort_keys
 from ._distributed import DaskRows, unique_labels
 from ._memory import ArrayRows, chunk_feature_sums
 
@@ -139,7 +139,10 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
     reset : bool
         True in ``fit``; False when scoring or transforming.
     encoder : TableEncoder, default=None
-        A fitted public encoder of tables; None for finite numeric arrays.
+        A fitted public encoder of tables; None for numeric tables, whose
+        cells are read by their canonical form
+        (:func:`~skdpgen.schema._canonical.numbers_table`: no value makes a
+        fit fail).
     classes : array-like, default=None
         The public class list. None: read from ``y`` (recorded as a leak
         when ``private``).
@@ -160,12 +163,14 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
     """
     if is_dask_collection(X):
         validate_data(estimator, meta(X), reset=reset, skip_check_array=True)
-        convert = None if encoder is None else encoder.transform
+        convert = numbers_table if encoder is None else encoder.transform
         width = None if encoder is None else encoder.n_encoded_
         rows = DaskRows.from_collection(X, convert, width, chunk_size=chunk_size)
     else:
-        if encoder is None:
-            X = validate_data(estimator, X, reset=reset, dtype=[np.float64, np.float32])
+        if encoder is None:  # every cell read by its canonical form
+            numbers = numbers_table(X)  # a 2-D table, or a ValueError on its shape
+            validate_data(estimator, X, reset=reset, skip_check_array=True)
+            X = numbers
         else:
             validate_data(estimator, X, reset=reset, skip_check_array=True)
             X = encoder.transform(X)

@@ -65,17 +65,6 @@ def _tree_sum(parts):
     return parts[0]
 
 
-def finite_float64(block):
-    """A block as a finite float64 array (``ValueError`` on NaN or inf)."""
-    arr = np.asarray(block.to_numpy() if isinstance(block, pd.DataFrame) else block,
-                     dtype=np.float64)
-    if arr.ndim != 2:
-        raise ValueError("Every block of X must be 2-D.")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("Input X contains NaN or infinity.")
-    return arr
-
-
 def _checked_codes(y, n_rows, encode):
     y = np.asarray(y)
     if y.shape != (n_rows,):
@@ -121,19 +110,17 @@ class DaskRows:
         self.classes = None
 
     @classmethod
-    def from_collection(cls, X, convert=None, n_columns=None, *, chunk_size=None):
-        """Wrap a Dask array or DataFrame; ``convert`` maps each raw block.
-
-        Without ``convert`` each block becomes a finite float64 array (NaN or
-        inf raise ``ValueError`` when the sum is computed). ``n_columns`` is
-        the width after ``convert`` (default: the collection's).
+    def from_collection(cls, X, convert, n_columns=None, *, chunk_size=None):
+        """Wrap a Dask array or DataFrame; ``convert`` maps each raw block to
+        its float rows (the canonical reading, or a public encoder's), on the
+        workers. ``n_columns`` is the width after ``convert`` (default: the
+        collection's).
         """
         import dask
 
         blocks, width = _blocks(X, "X")
         if width is None:
             raise ValueError("X must be 2-D.")
-        convert = convert or finite_float64
         blocks = [dask.delayed(convert, pure=True)(b) for b in blocks]
         return cls(blocks, _known_lengths(X), width if n_columns is None else n_columns,
                    chunk_size=chunk_size)

@@ -16,9 +16,10 @@ missing    None, NaN, NaT, ``pd.NA``, and the text pandas reads as
            ``"N/A"``, … after stripping spaces)
 bool       True and False (Python or NumPy), the text ``"true"`` and
            ``"false"`` in any case
-number     ints and floats of any type (±inf included), and text that
-           Python's ``float`` parses (``"3"``, ``" 3.0"``, ``"1e3"``,
-           ``"-inf"``); its value is the float
+number     ints and floats of any type (±inf included), complex numbers
+           whose imaginary part is zero, and text that Python's
+           ``float`` parses (``"3"``, ``" 3.0"``, ``"1e3"``, ``"-inf"``);
+           its value is the float (any other complex number is text)
 date       datetimes (Python, NumPy, pandas; a date is its midnight) and
            text with a four-digit year that :class:`pandas.Timestamp`
            parses and that is not a number (``"2024-03-01"``,
@@ -69,6 +70,7 @@ __all__ = [
     "key_order",
     "sort_keys",
     "labels_series",
+    "numbers_table",
     "table_frame",
 ]
 
@@ -136,12 +138,19 @@ class Canonical:
         Without ``timezone``: wall times (a time with an offset on the UTC
         wall clock). With one: UTC instants, a time without an offset taken
         as wall time in ``timezone`` (NaT where that time does not exist or
-        is ambiguous there).
+        is ambiguous there), every date first clamped to a day inside the
+        representable range (1677-2262), so that no date's offset can
+        overflow it.
         """
         out = np.where(self.form == DATE, self.date, _NAT)
         if timezone is None:
             return out
-        naive = (self.form == DATE) & ~self.aware
+        # a day inside the representable range, so that no offset (at most
+        # 14 h, or a local mean time's minutes) moves a date out of it, either
+        # way: a far-out date is clamped like any other, never an error
+        dates = self.form == DATE
+        out[dates] = np.clip(out[dates], _NS_MIN + DAY_NS, _NS_MAX - DAY_NS)
+        naive = dates & ~self.aware
         if naive.any():
             local = pd.DatetimeIndex(out[naive].view("M8[ns]"))
             placed = local.tz_localize(timezone, ambiguous="NaT", nonexistent="NaT")
@@ -301,8 +310,9 @@ def _canonical_objects(arr):
             as_text[idx] = sub
         elif issubclass(t, (bool, np.bool_)):
             form[idx], number[idx] = BOOL, [float(bool(v)) for v in sub]
-        elif (issubclass(t, (numbers.Number, np.number))
-              and not issubclass(t, (complex, np.complexfloating))):
+        elif issubclass(t, (complex, np.complexfloating)):
+            _put_complex(idx, sub, form, number, strings, as_text)
+        elif issubclass(t, (numbers.Number, np.number)):
             try:
                 vals = np.array([float(v) for v in sub], dtype=np.float64)
             except (TypeError, ValueError, OverflowError):  # exotic numbers: as text
@@ -326,6 +336,21 @@ def _canonical_objects(arr):
         _canonical_strings(np.flatnonzero(strings), as_text[strings], form, number, date, aware,
                            text)
     return Canonical(form, number, date, aware, text)
+
+
+def _put_complex(idx, values, form, number, strings, as_text):
+    """Complex values at positions ``idx``: a number when the imaginary part is
+    zero (its real part; NaN is missing), missing when both parts are NaN,
+    text otherwise. Each value decides only its own row: a column that holds
+    one ``3+1j`` (typed ``complex128`` by pandas) reads its other values as
+    the numbers they are."""
+    z = np.asarray(values, dtype=np.complex128)
+    real = (z.imag == 0) | (np.isnan(z.real) & np.isnan(z.imag))
+    present = real & ~np.isnan(z.real)
+    form[idx[present]], number[idx[present]] = NUMBER, z.real[present]
+    other = idx[~real]
+    strings[other] = True
+    as_text[other] = [str(v) for v in z[~real].tolist()]
 
 
 def _put_date(i, value, form, date, aware, text):
@@ -422,8 +447,9 @@ def table_frame(X):
     A DataFrame is returned as it is; a 2-D array keeps its dtype (a float
     array its floats); a list of rows becomes an object array, so that each
     value keeps its Python type (NumPy would turn ``[1, "a"]`` into text).
-    Only the shape is checked (2-D, not sparse, not complex): errors are for
-    the table's form as a whole, never for a value.
+    Only the shape is checked (2-D, not sparse): errors are for the table's
+    form as a whole, never for a value. A complex array (NumPy types a table
+    complex when one value is) is read value by value, like an object array.
 
     Parameters
     ----------
@@ -444,8 +470,50 @@ def table_frame(X):
             X = np.asarray(X, dtype=object)
         except ValueError as exc:  # ragged lists
             raise ValueError(f"X must be a 2-D table of rows: {exc}") from None
+    if isinstance(X, np.ndarray) and np.issubdtype(X.dtype, np.complexfloating):
+        X = X.astype(object)
     arr = check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=1)
     return pd.DataFrame(arr)
+
+
+_FLOAT_MAX = np.finfo(np.float64).max
+
+
+def numbers_table(X):
+    """A table's cells as finite numbers, each read by its canonical form.
+
+    How an estimator that takes numbers only (a mean embedding, the
+    database release) reads a private table: a number or a bool is its
+    value, ±inf is clamped to the largest float, and every other cell
+    (missing, text, a date, an object of no known form) reads as 0, in its
+    own row. So no record's value or form makes a fit fail or changes how
+    another record is read.
+
+    Parameters
+    ----------
+    X : DataFrame, 2-D array or list of rows
+
+    Returns
+    -------
+    numbers : ndarray of shape (n_samples, n_features)
+        float64 (float32 for a float32 array).
+
+    Examples
+    --------
+    >>> from skdpgen.schema._canonical import numbers_table
+    >>> numbers_table([[1, "2.5"], [None, "x"], [float("inf"), True]]).tolist()
+    [[1.0, 2.5], [0.0, 0.0], [1.7976931348623157e+308, 1.0]]
+    """
+    frame = table_frame(X)
+    if isinstance(X, np.ndarray) and X.dtype in (np.float64, np.float32):
+        # the same reading of floats, vectorized (a float32 table stays float32)
+        big = np.finfo(X.dtype).max
+        return np.nan_to_num(frame.to_numpy(), nan=0.0, posinf=big, neginf=-big)
+    out = np.empty(frame.shape, dtype=np.float64)
+    for j in range(frame.shape[1]):
+        out[:, j] = canonical(frame.iloc[:, j]).numbers()
+    out[np.isnan(out)] = 0.0
+    return np.clip(out, -_FLOAT_MAX, _FLOAT_MAX, out=out)
 
 
 def labels_series(y):

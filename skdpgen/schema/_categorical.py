@@ -44,8 +44,7 @@ def sorted_tags(counts):
 def select_kept(context, tags, counts):
     """A partition selection of ``counts`` (one per tag): the kept tags, their
     noisy counts (all that is released) and the noise standard deviation."""
-    keep, noisy, s = context.select(counts)
-    return [t for t, k in zip(tags, keep) if k], noisy[keep], s
+    return context.select(tags, counts)
 
 
 def fold_rare(kept, kept_noisy, n, s, *, column=None):

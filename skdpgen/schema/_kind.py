@@ -107,11 +107,11 @@ class EstimateContext:
                                           sensitivity=self.scaled_sensitivity)
         return noisy / scale, sigma * sensitivity
 
-    def select(self, counts):
-        """A partition selection of ``counts``: (keep mask, noisy counts, noise std)."""
-        keep, noisy = self.accountant.select(self.release, np.asarray(counts, dtype=np.float64))
-        return (np.asarray(keep, dtype=bool), np.asarray(noisy),
-                self.accountant.noise_multipliers[self.release] * np.sqrt(2.0))
+    def select(self, keys, counts):
+        """A partition selection of ``keys`` by their ``counts``: (kept keys,
+        their noisy counts, noise std)."""
+        kept, noisy = self.accountant.select(self.release, keys, counts)
+        return kept, np.asarray(noisy), self.accountant.noise_multipliers[self.release] * np.sqrt(2.0)
 
 
 class ColumnCodec:
