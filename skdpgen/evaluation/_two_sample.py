@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..utils import check_generator
 from ..privacy import GaussianAccountant, PrivacyReport, check_epsilon_delta
 from ..kernels import check_length_scale, gaussian_gram, scale_rows
+from ..schema import numbers_table
 
 __all__ = [
     "DPTwoSampleTest",
@@ -470,8 +471,11 @@ class DPTwoSampleTest(BaseEstimator):
 
     # -- inputs ----------------------------------------------------------------
     def _check_inputs(self, X, Y):
-        X = check_array(X, dtype=np.float64, input_name="X", ensure_min_samples=2)
-        Y = check_array(Y, dtype=np.float64, input_name="Y", ensure_min_samples=2)
+        # every cell read by its canonical form: no value makes a test fail
+        X, Y = numbers_table(X), numbers_table(Y)
+        for name, Z in (("X", X), ("Y", Y)):
+            if Z.shape[0] < 2:
+                raise ValueError(f"{name} needs at least 2 rows, got {Z.shape[0]}.")
         if X.shape[1] != Y.shape[1]:
             raise ValueError(f"X has {X.shape[1]} features but Y has {Y.shape[1]}.")
         return X, Y
@@ -505,9 +509,12 @@ class DPTwoSampleTest(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_X, n_features)
-            First sample (e.g. the private data), numeric.
+            First sample (e.g. the private data), numbers in any form: each
+            cell is read by its canonical form (a number or bool by its
+            value, ±inf clamped to the largest float, any other cell as 0 in
+            its own row), so no value makes the test fail.
         Y : array-like of shape (n_Y, n_features)
-            Second sample (e.g. synthetic data), numeric.
+            Second sample (e.g. synthetic data), read the same way.
 
         Returns
         -------

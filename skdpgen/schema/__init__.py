@@ -110,6 +110,7 @@ categories a standalone encoder then reads from the data with a
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+from ._canonical import numbers_table
 from ._diagnostics import ColumnRead, check_table, read_column
 from ._dtypes import kinds_from_dtypes
 from ._issues import describe_issues
@@ -134,6 +135,7 @@ __all__ = [
     "encodes_as_levels",
     "is_categorical_dtype",
     "kinds_from_dtypes",
+    "numbers_table",
     "numeric_schema",
     "output_dtype",
     "paired_frames",
