@@ -4,12 +4,14 @@ In-process ``main`` with small synthesizers (``fast_fits`` of test_cli).
 """
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from skdpgen.cli import main
+from skdpgen.privacy import PrivacyLeakWarning, reproducible_noise
 
 from test_cli import fast_fits, listing  # noqa: F401  (the fixture)
 
@@ -31,13 +33,19 @@ def _small(tmp_path, n=120, index=True):
 def test_a_guess_is_refused_with_a_template_and_cli_remedies(tmp_path, fast_fits, capsys):
     data = _small(tmp_path)
     out = tmp_path / "syn.csv"
-    assert main(["synthesize", str(data), "--target", "label", "--out", str(out),
-                 "--quiet", "--random-state", "0"]) == 2
+    # seeded noise that keeps two classes: the run fits, then refuses its guesses
+    # (fresh noise sometimes keeps one class and refuses earlier, which would
+    # leave the refusal after the fit untested)
+    with reproducible_noise(0), warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        assert main(["synthesize", str(data), "--target", "label", "--out", str(out),
+                     "--quiet", "--random-state", "0"]) == 2
     err = capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "syn.privacy.json").exists()
     template = tmp_path / "small.schema.json"
     assert template.exists()
     spec = json.loads(template.read_text())
+    assert len(spec["label"]["_estimated"]) == 2 and "spent" in err  # refused after the fit
     assert list(spec) == ["weight", "rain", "label"]  # the index column is not in it
     assert "refused" in err and "small.schema.json" in err and "--allow-guesses" in err
     # only the command line's options are named, never a Python parameter

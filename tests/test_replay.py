@@ -1,0 +1,363 @@
+"""Replay: every output depends on the rows only through the noisy releases.
+
+Record every release a fit makes on a table ``D``
+(:func:`skdpgen.privacy.release_tape`); fit again on a table ``D′`` of the
+same public shape (rows, column names, labels or not) but entirely different
+values and forms, with every release returning ``D``'s recorded output and
+the same public randomness; every output — fitted attributes (plan, schema,
+class list, encoder, network weights), synthetic rows, privacy report,
+warnings, and for the command line its exit status, printed text and files —
+must be identical. Any path from the rows to an output that goes around the
+noise fails it, whatever the mechanism: a decision read from exact counts, an
+estimate run on exact bins, a share computed from the number of complete
+rows, a dtype or a record kept in a fitted object.
+"""
+
+import contextlib
+import dataclasses
+import io
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from skdpgen import (
+    DPHPSynthesizer,
+    DPKMEReleaser,
+    DPMERFSynthesizer,
+    HermiteFeatures,
+    KernelMeanEmbedding,
+    KMESynthesizer,
+    RandomFourierFeatures,
+)
+from skdpgen.cli import main
+from skdpgen.evaluation import DPTwoSampleTest
+from skdpgen.private_schema import estimate_schema
+from skdpgen.privacy import ReplayMismatch, release_tape
+from test_cli import fast_fits  # noqa: F401  (the fixture: small synthesizers in main)
+
+N = 400
+FAST = dict(epochs=1, steps_per_epoch=2, batch_size=64, random_state=0, verbose=0)
+
+# -- comparing outputs ------------------------------------------------------------
+
+
+def snapshot(obj, _seen=None):
+    """A nested structure of text and bytes that is equal for two outputs exactly
+    when they are identical: values, types and dtypes (NaN equal to NaN)."""
+    seen = set() if _seen is None else _seen
+    if obj is None or isinstance(obj, (bool, int, float, str, bytes, complex)):
+        return (type(obj).__name__, repr(obj))
+    if isinstance(obj, np.generic):
+        return (type(obj).__name__, repr(obj.item()))
+    if isinstance(obj, np.ndarray):
+        if obj.dtype == object:
+            return ("ndarray", obj.shape, [snapshot(v, seen) for v in obj.ravel().tolist()])
+        return ("ndarray", str(obj.dtype), obj.shape, np.ascontiguousarray(obj).tobytes())
+    if isinstance(obj, torch.Tensor):
+        return ("tensor", snapshot(obj.detach().cpu().numpy(), seen))
+    if isinstance(obj, (pd.DataFrame, pd.Series, pd.Index)):
+        frame = obj.to_frame() if isinstance(obj, pd.Series) else obj
+        if isinstance(obj, pd.Index):
+            return ("index", str(obj.dtype), snapshot(obj.to_numpy(dtype=object), seen))
+        return (type(obj).__name__, [str(t) for t in frame.dtypes], list(map(repr, frame.columns)),
+                snapshot(frame.to_numpy(dtype=object), seen))
+    if isinstance(obj, dict):
+        return ("dict", [(snapshot(k, seen), snapshot(v, seen)) for k, v in obj.items()])
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, [snapshot(v, seen) for v in obj])
+    if isinstance(obj, (set, frozenset)):
+        return ("set", sorted(repr(snapshot(v, seen)) for v in obj))
+    if isinstance(obj, np.random.Generator):
+        return ("generator", repr(obj.bit_generator.state))
+    if isinstance(obj, np.dtype):
+        return ("dtype", str(obj))
+    if isinstance(obj, torch.nn.Module):
+        return ("module", type(obj).__name__, snapshot(dict(obj.state_dict()), seen))
+    if callable(obj) and not hasattr(obj, "__dict__"):
+        return ("callable", getattr(obj, "__qualname__", repr(obj)))
+    if id(obj) in seen:
+        return ("seen", type(obj).__name__)
+    seen.add(id(obj))
+    if dataclasses.is_dataclass(obj):
+        return (type(obj).__name__, snapshot({f.name: getattr(obj, f.name)
+                                              for f in dataclasses.fields(obj)}, seen))
+    if hasattr(obj, "__dict__"):
+        return (type(obj).__name__, snapshot(vars(obj), seen))
+    return (type(obj).__name__, re.sub(r" at 0x[0-9a-f]+", "", repr(obj)))
+
+
+def first_difference(a, b, path="output"):
+    """Where two snapshots first differ (for the failure message), or None."""
+    if type(a) is not type(b):
+        return f"{path}: {str(a)[:200]} != {str(b)[:200]}"
+    if isinstance(a, (tuple, list)):
+        if len(a) != len(b):
+            return f"{path}: lengths {len(a)} != {len(b)}: {str(a)[:300]} != {str(b)[:300]}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            label = x[0][1] if (isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], tuple)
+                                and len(x[0]) == 2 and isinstance(x[0][1], str)) else i
+            found = first_difference(x, y, f"{path}/{label}")
+            if found:
+                return found
+        return None
+    return None if a == b else f"{path}: {str(a)[:300]} != {str(b)[:300]}"
+
+
+def run_recorded(run, data, tape=None):
+    """``run(*data)`` inside a release tape (recording, or replaying ``tape``):
+    its output snapshot, its warnings and the tape."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with release_tape(tape) as used:
+            out = run(*data)
+    said = [(w.category.__name__, str(w.message)) for w in caught]
+    return snapshot(out), said, used
+
+
+def assert_replays(run, data, data_prime):
+    """The replay test: ``run`` on ``data_prime`` under ``data``'s releases gives
+    exactly ``data``'s outputs and warnings."""
+    out, said, tape = run_recorded(run, data)
+    assert len(tape) > 0, "no release was made"
+    out2, said2, _ = run_recorded(run, data_prime, tape)
+    assert said == said2, first_difference(snapshot(said), snapshot(said2), "warnings")
+    difference = first_difference(out, out2)
+    assert difference is None, difference
+
+
+# -- tables of one public shape ---------------------------------------------------
+
+
+def mixed_table(n=N, seed=0):
+    """A realistic table: numbers, a bool, a category, dates, missing values."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({
+        "age": rng.integers(18, 90, n),
+        "member": rng.choice([True, False], n),
+        "city": rng.choice(["Paris", "Lyon", "Nice"], n, p=[0.5, 0.3, 0.2]),
+        "when": pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.integers(0, 900, n), "D"),
+        "income": np.where(rng.random(n) < 0.1, np.nan, rng.lognormal(10, 1, n).round(2)),
+    })
+    return X, rng.integers(0, 2, n)
+
+
+ODD = [None, np.nan, "", "NA", "unknown", "Alice HIV+", 3 + 1j, 1.5 + 0j, np.inf, -np.inf,
+       1e300, -7, 0, True, "TRUE", b"\xe9t\xe9", "2262-04-11 23:00", "9999-01-01",
+       pd.Timestamp("1700-01-01"), "0001-01-01", 2.5, "3", " 4.0 ", {"a": 1}]
+
+
+def wild_table(n=N, seed=1):
+    """The same public shape as :func:`mixed_table`, with entirely different values
+    and forms in every column (each column's values drawn from odd ones, numbers,
+    dates and text)."""
+    rng = np.random.default_rng(seed)
+
+    def column(pool):
+        picks = rng.integers(0, len(pool), n)
+        return pd.Series([pool[i] for i in picks], dtype=object)
+
+    numbers = list(rng.normal(1e4, 5e3, 40))
+    words = [f"w{i}" for i in range(300)]
+    X = pd.DataFrame({
+        "age": column(ODD + numbers),
+        "member": column(ODD + ["yes", "no", 1, 0]),
+        "city": column(words + ODD),
+        "when": column(ODD + ["1999-12-31", pd.Timestamp("2100-05-05", tz="Asia/Tokyo")]),
+        "income": pd.Series([np.nan] * n),  # all missing
+    })
+    y = column(["yes", "no", None, 7, 2.5, "1"]).to_numpy()
+    return X, y
+
+
+def numeric_table(n=N, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, 3)), rng.integers(0, 2, n)
+
+
+def wild_numeric(n=N, seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.choice(np.array(ODD + list(rng.uniform(-1e6, 1e6, 20)), dtype=object), size=(n, 3))
+    return X, rng.choice(np.array(["a", None, 3, 2.0], dtype=object), n)
+
+
+# -- the estimators ---------------------------------------------------------------
+
+
+def _fit_sample(make):
+    def run(X, y):
+        synth = make().fit(X, y, epsilon=1.0)
+        return {"model": synth, "sample": synth.sample(40, random_state=0)}
+    return run
+
+
+SCHEMA = {
+    "age": {"type": "numeric", "bounds": [18, 90], "integer": True},
+    "member": {"type": "bool"},
+    "city": {"type": "categorical", "categories": ["Lyon", "Nice", "Paris"]},
+    "when": {"type": "datetime", "bounds": ["2020-01-01", "2022-06-30"], "resolution": "day",
+             "timezone": "Europe/Paris"},
+    "income": {"type": "numeric", "bounds": [0, 1e6], "missing": True},
+}
+
+SYNTHESIZERS = {
+    "dphp": lambda: DPHPSynthesizer(**FAST),
+    "dphp-declared": lambda: DPHPSynthesizer(schema=SCHEMA, classes=[0, 1], **FAST),
+    "dphp-types-only": lambda: DPHPSynthesizer(
+        schema={c: {"type": s["type"], **({"timezone": "Europe/Paris"} if c == "when" else {})}
+                for c, s in SCHEMA.items()}, **FAST),
+    "dpmerf": lambda: DPMERFSynthesizer(n_components=50, **FAST),
+    "kme-fourier": lambda: KMESynthesizer(features=RandomFourierFeatures(n_components=40, random_state=0),
+                                          **FAST),
+}
+
+
+@pytest.mark.parametrize("name", list(SYNTHESIZERS))
+def test_synthesizers_replay(name):
+    assert_replays(_fit_sample(SYNTHESIZERS[name]), mixed_table(), wild_table())
+
+
+def test_synthesizer_replays_where_the_budget_split_moves():
+    """At 6,000 rows ``schema_share="auto"`` is inside its limits (at 400 rows it is
+    pinned at the largest share), so a share read from anything but the public n
+    (the number of complete rows, say) changes the plan."""
+    assert_replays(_fit_sample(SYNTHESIZERS["dphp"]), mixed_table(6_000), wild_table(6_000))
+
+
+def test_unlabeled_synthesizer_replays():
+    run = _fit_sample(lambda: DPHPSynthesizer(**FAST))
+    assert_replays(lambda X, y: run(X, None), mixed_table(), wild_table())
+
+
+def test_schema_estimate_replays():
+    def run(X, y):
+        return estimate_schema(X, y, epsilon=0.5, delta=1e-5)
+    assert_replays(run, mixed_table(), wild_table())
+    # a type-only spec with a timezone (far-out dates in D′)
+    def typed(X, y):
+        return estimate_schema(X, y, epsilon=0.5, delta=1e-5,
+                               schema={"when": {"type": "datetime",
+                                                "timezone": "America/New_York"}})
+    assert_replays(typed, mixed_table(), wild_table())
+
+
+NUMERIC = {
+    "kme": lambda X, y: KernelMeanEmbedding(epsilon=1.0, classes=["a", 3]).fit(X, y),
+    "kme-unlabeled": lambda X, y: KernelMeanEmbedding(
+        epsilon=1.0, features=HermiteFeatures(order=4)).fit(X),
+    "release-subspace": lambda X, y: DPKMEReleaser(bounds=(-3, 3), n_points=20,
+                                                   random_state=0).fit(X),
+    "release-features": lambda X, y: DPKMEReleaser(
+        method="features", bounds=(-3, 3), n_points=10, n_iter=5, random_state=0,
+        device="cpu").fit(X),
+    "two-sample": lambda X, y: DPTwoSampleTest(bounds=(-3, 3), random_state=0,
+                                               n_null_samples=200).test(X, X[::-1]),
+}
+
+
+@pytest.mark.parametrize("name", list(NUMERIC))
+def test_numeric_estimators_replay(name):
+    assert_replays(NUMERIC[name], numeric_table(), wild_numeric())
+
+
+def test_replay_notices_a_path_around_the_noise(monkeypatch):
+    """The negative control: a fitted attribute read from the rows without noise
+    (here the exact mean of a column, kept by the encoder) fails the replay."""
+    from skdpgen.schema import TableEncoder
+
+    transform = TableEncoder.transform
+
+    def leaky(self, X):
+        out = transform(self, X)
+        self.peek_ = float(np.nanmean(out[:, 0]))
+        return out
+
+    monkeypatch.setattr(TableEncoder, "transform", leaky)
+    with pytest.raises(AssertionError, match="peek_"):
+        assert_replays(_fit_sample(SYNTHESIZERS["dphp-declared"]), mixed_table(), wild_table())
+
+
+def test_replay_notices_a_release_sequence_that_depends_on_the_rows():
+    def run(X, y):
+        if len(set(map(str, X[:, 0]))) > 200:  # a plan that reads the values
+            return KernelMeanEmbedding(epsilon=1.0).fit(X[:, :2])
+        return KernelMeanEmbedding(epsilon=1.0).fit(X[:, :2], y)
+    X, y = numeric_table()
+    with pytest.raises(ReplayMismatch):
+        assert_replays(run, (X, y), (np.round(X, 1), y))
+
+
+# -- the command line -------------------------------------------------------------
+
+
+def _write(path, frame):
+    frame.to_csv(path, index=False)
+
+
+def _cli_run(tmp_path, args, results):
+    """Exit status, printed text (times masked, paths relative) and written files
+    (each run's also appended to ``results``)."""
+    def run(name, frame):
+        folder = tmp_path / name
+        folder.mkdir(exist_ok=True)
+        _write(folder / "data.csv", frame)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main([a.format(dir=folder) for a in args])
+            except SystemExit as exc:
+                code = exc.code
+        text = re.sub(r"\d+(\.\d+)? s\b", "<t> s", out.getvalue() + err.getvalue())
+        text = text.replace(str(folder), "<dir>")
+        files = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name != "data.csv"}
+        results.append({"code": code, "text": text, "files": files})
+        return results[-1]
+    return run
+
+
+def _frames():
+    X, y = mixed_table()
+    X2, y2 = wild_table()
+    return X.assign(label=y), X2.assign(label=y2)
+
+
+@pytest.mark.parametrize("extra", [[], ["--allow-guesses"]], ids=["default", "allow-guesses"])
+def test_command_line_replays(tmp_path, extra, fast_fits):
+    """Exit status, printed text, the synthetic file, the report files, the
+    refusal's template: identical under the same releases."""
+    D, D2 = _frames()
+    results = []
+    run = _cli_run(tmp_path, ["synthesize", "{dir}/data.csv", "--target", "label",
+                              "--epsilon", "1", "--out", "{dir}/syn.csv", "--random-state", "0",
+                              "--quiet", *extra], results)
+    assert_replays(run, ("D", D), ("D2", D2))
+    if extra:  # the run wrote its output (the default one may refuse: both alike)
+        assert results[0]["code"] == 0 and "syn.csv" in results[0]["files"], results[0]["text"]
+
+
+def test_release_command_replays(tmp_path, fast_fits):
+    rng = np.random.default_rng(0)
+    D = pd.DataFrame(rng.normal(size=(N, 2)), columns=["a", "b"])
+    D2 = pd.DataFrame({"a": ["Alice HIV+"] * 3 + list(rng.normal(size=N - 3)),
+                       "b": [""] * 10 + ["inf"] * 10 + list(rng.normal(size=N - 20))})
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"a": {"type": "numeric", "bounds": [-3, 3]},'
+                      ' "b": {"type": "numeric", "bounds": [-3, 3]}}')
+    results = []
+    run = _cli_run(tmp_path, ["synthesize", "{dir}/data.csv", "--method", "release",
+                              "--schema", str(schema), "--epsilon", "1", "--out",
+                              "{dir}/syn.csv", "--random-state", "0", "--quiet"], results)
+    assert_replays(run, ("D", D), ("D2", D2))
+    assert results[0]["code"] == 0 and "syn.csv" in results[0]["files"], results[0]["text"]
+
+
+def test_schema_command_replays(tmp_path, fast_fits):
+    D, D2 = _frames()
+    results = []
+    run = _cli_run(tmp_path, ["schema", "{dir}/data.csv", "--target", "label", "--epsilon",
+                              "0.5", "--out", "{dir}/schema.json"], results)
+    assert_replays(run, ("D", D), ("D2", D2))
+    assert results[0]["code"] == 0 and "schema.json" in results[0]["files"], results[0]["text"]
