@@ -41,17 +41,12 @@ class UsageError(Exception):
     """A mistake of the user's, reported in one line."""
 
 
-def _read_table(path, raw=True):
-    """A table from a CSV or Parquet file.
-
-    ``raw``: a CSV file's cells are read as text, every one (none typed by
-    pandas, none turned into NaN): pandas' type guess is a function of the
-    private values (one ``unknown`` makes a column of integers text), so a
-    fit reads each value's canonical form instead (see
-    :mod:`skdpgen.schema._canonical`). ``raw=False`` lets pandas type the
-    columns (``evaluate``, a data holder's diagnostic).
-    """
+def _read_table(path, multiline=False):
+    """A table from a CSV or Parquet file; CSV cells as text, one record per line (see
+    :mod:`skdpgen._records`), none typed by pandas (its guess depends on private values)."""
     import pandas as pd
+
+    from ._records import read_records
 
     path = Path(path)
     if not path.exists():
@@ -62,12 +57,31 @@ def _read_table(path, raw=True):
         except ImportError as exc:
             raise UsageError(f"reading Parquet needs pyarrow or fastparquet ({exc})") from None
     try:
-        if raw:
-            return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
-                               skipinitialspace=True)
-        return pd.read_csv(path, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        return read_records(path, multiline=multiline)
+    except ValueError as exc:  # the header's problems (public): no data line raises
         raise UsageError(f"cannot read {path} as CSV: {exc}") from None
+
+
+_MULTILINE = ("a quoted field may span lines (standard CSV): one record's quoting then "
+              "changes the number of rows and the records, so the run is not private")
+
+
+def _read_private(args):
+    """``(table, leaks)``: the leak of --multiline-records, an error with --strict."""
+    from .privacy import record_leak
+
+    why = f"--multiline-records: {_MULTILINE}"
+    if args.multiline_records and getattr(args, "strict", False):
+        raise UsageError(f"--strict: {why}")
+    leaks = [record_leak("records", why)] if args.multiline_records else []
+    return _read_table(args.data, multiline=args.multiline_records), leaks
+
+
+def _with_leaks(report, leaks):
+    """A fit's privacy report with the leaks of reading its table added."""
+    return report if report is None or not leaks else type(report)(
+        report.releases, report.delta, budget=report.budget, leaks=[*leaks, *report.leaks],
+        reproducible=report.reproducible, selections=report.selections)
 
 
 def _write_table(frame, path):
@@ -302,7 +316,7 @@ def _cmd_synthesize(args):
     from .schema._issues import is_guess
     from .synthesizers import SchemaEstimateError
 
-    frame = _read_table(args.data)
+    frame, leaks = _read_private(args)
     frame, index_note = _split_index(frame, args.keep_index)
     if index_note:
         print(index_note, file=sys.stderr)
@@ -344,9 +358,10 @@ def _cmd_synthesize(args):
     if failed is not None:
         issues = failed.issues or [{"column": None, "problem": "classes", "share": None,
                                     "detail": str(failed)}]
-        return _refuse(args, frame, failed.schema, failed.classes, issues, failed.report)
+        report = _with_leaks(failed.report, leaks)
+        return _refuse(args, frame, failed.schema, failed.classes, issues, report)
     issues = list(getattr(model, "schema_issues_", []))
-    report = model.privacy_report_
+    report = _with_leaks(model.privacy_report_, leaks)
     if any(map(is_guess, issues)) and not args.allow_guesses:
         classes = getattr(model, "classes_", None)
         if classes is not None:  # the class of missing labels is no class to declare
@@ -416,7 +431,7 @@ def _cmd_schema(args):
         return _cmd_private_schema(args)
     if args.target is not None:
         raise UsageError("--target needs --epsilon (a template has no classes)")
-    frame = _read_table(args.data)
+    frame = _read_table(args.data, multiline=args.multiline_records)  # the header only
     # column names only: a type guessed from the values would be read from the rows
     template = {col: {"type": None, "bounds": None, "categories": None, "integer": None,
                       "missing": None} for col in frame.columns}
@@ -442,9 +457,10 @@ def _cmd_private_schema(args):
 
     if args.out is None:
         raise UsageError("--epsilon needs --out (the schema and its privacy report)")
-    frame = _read_table(args.data)
+    frame, leaks = _read_private(args)
     X, y = _split_target(frame, args.target)
     schema, classes, report = estimate_schema(X, y, epsilon=args.epsilon, delta=args.delta)
+    report = _with_leaks(report, leaks)
     if args.target is not None:
         schema[args.target] = {"type": "categorical", "categories": list(classes)}
     schema = {c: schema[c] for c in frame.columns}  # the file's column order
@@ -568,7 +584,11 @@ def build_parser():
             "and the others marked to fill; --allow-guesses writes the output anyway.\n"
             "Methods: dphp (DP-HP, Hermite features; the default), dpmerf (DP-MERF, random\n"
             "Fourier features), release (Balog et al.: a weighted point set for unlabeled\n"
-            "numeric tables with public bounds for every column in --schema; no --target)."),
+            "numeric tables with public bounds for every column in --schema; no --target).\n"
+            "CSV: one record per line (LF or CRLF); a blank line is a record of missing\n"
+            "values; too few fields are padded with missing cells, too many make all missing;\n"
+            "bytes that are not UTF-8 are replaced. --multiline-records: quoted line breaks,\n"
+            "not private."),
         epilog=(
             "examples:\n"
             "  skdpgen synthesize table.csv --target label --epsilon 1 --out syn.csv\n"
@@ -620,6 +640,8 @@ def build_parser():
     syn.add_argument("--keep-index", action="store_true",
                      help="keep a first column with no header (a row index written by R "
                           "or pandas) as data (default: drop it)")
+    multiline = f"{_MULTILINE} (a leak in its privacy report) (default: one record per line)"
+    syn.add_argument("--multiline-records", action="store_true", help=multiline)
     syn.set_defaults(func=_cmd_synthesize)
 
     sch = sub.add_parser(
@@ -646,6 +668,7 @@ def build_parser():
                      help="δ of the private estimate (default: 1e-5)")
     sch.add_argument("--target", help="label column: its classes are estimated too (default: "
                                       "none)")
+    sch.add_argument("--multiline-records", action="store_true", help=multiline)
     sch.set_defaults(func=_cmd_schema)
 
     ev = sub.add_parser(
