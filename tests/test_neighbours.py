@@ -13,6 +13,7 @@ command line, Dask.
 """
 
 import contextlib
+import io
 import json
 import warnings
 
@@ -416,3 +417,209 @@ def test_messages_never_quote_a_record(capsys):
     with pytest.raises(ValueError) as info:
         synth.sample(3, y=[secret] * 3)
     assert secret not in str(info.value)
+
+
+# -- issue 38: the release command, complex values, far-out dates ----------------
+
+ODD_NUMBERS = ["Alice HIV+", "", None, np.nan, np.inf, -np.inf, 3 + 1j, b"\xe9", "2024-01-01"]
+
+
+def _numeric_paths(X):
+    """One numeric table through each in-memory entry point."""
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    return {"array": np.asarray(X, dtype=object), "lists": np.asarray(X, dtype=object).tolist(),
+            "frame": frame}
+
+
+def _numeric_fits():
+    from skdpgen import DPKMEReleaser, KernelMeanEmbedding
+
+    return {
+        "release": lambda X: DPKMEReleaser(bounds=(-3, 3), n_points=20,
+                                           random_state=0).fit(X).weights_,
+        "release-features": lambda X: DPKMEReleaser(
+            method="features", bounds=(-3, 3), n_points=10, n_iter=3, random_state=0,
+            device="cpu").fit(X).weights_,
+        "embedding": lambda X: KernelMeanEmbedding(epsilon=1.0).fit(X).embedding_,
+    }
+
+
+@pytest.mark.parametrize("estimator", ["release", "release-features", "embedding"])
+def test_numeric_estimators_read_one_odd_record_in_its_own_row(estimator):
+    """Finding 1: ``DPKMEReleaser`` and ``KernelMeanEmbedding`` converted values
+    with ``dtype=float``: one record's text, empty cell or inf failed the fit and
+    the message quoted it. Now a record of any value fits, on every entry point,
+    and gives what that record read by its canonical form gives (0 for what is
+    not a number, the largest float for inf) under the same noise."""
+    fit = _numeric_fits()[estimator]
+    X = np.random.default_rng(0).normal(size=(N, 3))
+    for odd in ODD_NUMBERS:
+        read = {np.inf: np.finfo(float).max, -np.inf: -np.finfo(float).max}.get(odd, 0.0)
+        reference = X.copy()
+        reference[5, 1] = read
+        for path, table in _numeric_paths(np.where(np.arange(N)[:, None] == 5,
+                                                   np.array([X[5, 0], odd, X[5, 2]],
+                                                            dtype=object),
+                                                   X.astype(object))).items():
+            with warnings.catch_warnings(), reproducible_noise(3):
+                warnings.simplefilter("ignore")
+                got = fit(table)
+            with warnings.catch_warnings(), reproducible_noise(3):
+                warnings.simplefilter("ignore")
+                expected = fit(reference)
+            np.testing.assert_array_equal(got, expected, err_msg=f"{odd!r} via {path}")
+
+
+def test_numeric_estimators_on_dask_read_odd_records_as_in_memory():
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    X = np.random.default_rng(0).normal(size=(N, 3)).astype(object)
+    X[5, 1], X[N - 1, 0] = "Alice HIV+", 3 + 1j
+    for name, fit in _numeric_fits().items():
+        if name == "release-features":
+            continue  # the same rows layer as "release"
+        with dask.config.set(scheduler="synchronous"):
+            with warnings.catch_warnings(), reproducible_noise(3):
+                warnings.simplefilter("ignore")
+                got = fit(da.from_array(X, chunks=(150, 3)))
+        with warnings.catch_warnings(), reproducible_noise(3):
+            warnings.simplefilter("ignore")
+            expected = fit(X)
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12, err_msg=name)
+
+
+def test_release_command_neighbours(tmp_path):
+    """Finding 1 on the command line: ``--method release`` printed a record
+    (``could not convert string to float: 'Alice HIV+'``) and exited 2 on it, on
+    an empty cell and on inf; the neighbours now both exit 0, write the same
+    number of rows and quote nothing."""
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({c: {"type": "numeric", "bounds": [-3, 3]} for c in "ab"}))
+    rng = np.random.default_rng(0)
+    rows = [f"{a:.3f},{b:.3f}" for a, b in rng.normal(size=(N, 2))]
+    outputs = {}
+    for name, record in (("D", rows[-1]), ("odd", "Alice HIV+,3"), ("empty", ",3"),
+                         ("inf", "inf,-inf"), ("complex", "(3+1j),2")):
+        data = tmp_path / f"{name}.csv"
+        data.write_text("a,b\n" + "\n".join(rows[:-1] + [record]) + "\n")
+        out = tmp_path / f"{name}.syn.csv"
+        printed = io.StringIO()
+        with warnings.catch_warnings(), reproducible_noise(5), \
+                contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            warnings.simplefilter("ignore")
+            code = main(["synthesize", str(data), "--method", "release", "--schema", str(schema),
+                         "--epsilon", "1", "--out", str(out), "--random-state", "0", "--quiet"])
+        text = printed.getvalue()
+        assert code == 0, text
+        assert "Alice" not in text and "could not convert" not in text
+        report = json.loads((tmp_path / f"{name}.syn.privacy.json").read_text())
+        outputs[name] = (len(pd.read_csv(out)), _plan(report))
+    assert len(set(map(repr, outputs.values()))) == 1, outputs
+
+
+def _complex_neighbours(n=1_000):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.normal(0, 2.8, n).round(2), "c": rng.choice(["u", "v"], n)})
+    X2 = X.copy()
+    X2["x"] = X2["x"].astype(complex)  # pandas types the column complex128 ...
+    X2.loc[7, "x"] = 3 + 1j  # ... because of one record
+    return X, X2, rng.integers(0, 2, n)
+
+
+@pytest.mark.parametrize("path", ["frame", "array", "lists"])
+def test_one_complex_value_changes_only_its_own_row(path):
+    """Finding 2: one ``3+1j`` among floats made pandas type the column
+    complex128, and every value of it was then read as text: 998 of 1,000
+    encoded values changed and the synthetic column collapsed. Now the
+    encoded rows differ in that record's row only, and the plan is the same."""
+    X, X2, y = _complex_neighbours()
+    schema = {"x": {"type": "numeric", "bounds": [-10, 10]},
+              "c": {"type": "categorical", "categories": ["u", "v"]}}
+    form = {"frame": lambda T: T, "array": lambda T: T.to_numpy(),
+            "lists": lambda T: T.to_numpy().tolist()}[path]
+    encoded, plans = [], []
+    for table in (X, X2):
+        with warnings.catch_warnings(), reproducible_noise(2):
+            warnings.simplefilter("ignore")
+            synth = DPHPSynthesizer(schema=schema if path == "frame" else
+                                    {i: s for i, s in enumerate(schema.values())},
+                                    classes=[0, 1], **FAST).fit(form(table), y)
+        encoded.append(synth.encoder_.transform(form(table)))
+        plans.append(_plan(synth.privacy_report_.to_dict()))
+    changed = np.flatnonzero(np.any(encoded[0] != encoded[1], axis=1))
+    assert changed.tolist() == [7]
+    assert plans[0] == plans[1]
+    # without a schema the column's kind is estimated alike on both sides
+    kinds = []
+    for table in (X, X2):
+        with warnings.catch_warnings(), reproducible_noise(2):
+            warnings.simplefilter("ignore")
+            kinds.append(estimate_schema(form(table), y, epsilon=1.0)[0])
+    assert [list(k.values())[0]["type"] for k in kinds] == ["numeric", "numeric"]
+    assert _canon(kinds[0]) == _canon(kinds[1])
+
+
+def test_complex_labels_are_read_by_value():
+    """Finding 2 for labels: a complex Series of labels (one record ``5+2j``)
+    read every label as text (``'(1+0j)'``): the estimated class list and
+    every row's class changed. Now ``1+0j`` is the label 1, the odd record a
+    label of its own row."""
+    from skdpgen.rows import encode_labels
+
+    X, _, y = _complex_neighbours(600)
+    labels = pd.Series(y.astype(complex))
+    labels[3] = 5 + 2j
+    codes = [encode_labels(t, [0, 1], unlisted=0) for t in (y, labels)]
+    assert np.flatnonzero(codes[0] != codes[1]).tolist() in ([], [3])
+    estimated = []
+    for target in (y, labels):
+        with warnings.catch_warnings(), reproducible_noise(2):
+            warnings.simplefilter("ignore")
+            estimated.append(_canon(estimate_schema(X[["x"]], target, epsilon=1.0)[1]))
+    assert estimated[0] == estimated[1] == _canon([0, 1])
+
+
+FAR_DATES = {"America/New_York": ["2262-04-11 23:00", "9999-01-01"],
+             "Europe/Paris": ["0001-01-01", "1000-06-01 12:00"]}
+
+
+@pytest.mark.parametrize("timezone", list(FAR_DATES))
+def test_a_far_out_date_in_a_column_with_a_timezone_is_clamped(tmp_path, timezone):
+    """Finding 3: with a declared timezone, one record ``2262-04-11 23:00`` or
+    ``9999-01-01`` (or year 1 in Paris) raised ``OutOfBoundsDatetime`` quoting the
+    date, in ``fit``, in ``estimate_schema`` with a type-only spec, and on the
+    command line. Now it is clamped like any far-out date: the same plan, exit 0."""
+    X, y = _table()
+    declared = {"when": {"type": "datetime", "bounds": ["2020-01-01", "2022-07-01"],
+                         "timezone": timezone}}
+    typed = {"when": {"type": "datetime", "timezone": timezone}}
+    base = None
+    for far in [None] + FAR_DATES[timezone]:
+        X2 = X.copy()
+        if far is not None:
+            X2["when"] = X2["when"].astype(object)
+            X2.loc[0, "when"] = far
+        with warnings.catch_warnings(record=True) as caught, reproducible_noise(1):
+            warnings.simplefilter("always")
+            fitted = DPHPSynthesizer(schema=declared, **FAST).fit(X2, y)
+            schema, _, report = estimate_schema(X2, y, schema=typed, epsilon=1.0)
+        said = " ".join(str(w.message) for w in caught)
+        assert far is None or far not in said
+        got = (_plan(fitted.privacy_report_.to_dict()), _plan(report.to_dict()),
+               schema["when"]["type"])
+        base = base or got
+        assert got == base, far
+        # the command line: exit 0 both ways
+        frame = X2.assign(y=y)
+        path = tmp_path / "far.csv"
+        frame.to_csv(path, index=False)
+        (tmp_path / "s.json").write_text(json.dumps(typed))
+        with warnings.catch_warnings(), reproducible_noise(1), \
+                contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()) as err:
+            warnings.simplefilter("ignore")
+            code = main(["synthesize", str(path), "--target", "y", "--schema",
+                         str(tmp_path / "s.json"), "--epsilon", "1", "--out",
+                         str(tmp_path / "far.syn.csv"), "--quiet", "--allow-guesses"])
+        assert code == 0 and (far is None or far not in err.getvalue()), err.getvalue()

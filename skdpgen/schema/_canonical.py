@@ -508,7 +508,8 @@ def numbers_table(X):
     if isinstance(X, np.ndarray) and X.dtype in (np.float64, np.float32):
         # the same reading of floats, vectorized (a float32 table stays float32)
         big = np.finfo(X.dtype).max
-        return np.nan_to_num(frame.to_numpy(), nan=0.0, posinf=big, neginf=-big)
+        out = np.nan_to_num(frame.to_numpy(), nan=0.0, posinf=big, neginf=-big)
+        return np.ascontiguousarray(out)  # one memory layout, whatever the input's
     out = np.empty(frame.shape, dtype=np.float64)
     for j in range(frame.shape[1]):
         out[:, j] = canonical(frame.iloc[:, j]).numbers()
