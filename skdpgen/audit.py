@@ -25,21 +25,36 @@ compare what it releases with what it claims.
 If a lower confidence bound exceeds the claim, the claim is false (up to the
 confidence level). An audit can only refute a claim on the pair of datasets
 it is run on: choose neighbours that attain the claimed sensitivity.
+
+* :func:`replay_difference` audits the rule that everything a fit produces
+  depends on the rows only through its noisy releases, for any code, whatever
+  its mechanisms: it records the releases of a run on ``D``
+  (:func:`skdpgen.privacy.release_tape`), replays them on ``D'`` and returns
+  where the outputs first differ (None when they are identical).
+  :func:`output_snapshot` is the comparison it uses.
 """
 
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+import dataclasses
 import math
 import numbers
+import re
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
+import torch
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 from scipy.stats import beta, chi2, nct
 
-__all__ = ["GaussianAudit", "gaussian_mu", "gaussian_mu_audit", "epsilon_lower_bound"]
+from .privacy import ReplayMismatch, release_tape
+
+__all__ = ["GaussianAudit", "gaussian_mu", "gaussian_mu_audit", "epsilon_lower_bound",
+           "output_snapshot", "replay_difference"]
 
 
 def _check_alpha(alpha):
@@ -369,3 +384,162 @@ def epsilon_lower_bound(scores_d, scores_d_prime, delta, *, alpha=0.05, n_thresh
             if tpr_lo - delta > 0 and fpr_hi > 0:
                 best = max(best, math.log((tpr_lo - delta) / fpr_hi))
     return best
+
+
+# -- replay ---------------------------------------------------------------------
+
+
+def output_snapshot(obj):
+    """A structure of text and bytes, equal for two outputs exactly when they are
+    identical: values (NaN equal to NaN), types, dtypes, and the attributes of
+    objects (fitted estimators, encoders, reports), recursively; a torch
+    module by its weights; memory addresses ignored.
+
+    Parameters
+    ----------
+    obj : object
+
+    Returns
+    -------
+    snapshot : tuple
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen.audit import output_snapshot
+    >>> output_snapshot([1, np.nan]) == output_snapshot([1, np.nan])
+    True
+    >>> output_snapshot(1) == output_snapshot(1.0)
+    False
+    """
+    return _snapshot(obj, set())
+
+
+def _snapshot(obj, seen):
+    if obj is None or isinstance(obj, (bool, int, float, str, bytes, complex)):
+        return (type(obj).__name__, repr(obj))
+    if isinstance(obj, np.generic):
+        return (type(obj).__name__, repr(obj.item()))
+    if isinstance(obj, np.ndarray):
+        if obj.dtype == object:
+            return ("ndarray", obj.shape, [_snapshot(v, seen) for v in obj.ravel().tolist()])
+        return ("ndarray", str(obj.dtype), obj.shape, np.ascontiguousarray(obj).tobytes())
+    if isinstance(obj, torch.Tensor):
+        return ("tensor", _snapshot(obj.detach().cpu().numpy(), seen))
+    if isinstance(obj, pd.Index):
+        return ("index", str(obj.dtype), _snapshot(obj.to_numpy(dtype=object), seen))
+    if isinstance(obj, (pd.DataFrame, pd.Series)):
+        frame = obj.to_frame() if isinstance(obj, pd.Series) else obj
+        return (type(obj).__name__, [str(t) for t in frame.dtypes],
+                list(map(repr, frame.columns)), _snapshot(frame.to_numpy(dtype=object), seen))
+    if isinstance(obj, dict):
+        return ("dict", [(_snapshot(k, seen), _snapshot(v, seen)) for k, v in obj.items()])
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, [_snapshot(v, seen) for v in obj])
+    if isinstance(obj, (set, frozenset)):
+        return ("set", sorted(repr(_snapshot(v, seen)) for v in obj))
+    if isinstance(obj, np.random.Generator):
+        return ("generator", repr(obj.bit_generator.state))
+    if isinstance(obj, np.dtype):
+        return ("dtype", str(obj))
+    if isinstance(obj, torch.nn.Module):
+        return ("module", type(obj).__name__, _snapshot(dict(obj.state_dict()), seen))
+    if callable(obj) and not hasattr(obj, "__dict__"):
+        return ("callable", getattr(obj, "__qualname__", repr(obj)))
+    if id(obj) in seen:
+        return ("seen", type(obj).__name__)
+    seen.add(id(obj))
+    if dataclasses.is_dataclass(obj):
+        return (type(obj).__name__, _snapshot({f.name: getattr(obj, f.name)
+                                               for f in dataclasses.fields(obj)}, seen))
+    if hasattr(obj, "__dict__"):
+        return (type(obj).__name__, _snapshot(vars(obj), seen))
+    return (type(obj).__name__, re.sub(r" at 0x[0-9a-f]+", "", repr(obj)))
+
+
+def _first_difference(a, b, path):
+    """Where two snapshots first differ, or None."""
+    if type(a) is not type(b):
+        return f"{path}: {str(a)[:200]} != {str(b)[:200]}"
+    if isinstance(a, (tuple, list)):
+        if len(a) != len(b):
+            return f"{path}: lengths {len(a)} != {len(b)}: {str(a)[:300]} != {str(b)[:300]}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            named = (isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], tuple)
+                     and len(x[0]) == 2 and isinstance(x[0][1], str))
+            found = _first_difference(x, y, f"{path}/{x[0][1] if named else i}")
+            if found:
+                return found
+        return None
+    return None if a == b else f"{path}: {str(a)[:300]} != {str(b)[:300]}"
+
+
+def _recorded_run(run, data, tape):
+    """``run(*data)`` inside a release tape: (outcome snapshot, warnings, tape)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with release_tape(tape) as used:
+                outcome = ("returned", run(*data))
+        except ReplayMismatch:
+            raise
+        except Exception as exc:  # whether a run succeeds is an output too
+            outcome, used = ("raised", type(exc).__name__, str(exc)), None
+    said = [(w.category.__name__, str(w.message)) for w in caught]
+    return output_snapshot(outcome), output_snapshot(said), used
+
+
+def replay_difference(run, data, data_prime):
+    """Where ``run``'s outputs on ``data_prime``, under the releases recorded on
+    ``data``, first differ from its outputs on ``data``; None if nowhere.
+
+    The replay audit of the rule that everything a run produces depends on
+    its private input only through noisy releases: the run on ``data`` is
+    recorded (:func:`skdpgen.privacy.release_tape`), the run on
+    ``data_prime`` — the same public shape, any values and forms — gets the
+    recorded release at each of its releases, and the two outcomes are
+    compared with :func:`output_snapshot`: what ``run`` returns (or the
+    exception it raises) and every warning. A difference is a path from the
+    input to an output that goes around the noise; so is a sequence of
+    releases that depends on the input (its message names the release).
+
+    Parameters
+    ----------
+    run : callable
+        ``run(*data)`` fits (or releases) and returns everything to compare;
+        its public randomness must be fixed (``random_state``).
+    data, data_prime : tuple
+        The arguments of the two runs.
+
+    Returns
+    -------
+    difference : str or None
+        The path of the first difference (``output/...`` or
+        ``warnings/...``) and the two values there.
+
+    Raises
+    ------
+    ValueError
+        If the run on ``data`` made no release (there is nothing to replay).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen import KernelMeanEmbedding
+    >>> from skdpgen.audit import replay_difference
+    >>> def run(X):
+    ...     return KernelMeanEmbedding(epsilon=1.0).fit(X)
+    >>> rng = np.random.default_rng(0)
+    >>> print(replay_difference(run, (rng.normal(size=(50, 2)),),
+    ...                         ([["text", None]] * 50,)))
+    None
+    """
+    out, said, tape = _recorded_run(run, data, None)
+    if tape is None or len(tape) == 0:
+        raise ValueError("The run on data made no release: nothing to replay.")
+    try:
+        out2, said2, _ = _recorded_run(run, data_prime, tape)
+    except ReplayMismatch as exc:
+        return f"releases: {exc}"
+    return (_first_difference(said, said2, "warnings")
+            or _first_difference(out, out2, "output"))
