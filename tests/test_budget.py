@@ -157,6 +157,81 @@ def test_a_refused_fit_leaves_its_estimator_unfitted():
     assert not hasattr(synth, "privacy_report_") and not hasattr(synth, "encoder_")
 
 
+def _reference_epsilon(mu, delta):
+    """ε of the Gaussian mechanism of ``μ = Δ/σ`` at ``delta``, from its exact
+    tradeoff (Balle & Wang 2018): ``δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)``."""
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    def excess(eps):
+        return norm.cdf(mu / 2 - eps / mu) - math.exp(eps) * norm.cdf(-mu / 2 - eps / mu) - delta
+
+    return brentq(excess, 0.0, 50.0, xtol=1e-15, rtol=1e-14)
+
+
+# three accountants, two of them planning partition selections (as a private
+# schema estimate does), whose thresholds take 35 % of the budget's delta
+SELECTING = [
+    (0.5, 4e-6, {"column values": (0.3, 2), "sums": 0.7}, ["column values"]),
+    (0.4, 3e-6, {"labels": 0.2, "mean": 0.8}, ["labels"]),
+    (0.2, 1e-6, {"mean": 1.0}, None),
+]
+
+
+def _selecting_accountants():
+    return [GaussianAccountant(eps, delta, shares, selections=selections)
+            for eps, delta, shares, selections in SELECTING]
+
+
+def test_the_budget_reads_epsilon_at_delta_less_the_selections_thresholds():
+    """Computed independently: the Gaussian parts compose into ``μ² = Σ 1/σ_i²``,
+    read at the budget's δ less every threshold's δ, plus ``ln(1/(1 − δ_each))``
+    per threshold. Reading at the whole δ would accept 3 % more ε here."""
+    with PrivacyBudget(epsilon=5.0, delta=1e-5) as budget:
+        accountants = _selecting_accountants()
+    mu = math.sqrt(sum(1 / a.noise_multiplier_total ** 2 for a in accountants))
+    thresholds = [a.delta_each for a in accountants
+                  for name in a.selections for _ in range(a.plan[name][1])]
+    assert len(thresholds) == 3 and sum(thresholds) == pytest.approx(3.5e-6)
+    ln_terms = sum(-math.log1p(-d) for d in thresholds)
+    expected = _reference_epsilon(mu, 1e-5 - sum(thresholds)) + ln_terms
+    assert budget.spent() == pytest.approx(expected, rel=1e-9)
+    assert _reference_epsilon(mu, 1e-5) + ln_terms < 0.98 * expected  # what a slip would read
+    # acceptance at the edge: just above the exact total, and just below it
+    with PrivacyBudget(epsilon=expected * (1 + 1e-6), delta=1e-5) as budget:
+        _selecting_accountants()
+    assert len(budget.charges) == 3
+    with pytest.raises(BudgetExceededError):
+        with PrivacyBudget(epsilon=expected * (1 - 1e-4), delta=1e-5) as budget:
+            with pytest.raises(BudgetExceededError, match="would spend"):
+                _selecting_accountants()
+    assert len(budget.charges) == 2
+
+
+def test_a_refused_budget_refuses_later_smaller_charges():
+    """After a refusal, a charge that would fit is refused too, and the block
+    raises at its end; reset_refusal() is the only way to go on."""
+    from skdpgen.privacy._budget import Charge
+
+    tiny = GaussianAccountant(0.01, 1e-8, {"mean": 1.0})  # outside a block: not charged
+    with pytest.raises(BudgetExceededError, match="would spend"):
+        with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
+            GaussianAccountant(0.7, 1e-6, {"mean": 1.0})
+            with pytest.raises(BudgetExceededError):
+                GaussianAccountant(0.9, 1e-6, {"mean": 1.0})
+            assert budget.fits([Charge.of(tiny, "tiny")])  # it would fit ...
+            with pytest.raises(BudgetExceededError, match="would spend"):
+                GaussianAccountant(0.01, 1e-8, {"mean": 1.0})  # ... and is refused
+    assert len(budget.charges) == 1
+    with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
+        GaussianAccountant(0.7, 1e-6, {"mean": 1.0})
+        with pytest.raises(BudgetExceededError):
+            GaussianAccountant(0.9, 1e-6, {"mean": 1.0})
+        budget.reset_refusal()
+        GaussianAccountant(0.01, 1e-8, {"mean": 1.0})
+    assert len(budget.charges) == 2
+
+
 def test_a_fit_without_noise_is_refused_in_a_budget():
     X, _ = _data()
     kme = KernelMeanEmbedding(features=RandomFourierFeatures(n_components=4, random_state=0))
