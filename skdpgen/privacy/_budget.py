@@ -134,7 +134,9 @@ class PrivacyBudget:
     that runs in the same thread, so a ``GridSearchCV`` inside it must run
     with ``n_jobs=1`` (joblib workers, threads or processes, would not see
     it; :func:`~skdpgen.model_selection.plan_search` refuses ``n_jobs > 1``,
-    and the private scorers refuse to run outside a budget).
+    the private scorers refuse to run outside a budget, and the settings of
+    a planned search are rechecked before every charge and at the block's
+    end, see :meth:`add_guard`).
 
     A fit is charged its *planned* releases when its accountant is created,
     which may be more than it makes (a fit that stops early); the report
@@ -175,6 +177,7 @@ class PrivacyBudget:
         self._accountants = []  # (label, accountant) in order
         self._leaks = []
         self._refused = None  # the first refusal's message
+        self._guards = {}  # key -> guard (see add_guard)
         self._tokens = []
         self.cache = {}  # releases that later calls may reuse (the scorers' folds)
 
@@ -192,8 +195,11 @@ class PrivacyBudget:
         _ACTIVE.reset(active)
         if outer is not None:
             outer.extend(leak for leak in self._leaks if leak not in outer)
-        if exc_type is None and self._refused is not None:
-            raise BudgetExceededError(self._refused)
+        if exc_type is None:
+            if self._refused is None:
+                self._check_guards(at_exit=True)
+            if self._refused is not None:
+                raise BudgetExceededError(self._refused)
         return False
 
     # -- spending ---------------------------------------------------------
@@ -230,6 +236,7 @@ class PrivacyBudget:
         charge = Charge.of(accountant, label)
         if self._refused is not None:
             raise BudgetExceededError(self._refused)
+        self._check_guards(at_exit=False)
         if not math.isfinite(charge.precision):
             self._refused = (f"{label} makes releases without noise (epsilon=inf or None) "
                              "inside a PrivacyBudget; give it a finite epsilon.")
@@ -249,8 +256,46 @@ class PrivacyBudget:
         return any(a is accountant for _, a in self._accountants)
 
     def reset_refusal(self):
-        """Forget a refusal, so that the block can go on with smaller releases."""
+        """Forget a refusal, so that the block can go on with smaller releases.
+
+        The only way to go on after a refusal. A guard that refused (see
+        :meth:`add_guard`) refuses again at the next charge while what it
+        checks still does not hold.
+        """
         self._refused = None
+
+    # -- guards -------------------------------------------------------------
+    def add_guard(self, guard, *, key=None):
+        """Recheck a plan before every later charge and when the block ends.
+
+        :func:`~skdpgen.model_selection.plan_search` adds one per planned
+        search, so that a search changed after planning (``n_jobs``, folds,
+        grid, scorer, budgets) is refused when it runs instead of running
+        unplanned.
+
+        Parameters
+        ----------
+        guard : callable
+            ``guard(budget, at_exit) -> str or None``: a message when what was
+            planned no longer holds, None when it does. Called before each
+            charge (``at_exit=False``) and when the block ends without an
+            error (``at_exit=True``). A message is a refusal: the charge, or
+            the block's end, raises :class:`BudgetExceededError` with it, and
+            the budget refuses every later charge (see :meth:`charge`).
+        key : hashable, default=None
+            A guard added with the key of an earlier one replaces it (a
+            search planned again); without a key it is never replaced.
+            Guards hold for the rest of the budget's life.
+        """
+        self._guards[object() if key is None else key] = guard
+
+    def _check_guards(self, at_exit):
+        """Refuse, as :meth:`charge` does, when a guard says its plan fails."""
+        for guard in list(self._guards.values()):
+            message = guard(self, at_exit)
+            if message is not None:
+                self._refused = message
+                raise BudgetExceededError(message)
 
     # -- what was spent -----------------------------------------------------
     def report(self):
