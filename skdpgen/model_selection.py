@@ -13,11 +13,15 @@ search whose budgets are already set fits in it.
 # License: BSD 3-Clause
 
 import math
+import numbers
 import warnings
+import weakref
 from dataclasses import dataclass
 
+import numpy as np
 from joblib.parallel import get_active_backend
 from sklearn.base import clone, is_classifier
+from sklearn.compose import ColumnTransformer
 from sklearn.model_selection import (
     GridSearchCV,
     KFold,
@@ -30,6 +34,9 @@ from sklearn.model_selection import (
     TimeSeriesSplit,
     check_cv,
 )
+from sklearn.pipeline import FeatureUnion, Pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils import get_tags
 
 from .base import PrivateEstimator
 from .privacy import BudgetExceededError, active_budget, gaussian_epsilon
@@ -39,6 +46,8 @@ __all__ = ["SearchPlan", "plan_search"]
 
 # splitters whose folds depend on row positions only (and public randomness)
 _POSITIONAL = (KFold, RepeatedKFold, ShuffleSplit, TimeSeriesSplit, PredefinedSplit)
+# what a Pipeline, FeatureUnion or ColumnTransformer step may be to do nothing
+_NO_STEP = (None, "passthrough", "drop")
 
 
 @dataclass(frozen=True)
@@ -107,11 +116,96 @@ def _private_step(estimator):
     return found[0] + "__"
 
 
+def _effective_n_jobs(n_jobs):
+    """The ``n_jobs`` joblib will run: None reads the active backend's."""
+    return get_active_backend()[1] if n_jobs is None else n_jobs
+
+
+def _parts(node):
+    """The parts of a container whose own fit learns nothing from the rows,
+    as ``(name, part)``; None for anything else (a leaf)."""
+    if isinstance(node, Pipeline):
+        return list(node.steps)
+    if isinstance(node, FeatureUnion):
+        return list(node.transformer_list)
+    if isinstance(node, ColumnTransformer):
+        return [(name, part) for name, part, _ in node.transformers] + [
+            ("remainder", node.remainder)]
+    return None
+
+
+def _walk(estimator, path=""):
+    """``(path, node)`` for ``estimator`` and every part inside its containers
+    (``path`` as ``set_params`` names it, "" for ``estimator`` itself)."""
+    yield path, estimator
+    for name, part in _parts(estimator) or ():
+        yield from _walk(part, f"{path}__{name}" if path else name)
+
+
+def _step_problem(node):
+    """Why the budget does not cover ``node``, a part of the searched
+    estimator (see :func:`plan_search`, Notes); None when it does."""
+    if node is None or isinstance(node, str):
+        return None if node in _NO_STEP else "cannot be classified"
+    if isinstance(node, PrivateEstimator):
+        return None  # charged to the budget when it fits
+    if isinstance(node, (FeatureUnion, ColumnTransformer)):
+        if _effective_n_jobs(node.n_jobs) not in (None, 1):
+            return (f"fits its parts with n_jobs={node.n_jobs}, in joblib workers that do not "
+                    "see the budget (set n_jobs=1)")
+    if isinstance(node, ColumnTransformer):
+        if any(callable(columns) for _, _, columns in node.transformers):
+            return "picks its columns with a callable, which reads the rows (list the columns)"
+        if node.sparse_threshold != 0:
+            return ("chooses a sparse or dense output from the density of the rows "
+                    f"(sparse_threshold={node.sparse_threshold}; set sparse_threshold=0)")
+    if _parts(node) is not None:
+        return None  # a container: its parts are checked in turn
+    if isinstance(node, FunctionTransformer):
+        if node.check_inverse and node.func is not None and node.inverse_func is not None:
+            return ("compares func and inverse_func on the rows when fitted and warns "
+                    "depending on them (set check_inverse=False)")
+        return None
+    try:
+        stateless = get_tags(node).requires_fit is False
+    except (AttributeError, TypeError):  # not a scikit-learn estimator
+        stateless = False
+    return None if stateless else "learns from the rows when it is fitted"
+
+
+def _check_steps(estimator):
+    """Refuse a searched estimator with a part, other than its skdpgen
+    estimator, that reads the rows without noise (see :func:`plan_search`, Notes)."""
+    for path, node in _walk(estimator):
+        problem = _step_problem(node)
+        if problem is not None:
+            where = f"step {path!r}" if path else "the searched estimator"
+            what = repr(node) if node is None or isinstance(node, str) else type(node).__name__
+            raise ValueError(
+                f"plan_search: {where} ({what}) {problem}; no budget covers that, and the "
+                "search's report would call it private. Every part of the searched estimator "
+                "but its skdpgen estimator must learn nothing from the rows: 'passthrough', "
+                "a FunctionTransformer with fixed public parameters (a clip, a scaling by "
+                "public bounds), or another stateless transformer. To scale by the data's "
+                "range, declare the bounds in the synthesizer's schema (or bounds=): it "
+                "scales by them.")
+
+
+def _backend_n_jobs(search, estimators):
+    """The ``n_jobs`` settings of the search and of the containers of its
+    candidate ``estimators`` that are None, so follow the joblib backend."""
+    names = {"n_jobs"} if search.n_jobs is None else set()
+    for estimator in estimators:
+        names.update(f"estimator__{path}__n_jobs" if path else "estimator__n_jobs"
+                     for path, node in _walk(estimator)
+                     if isinstance(node, (FeatureUnion, ColumnTransformer))
+                     and node.n_jobs is None)
+    return sorted(names)
+
+
 def _check_search(search, X, y):
     """Refuse what a budget cannot cover; return ``(n_folds, scorer)``."""
-    n_jobs = search.n_jobs
-    if n_jobs is None:
-        n_jobs = get_active_backend()[1]
+    n_jobs = _effective_n_jobs(search.n_jobs)
     if n_jobs not in (None, 1):
         raise ValueError(
             f"plan_search needs n_jobs=1 (got {n_jobs}): the budget is seen by the thread "
@@ -136,12 +230,17 @@ def _check_search(search, X, y):
     return cv.get_n_splits(X, y), scorer
 
 
+def _candidate(search, params):
+    """A fresh copy of the searched estimator with a candidate's ``params``."""
+    return clone(search.estimator).set_params(**params)
+
+
 def _fit_charges(search, candidates, prefix, X, y, fit_budget=None):
     """The charge of each candidate's fit, from a dry run that stops when its
     accountant is created (before any statistic or noise)."""
     charges = []
     for params in candidates:
-        estimator = clone(search.estimator).set_params(**params)
+        estimator = _candidate(search, params)
         if fit_budget is not None:
             estimator.set_params(**{prefix + "epsilon": fit_budget[0],
                                     prefix + "delta": fit_budget[1]})
@@ -170,11 +269,12 @@ def plan_search(search, X, y=None, *, budget=None, split=True, scoring_share=0.1
     Parameters
     ----------
     search : GridSearchCV or RandomizedSearchCV
-        Over a skdpgen estimator or a Pipeline holding one (its earlier
-        steps must not learn from the rows: no budget covers them), with
-        ``scoring`` a private scorer, ``n_jobs=1`` and folds that depend on
-        row positions only (``cv=KFold(k)``; an int when the estimator is
-        not a classifier).
+        Over a skdpgen estimator or a Pipeline holding one (its other steps
+        must learn nothing from the rows: see Notes), with ``scoring`` a
+        private scorer, ``n_jobs=1`` and folds that depend on row positions
+        only (``cv=KFold(k)``; an int when the estimator is not a
+        classifier). Its settings are fixed from now on for the budget's
+        block (see Notes).
     X : array-like or DataFrame
         The private data the search will be fitted on (only its public
         shape is used by the plan).
@@ -198,10 +298,59 @@ def plan_search(search, X, y=None, *, budget=None, split=True, scoring_share=0.1
         as it was.
     ValueError
         For a search a budget cannot cover (``n_jobs > 1``, folds that
-        depend on labels, a scorer without noise, ``return_train_score``).
+        depend on labels, a scorer without noise, ``return_train_score``,
+        a step that learns from the rows).
 
     Notes
     -----
+    **Steps.** The budget covers the skdpgen estimator's fit and nothing
+    else, so every other part of the searched estimator, in every candidate
+    (the grid may swap steps), must learn nothing from the rows. A part
+    passes when it is ``"passthrough"``, ``"drop"`` or None; a
+    ``FunctionTransformer`` (with ``check_inverse=False`` or no
+    ``inverse_func``: its inverse check reads the rows and warns depending
+    on them); another transformer whose scikit-learn tags say it needs no
+    fit (``get_tags(step).requires_fit is False``, e.g. ``Normalizer``);
+    or the skdpgen estimator itself, charged when it fits. A ``Pipeline``,
+    ``FeatureUnion`` or ``ColumnTransformer`` is walked and the rule applied
+    to each of its parts (the ``ColumnTransformer`` with its columns listed,
+    not picked by a callable, and ``sparse_threshold=0``, since it otherwise
+    picks its output format from the rows' density; these containers with
+    ``n_jobs=1``, or None under a one-job backend). Anything else, before
+    or after the skdpgen estimator, is refused with a ``ValueError`` naming
+    the step: a ``StandardScaler``'s ``mean_`` is the exact mean of the
+    training rows, which no report would show. Scale by public bounds
+    instead (a ``FunctionTransformer`` with fixed parameters, or the bounds
+    declared in the synthesizer's schema). A stateless step's function must
+    act on each row alone (a clip, a log, not ``X - X.mean(axis=0)``):
+    plan_search cannot read the function, and this is on you.
+
+    **The search as planned.** plan_search records the search in the budget
+    (:meth:`~skdpgen.privacy.PrivacyBudget.add_guard`): a weak reference to
+    it, every setting of ``search.get_params(deep=True)`` by value (the
+    estimator's parameters with the budgets set here, ``cv``, ``scoring``,
+    the grid or distributions and ``n_iter``/``random_state``, ``refit``,
+    ``error_score``, ``return_train_score``, ``n_jobs``), which ``n_jobs``
+    follow the joblib backend (None), and the charges it plans. Before
+    every later charge and when the block ends, the budget rechecks them:
+    a setting changed since planning (even in place, as a list of the grid
+    or a splitter's ``n_splits``), or ``n_jobs=None`` under a joblib backend
+    with several jobs, makes the budget refuse, naming the setting, and
+    refuse every later charge (the block raises at its end): with
+    ``n_jobs=1`` the first fold fit is refused before any noise; with
+    ``n_jobs > 1`` the fold fits run in workers that see no budget (they
+    release nothing: the private scorers refuse to score outside one) and
+    the refit in the main process is refused (a scorer without noise
+    swapped in as well would have scored there first: the block still
+    raises, but the scores are out). When the block ends, a
+    planned search that made some of its planned charges but not all (its
+    fits ran where the budget does not see them, or it stopped early)
+    makes the block raise too. The record holds for the rest of the block,
+    also once the search is fitted: change a planned search only after the
+    block, or plan it again (which replaces its record). Planning
+    several searches in one block is fine; each spends what the fits before
+    its planning left, so fit each before planning the next.
+
     **Accounting.** Fits and scores are composed as if each read every
     record: a record sits in ``k − 1`` training folds of each candidate,
     in the refit, and in one validation fold, and no saving from the folds
@@ -252,6 +401,9 @@ def plan_search(search, X, y=None, *, budget=None, split=True, scoring_share=0.1
         raise ValueError(f"scoring_share must lie in (0, 1), got {scoring_share!r}.")
     n_folds, scorer = _check_search(search, X, y)
     candidates = _candidates(search)
+    estimators = [_candidate(search, params) for params in candidates]
+    for estimator in estimators:  # the grid may swap steps
+        _check_steps(estimator)
     prefix = _private_step(search.estimator)
     for params in candidates:
         if prefix + "epsilon" in params or prefix + "delta" in params:
@@ -289,6 +441,9 @@ def plan_search(search, X, y=None, *, budget=None, split=True, scoring_share=0.1
         search.estimator.set_params(**{prefix + "epsilon": fit_budget[0],
                                        prefix + "delta": fit_budget[1]})
     search.set_params(scoring=planned_scorer)
+    guard = _SearchGuard(search, planned, len(budget.charges),
+                         _backend_n_jobs(search, estimators))
+    budget.add_guard(guard, key=weakref.ref(search))
     fit_epsilon = fit_budget[0] if split else float("nan")
     fit_delta = fit_budget[1] if split else float("nan")
     return SearchPlan(n_candidates, n_folds, n_fits, n_scores, fit_epsilon, fit_delta,
@@ -318,3 +473,101 @@ def _split(budget, n_fits, n_selections, scoring_share):
         delta_each)
     score_delta = budget.delta
     return (fit_epsilon, fit_delta), (gaussian_epsilon(score_sigma, score_delta), score_delta)
+
+
+# -- the planned search, rechecked by the budget ---------------------------------
+
+
+def _fingerprint(value, keep):
+    """A record of ``value`` that compares equal only while its settings are
+    the same: numbers, text, arrays and containers by value, estimators by
+    their parameters, splitters and scorers by their attributes, anything else
+    (functions, random generators) by identity, kept alive in ``keep`` so that
+    an identity is never reused."""
+    if value is None or isinstance(value, (bool, str, bytes)):
+        return type(value), value
+    if isinstance(value, np.generic) and not isinstance(value, np.object_):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return float, "nan"  # NaN != NaN; error_score=np.nan is a setting like another
+    if isinstance(value, numbers.Number):
+        return type(value), value
+    if isinstance(value, np.ndarray):
+        if value.dtype.hasobject:
+            return "ndarray", value.shape, _fingerprint(value.tolist(), keep)
+        return "ndarray", value.dtype.str, value.shape, value.tobytes()
+    if isinstance(value, (list, tuple)):
+        return type(value), tuple(_fingerprint(v, keep) for v in value)
+    if isinstance(value, dict):
+        return type(value), tuple((_fingerprint(k, keep), _fingerprint(v, keep))
+                                  for k, v in value.items())
+    if isinstance(value, (set, frozenset)):
+        return type(value), frozenset(_fingerprint(v, keep) for v in value)
+    if not isinstance(value, type):
+        if hasattr(value, "get_params"):  # an estimator
+            return type(value), _fingerprint(value.get_params(deep=False), keep)
+        if hasattr(value, "get_n_splits") or hasattr(value, "n_releases"):  # cv, scorer
+            return type(value), _fingerprint(vars(value), keep)
+    keep.append(value)
+    return "identity", id(value)
+
+
+def _settings(search, keep):
+    """Every setting of ``search`` (its ``get_params(deep=True)``), fingerprinted."""
+    return {key: _fingerprint(value, keep) for key, value in search.get_params(deep=True).items()}
+
+
+def _changed(before, after):
+    """The most specific settings that differ between two :func:`_settings`."""
+    keys = [key for key in before.keys() | after.keys() if before.get(key) != after.get(key)]
+    return sorted(key for key in keys if not any(k.startswith(key + "__") for k in keys))
+
+
+class _SearchGuard:
+    """A planned search, rechecked by its budget at every charge and at the
+    block's end (:meth:`~skdpgen.privacy.PrivacyBudget.add_guard`).
+
+    Holds a weak reference to the search, its settings as planned, the
+    ``n_jobs`` settings that follow the joblib backend, and the charges the
+    plan expects (every fit's and the scorer's) from the budget's
+    ``start``-th charge on.
+    """
+
+    def __init__(self, search, planned, start, backend_n_jobs):
+        self._search = weakref.ref(search)
+        self._name = type(search).__name__
+        self._keep = []
+        self._settings = _settings(search, self._keep)
+        self._backend_n_jobs = backend_n_jobs
+        self._planned = frozenset(planned)
+        self._n_planned = len(planned)
+        self._start = start
+
+    def __call__(self, budget, at_exit):
+        search = self._search()
+        if search is not None:
+            changed = _changed(self._settings, _settings(search, []))
+            if changed:
+                shown = ", ".join(changed[:5]) + (", ..." if len(changed) > 5 else "")
+                return (
+                    f"The {self._name} planned by plan_search was changed after planning "
+                    f"({shown}): the budget's plan and checks hold for the search as planned, "
+                    "so the budget refuses every release from now on. Set it back, or plan "
+                    "the search again with plan_search, then call budget.reset_refusal().")
+            n_jobs = get_active_backend()[1]
+            if self._backend_n_jobs and n_jobs not in (None, 1):
+                return (
+                    f"The {self._name} planned by plan_search would run with n_jobs={n_jobs} "
+                    f"under the active joblib backend ({', '.join(self._backend_n_jobs)} = "
+                    "None follow it): its fits and scores would run in workers that do not "
+                    "see the budget. Set n_jobs=1 on the search.")
+        if at_exit:
+            made = sum(charge in self._planned for charge in budget.charges[self._start:])
+            if 0 < made < self._n_planned:
+                return (
+                    f"The {self._name} planned by plan_search made {made} of the "
+                    f"{self._n_planned} charges planned (its fits and its scorer) inside the "
+                    "budget: the others ran where the budget does not see them (joblib "
+                    "workers, another thread or context) or the search stopped early, and "
+                    "the budget cannot vouch for them.")
+        return None

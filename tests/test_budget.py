@@ -267,7 +267,8 @@ def test_a_scorer_without_noise_is_caught(noise_draws):
 
 def test_a_fit_that_bypasses_the_budget_is_caught(monkeypatch, noise_draws):
     """Mutant: the fits' accountants skip the budget. Their first release
-    inside the block is refused; and, were it not, the check would fail."""
+    inside the block is refused; were it not, the block's end would raise
+    (the search made fewer charges than planned) and the check would fail."""
     X, y = _data()
     charge = privacy.charge_active_budget
 
@@ -283,13 +284,15 @@ def test_a_fit_that_bypasses_the_budget_is_caught(monkeypatch, noise_draws):
         with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
             plan = plan_search(search, X, y)
             search.fit(X, y)
-    # without the runtime guard: the report lacks the fits
+    # without the runtime guard: the search's guard counts the charges it
+    # planned when the block ends (the scorer's alone), and the report lacks the fits
     monkeypatch.setattr(privacy.PrivacyBudget, "charged", lambda self, accountant: True)
     noise_draws.clear()
     search = _search()
-    with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
-        plan = plan_search(search, X, y)
-        search.fit(X, y)
+    with pytest.raises(BudgetExceededError, match="made 1 of the 14 charges planned"):
+        with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
+            plan = plan_search(search, X, y)
+            search.fit(X, y)
     with pytest.raises(AssertionError, match="fits on the report"):
         assert_search_accounted(budget, plan, noise_draws)
 
