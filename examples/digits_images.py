@@ -44,7 +44,7 @@ def main(argv=None):
     extra = dict(epochs=2, steps_per_epoch=30) if args.quick else dict(epochs=20, steps_per_epoch=100)
     synths = {
         "DP-HP (MLP)": DPHPSynthesizer(bounds=(0, 16), classes=list(range(10)), order=10,
-                                       random_state=0, **extra),
+                                       product_kernel="pairwise", random_state=0, **extra),
         "DP-MERF (conv)": DPMERFSynthesizer(bounds=(0, 16), classes=list(range(10)),
                                             network="conv", image_shape=(8, 8),
                                             random_state=0, **extra),

@@ -41,9 +41,10 @@ def main(argv=None):
     common = dict(bounds=(-1, 5), classes=list(range(5)), random_state=0, **steps)
     synths = {
         # the pairwise kernel (of two coordinates: their product kernel) carries
-        # the grid's joint structure
-        "DP-HP": DPHPSynthesizer(order=50, product_order=50, length_scale=0.05, gamma=5.0,
-                                 **common),
+        # the grid's joint structure; Hermite features keep the coordinates as
+        # numbers (the default, marginals, would bin them)
+        "DP-HP": DPHPSynthesizer(product_kernel="pairwise", order=50, product_order=50,
+                                 length_scale=0.05, gamma=5.0, **common),
         "DP-MERF": DPMERFSynthesizer(length_scale=0.1, **common),
     }
     centers, _ = gaussian_grid_centers()

@@ -332,7 +332,36 @@ def _dphp(name, releases, **params):
 
 
 def dphp():
-    return _dphp("dphp", {"pairwise kernel": GAUSSIAN_KERNEL}, epochs=2)
+    return _dphp("dphp", {"pairwise kernel": GAUSSIAN_KERNEL}, epochs=2,
+                 product_kernel="pairwise")
+
+
+def dphp_marginals():
+    # DP-HP's default, the marginal mechanism (both columns in 32 bins, their
+    # pairs on 16 groups): one record at (0, 0) in class 0 moves to (0.99, 0.99)
+    # in class 1: every release moves one row's unit vector of indicators to
+    # another, ‖h(x) − h(x′)‖ = √2: exactly the claimed √2/n, each release and
+    # the whole fit (label proportions, both one-way and both two-way releases;
+    # product_share given, so that the pairs are released whatever the design)
+    X = np.zeros((N_ROWS, 2))
+    X_prime = X.copy()
+    X_prime[-1] = 0.99
+    y = _labels()
+    y_prime = y.copy()
+    y_prime[-1] = 1 - y[-1]
+    return Mechanism(
+        "dphp-marginals",
+        lambda X, y: DPHPSynthesizer(
+            epsilon=EPSILON, delta=DELTA, schema=_schema(2), classes=[0, 1], label_share=0.4,
+            product_share=0.9, epochs=1, steps_per_epoch=1, batch_size=2, random_state=0,
+            device="cpu",
+        ).fit(X, y).privacy_report_,
+        (X, y), (X_prime, y_prime),
+        {"label proportions": EXACT, "one-way marginals": EXACT,
+         "one-way marginals by class": EXACT, "two-way marginals": EXACT,
+         "two-way marginals by class": EXACT},
+        True, 600,
+    )
 
 
 def dphp_product():
@@ -516,7 +545,8 @@ def _scorer_predictions(synth, X):
 
 
 MECHANISMS = {build.__name__.replace("_", "-"): functools.cache(build) for build in (
-    kme_rff, kme_rff_classes, kme_hermite, dphp, dphp_product, dpmerf, releaser_subspace,
+    kme_rff, kme_rff_classes, kme_hermite, dphp, dphp_product, dphp_marginals, dpmerf,
+    releaser_subspace,
     releaser_features, tcmc_mean, tcmc_second_moment, tcs, mmd_scorer, accuracy_scorer,
 )}
 GAUSSIAN_KERNEL_PATHS = ["kme-hermite", "dphp", "dphp-product", "releaser-subspace"]
@@ -524,7 +554,7 @@ GAUSSIAN_KERNEL_PATHS = ["kme-hermite", "dphp", "dphp-product", "releaser-subspa
 ATTAINED_PATHS = [name for name in MECHANISMS if name not in ("kme-hermite", "releaser-subspace")]
 # controls kept in the default suite (the others are also marked slow)
 FAST_CONTROLS = {"kme-rff", "kme-rff-classes", "kme-hermite", "dphp", "dphp-product",
-                 "mmd-scorer"}
+                 "dphp-marginals", "mmd-scorer"}
 
 
 def _params(names, fast=None):

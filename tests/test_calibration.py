@@ -228,8 +228,11 @@ def _tv(real, syn, bins):
 def test_calibration_release_is_reported_and_composes(cls):
     X, schema = _table(np.random.default_rng(0))
     y = np.where(X["a"] > 0, "p", "q")
+    # DP-HP's Hermite kernels (its marginal mechanism releases the one-way
+    # marginals itself and has no calibration by default)
+    kernels = {"product_kernel": "pairwise"} if cls is DPHPSynthesizer else {}
     synth = cls(schema=schema, classes=["p", "q"], epochs=1, steps_per_epoch=2,
-                random_state=0).fit(X, y, epsilon=1.0)
+                random_state=0, **kernels).fit(X, y, epsilon=1.0)
     releases = {r.name: r for r in synth.privacy_report_.releases}
     assert releases["one-way marginals"].sensitivity == pytest.approx(math.sqrt(2) / len(X))
     assert synth.privacy_report_.epsilon == pytest.approx(1.0, abs=1e-6)
@@ -248,9 +251,13 @@ def test_calibration_release_is_reported_and_composes(cls):
 
 
 def test_marginal_share_zero_or_images_turn_calibration_off():
+    # and the marginal mechanism's "auto": its own one-way release, no calibration
+    X, schema = _table(np.random.default_rng(0), n=300)
+    assert DPHPSynthesizer(schema=schema, epochs=1, steps_per_epoch=1,
+                           random_state=0).fit(X).calibration_ is None
     X, schema = _table(np.random.default_rng(0), n=300)
     synth = DPHPSynthesizer(schema=schema, marginal_share=0.0, epochs=1, steps_per_epoch=1,
-                            random_state=0).fit(X)
+                            product_kernel="pairwise", random_state=0).fit(X)
     assert synth.calibration_ is None
     assert "one-way marginals" not in {r.name for r in synth.privacy_report_.releases}
     images = np.random.default_rng(0).uniform(0, 1, size=(64, 16))

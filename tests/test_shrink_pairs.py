@@ -163,7 +163,7 @@ def test_dphp_margins_from_the_sum_release_match_the_pairwise_release():
               "c": {"type": "categorical", "categories": ["u", "v", "w"]},
               "d": {"type": "categorical", "categories": ["p", "q", "r", "s"]}}
     kwargs = dict(schema=schema, classes=["no", "yes"], epochs=1, steps_per_epoch=1,
-                  marginal_share=0, random_state=0)
+                  marginal_share=0, product_kernel="pairwise", random_state=0)
     assert DPHPSynthesizer(**kwargs).fit(X, y, epsilon=1.0).pair_shrinkage_ is None
     synth = DPHPSynthesizer(pair_shrinkage=True, **kwargs).fit(X, y, epsilon=1e9)
     mech, pair = synth.mechanism_, synth.pairwise_features_

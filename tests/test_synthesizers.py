@@ -29,9 +29,10 @@ from skdpgen.synthesizers import ReleaseContext
 FAST = dict(epochs=2, steps_per_epoch=5, batch_size=64, random_state=0, device="cpu")
 SYNTHS = [
     lambda **kw: DPHPSynthesizer(order=5, **{**FAST, **kw}),
+    lambda **kw: DPHPSynthesizer(order=5, product_kernel="pairwise", **{**FAST, **kw}),
     lambda **kw: DPMERFSynthesizer(n_components=100, **{**FAST, **kw}),
 ]
-IDS = ["dphp", "dpmerf"]
+IDS = ["dphp", "dphp-kernels", "dpmerf"]
 
 SCHEMA = {
     "age": {"type": "numeric", "bounds": [17, 90], "integer": True},
@@ -97,10 +98,14 @@ def test_numpy_in_numpy_out_and_unlabeled(make):
 
 
 def _public_choices(synth):
-    """What random_state decides in a fit: column draws (DP-HP), frequencies (DP-MERF)."""
-    if hasattr(synth, "product_columns_"):
+    """What random_state decides in a fit: column draws (DP-HP's kernels), frequencies
+    (DP-MERF), the marginals (DP-HP's default: none drawn, the same list)."""
+    if getattr(synth, "product_columns_", None):
         return np.concatenate(synth.product_columns_)
-    return synth.features_.frequencies_
+    if hasattr(synth.features_, "frequencies_"):
+        return synth.features_.frequencies_
+    pairs = synth.pairwise_features_
+    return np.asarray((pairs if pairs is not None else synth.features_).marginals_)
 
 
 @pytest.mark.parametrize("make", SYNTHS, ids=IDS)
@@ -110,7 +115,8 @@ def test_random_state_fixes_public_choices_never_the_noise(make, frame):
     b = make(schema=SCHEMA, classes=CLASSES).fit(X, y)
     np.testing.assert_array_equal(_public_choices(a), _public_choices(b))
     # fresh noise at every fit: the generator trains against other targets
-    assert not np.allclose(a.loss_history_, b.loss_history_)
+    la, lb = a.loss_history_, b.loss_history_  # (a noise-dependent stop may cut one short)
+    assert len(la) != len(lb) or not np.allclose(la, lb)
     assert not np.allclose(a.class_weights_, b.class_weights_)
     assert a.privacy_report_.is_private and not a.privacy_report_.leaks
     same = []
@@ -341,7 +347,8 @@ def test_fit_budget_override_and_report_composition(make, frame):
     n = len(X)
     for r in report.releases:
         # counts and one-hot histograms (non-negative unit rows): √2/n; kernels 2/n
-        tight = r.name in ("label proportions", "one-way marginals")
+        tight = r.name in ("label proportions", "one-way marginals", "one-way marginals by class",
+                           "two-way marginals", "two-way marginals by class")
         expected = math.sqrt(2) / n if tight else 2 / n
         assert r.sensitivity == pytest.approx(expected)
     # k fits cost the composition of k reports
@@ -356,17 +363,17 @@ def test_dphp_releases_one_product_kernel_per_epoch(frame):
     assert counts == {"sum kernel": 1, "product kernel": 4, "label proportions": 1,
                       "one-way marginals": 1}
     assert len(synth.product_columns_) == 4
-    # the default: the pairwise kernel of every column, released once
-    pairs = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, order=5,
+    # the pairwise kernel of every column, released once
+    pairs = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, order=5, product_kernel="pairwise",
                             **{**FAST, "epochs": 4}).fit(X, y)
     counts = {r.name: r.count for r in pairs.privacy_report_.releases}
     assert counts == {"sum kernel": 1, "pairwise kernel": 1, "label proportions": 1,
                       "one-way marginals": 1}
     n_columns = pairs.features_.n_numeric_ + len(pairs.features_.category_sizes)
     assert [c.tolist() for c in pairs.product_columns_] == [list(range(n_columns))]
-    assert pairs.product_kernel == "auto"  # the constructor's value stays
+    assert pairs.product_kernel == "pairwise"  # the constructor's value stays
     sums = DPHPSynthesizer(schema=SCHEMA, order=5, product_share=0.0, marginal_share=0.0,
-                           **FAST).fit(X)
+                           product_kernel="pairwise", **FAST).fit(X)
     assert {r.name for r in sums.privacy_report_.releases} == {"sum kernel"}
 
 
@@ -406,7 +413,8 @@ def _spy_on_releases(monkeypatch):
 
 
 @pytest.mark.parametrize("labeled", [True, False], ids=["labeled", "unlabeled"])
-@pytest.mark.parametrize("make", SYNTHS, ids=IDS)
+# the kernels' loss; the marginal mechanism's: tests/test_marginals.py
+@pytest.mark.parametrize("make", SYNTHS[1:], ids=IDS[1:])
 def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monkeypatch):
     """The targets of the loss are the values the noise site returned (divided
     by the private class weights), never the exact embedding."""
@@ -426,10 +434,10 @@ def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monke
 
     epochs, steps_per_epoch = FAST["epochs"], FAST["steps_per_epoch"]
     names = [name for name, _ in released]
-    assert names[0] == "one-way marginals"  # the calibration's, before training
-    if isinstance(synth, DPHPSynthesizer):  # the default: the pairwise kernel, once
-        assert names[1:] == ["sum kernel", "pairwise kernel"]
+    if isinstance(synth, DPHPSynthesizer):  # the kernels: the pairwise kernel, once
+        assert names == ["one-way marginals", "sum kernel", "pairwise kernel"]
     else:  # DP-MERF's default releases the pairwise kernel too
+        assert names[0] == "one-way marginals"  # the calibration's, before training
         assert names[1:] == ["mean embedding", "pairwise kernel"]
     weights = synth.class_weights_ if labeled else np.ones(1)
     # what the noise site returned, as the generator must see it: (classes × features)
@@ -511,6 +519,8 @@ def _separated_table(n=400, seed=0):
     "make",
     [
         lambda **kw: DPHPSynthesizer(order=10, epochs=3, steps_per_epoch=50, **kw),
+        lambda **kw: DPHPSynthesizer(order=10, product_kernel="pairwise", epochs=3,
+                                     steps_per_epoch=50, **kw),
         lambda **kw: DPMERFSynthesizer(n_components=200, epochs=1, steps_per_epoch=150, **kw),
     ],
     ids=IDS,
@@ -607,7 +617,8 @@ def test_pipeline_and_grid_search(same_noise):
     X = rng.uniform(0, 1, (240, 2))
     pipe = Pipeline(
         [("clip", FunctionTransformer(np.clip, kw_args={"a_min": 0, "a_max": 1})),
-         ("synth", DPHPSynthesizer(bounds=(0, 1), order=4, **FAST))]
+         ("synth", DPHPSynthesizer(bounds=(0, 1), order=4, product_kernel="pairwise",
+                                   **FAST))]
     )
     pipe.fit(X)
     assert pipe.named_steps["synth"].sample(3)[0].shape == (3, 2)
@@ -616,11 +627,13 @@ def test_pipeline_and_grid_search(same_noise):
     # same_noise: every fit draws the same noise, so the search's scores can be
     # recomputed here, fit by fit (this checks the scoring, not the privacy)
     with same_noise():
-        search = GridSearchCV(DPHPSynthesizer(bounds=(0, 1), **FAST), grid, cv=2).fit(X)
+        search = GridSearchCV(DPHPSynthesizer(bounds=(0, 1), product_kernel="pairwise",
+                                              **FAST), grid, cv=2).fit(X)
         expected = []
         for params in search.cv_results_["params"]:
             folds = [
-                DPHPSynthesizer(bounds=(0, 1), **FAST, **params).fit(X[train]).score(X[test])
+                DPHPSynthesizer(bounds=(0, 1), product_kernel="pairwise", **FAST,
+                                **params).fit(X[train]).score(X[test])
                 for train, test in KFold(2).split(X)
             ]
             expected.append(np.mean(folds))
@@ -715,16 +728,21 @@ def test_convolutional_generator_for_images():
 
 def test_verbose_shows_progress_and_keeps_loss_curve(capsys):
     X = np.random.default_rng(0).uniform(0, 1, (100, 2))
-    synth = DPHPSynthesizer(bounds=(0, 1), order=3, verbose=1, **FAST).fit(X)
+    synth = DPHPSynthesizer(bounds=(0, 1), order=3, product_kernel="pairwise", verbose=1,
+                            **FAST).fit(X)
     assert "DPHPSynthesizer" in capsys.readouterr().err
     assert synth.loss_history_.shape == (FAST["epochs"] * FAST["steps_per_epoch"],)
+    # the marginal mechanism may stop early (its discrepancy principle): never later
+    marginals = DPHPSynthesizer(bounds=(0, 1), verbose=1, **FAST).fit(X)
+    assert 1 <= len(marginals.loss_history_) <= FAST["epochs"] * FAST["steps_per_epoch"]
     assert np.all(np.isfinite(synth.loss_history_))
 
 
 def test_training_decreases_the_loss():
     X = np.random.default_rng(0).normal(0.3, 0.1, (500, 2))
     synth = DPHPSynthesizer(
-        bounds=(-1, 1), order=10, epsilon=10.0, **{**FAST, "steps_per_epoch": 100}
+        bounds=(-1, 1), order=10, epsilon=10.0, product_kernel="pairwise",
+        **{**FAST, "steps_per_epoch": 100}
     ).fit(X)
     assert synth.loss_history_[-20:].mean() < 0.5 * synth.loss_history_[:5].mean()
 
@@ -819,15 +837,15 @@ def test_dphp_length_scale_is_validated(frame):
     X, y = frame
     for bad in (-0.5, [0.5, 0.5, 0.5], [0.5, np.nan]):  # two numeric columns
         with pytest.raises(ValueError, match="length_scale"):
-            DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=bad, max_levels=0,
+            DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, product_kernel="pairwise", length_scale=bad, max_levels=0,
                             **FAST).fit(X, y)
-    DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=[0.3, 2.0], max_levels=0,
+    DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, product_kernel="pairwise", length_scale=[0.3, 2.0], max_levels=0,
                     **FAST).fit(X, y)
     # by default the integer age (74 values) is a one-hot block: one numeric column
-    synth = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=[0.3], **FAST)
+    synth = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, product_kernel="pairwise", length_scale=[0.3], **FAST)
     assert synth.fit(X, y).encoder_.numeric_columns_ == ["income"]
     with pytest.raises(ValueError, match="length_scale"):
-        DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, length_scale=[0.3, 2.0],
+        DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, product_kernel="pairwise", length_scale=[0.3, 2.0],
                         **FAST).fit(X, y)
 
 
@@ -920,7 +938,7 @@ def test_pairwise_columns_respect_the_feature_cap():
         assert cols.size >= 1 and (w.sum() ** 2 - (w ** 2).sum()) // 2 <= 2_000
     # images keep the paper's random product kernels (hundreds of pixels' pairs)
     assert DPHPSynthesizer(image_shape=(8, 8))._product_kernel() == "random"
-    assert DPHPSynthesizer()._product_kernel() == "pairwise"
+    assert DPHPSynthesizer()._product_kernel() == "marginals"
     assert DPHPSynthesizer(product_kernel="random")._product_kernel() == "random"
 
 
@@ -963,6 +981,8 @@ def test_pairwise_release_drops_pairs_below_its_noise(cls):
               "b": {"type": "numeric", "bounds": [-4, 4]},
               "c": {"type": "categorical", "categories": [str(k) for k in range(40)]}}
     kwargs = dict(schema=schema, epochs=1, steps_per_epoch=2, random_state=0)
+    if cls is DPHPSynthesizer:
+        kwargs["product_kernel"] = "pairwise"
     if cls is DPMERFSynthesizer:
         kwargs["n_components"] = 50
     small = cls(**kwargs).fit(X, epsilon=1.0)
@@ -981,7 +1001,8 @@ def test_dpmerf_pairwise_release_and_integer_levels(frame):
     assert pairwise.kernel == "pairwise" and pairwise.n_features_in_ == synth.encoder_.n_encoded_
     assert synth.pairwise_share == "auto"  # the constructor's value stays
     # integer columns with at most max_levels values are one-hot levels, as in DP-HP
-    levels = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, **FAST).fit(X, y)
+    levels = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, product_kernel="pairwise",
+                             **FAST).fit(X, y)
     assert synth.encoder_.n_encoded_ == levels.encoder_.n_encoded_
     paper = DPMERFSynthesizer(schema=SCHEMA, classes=CLASSES, n_components=50, pairwise_share=0.0,
                               marginal_share=0.0, max_levels=0, **FAST).fit(X, y)

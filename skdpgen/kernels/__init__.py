@@ -22,11 +22,13 @@ from ._gaussian import gaussian_gram, gaussian_kernel_sum, scale_rows
 from ._hermite import HermiteFeatures
 from ._hermite_block import hermite_block, hermite_rho, hermite_terms
 from ._histogram import HistogramFeatures
+from ._marginal import MarginalFeatures
 
 __all__ = [
     "BoundedFeatureMap",
     "HermiteFeatures",
     "HistogramFeatures",
+    "MarginalFeatures",
     "RandomFourierFeatures",
     "check_length_scale",
     "clip_rows",

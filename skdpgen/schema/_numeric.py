@@ -87,12 +87,19 @@ class Binned:
     def __init__(self, key, spec, bins):
         super().__init__(key, spec)
         self.bins = bins
-        self.indicator = self.zero = False  # zeros are values of the end bin here
-        self.width = bins + int(bool(spec.get("missing", False)))
+        # "zero" (numeric only): the exact zeros in a last slot of their own
+        self.zero = bool(spec.get("zero", False)) and not spec.get("missing", False)
+        self.indicator = False
+        self.width = bins + int(bool(spec.get("missing", False)) or self.zero)
 
     def encode(self, column):
         z, missing = self.unit_values(column)
-        return None, bin_block(self.spec, z, missing, self.bins), missing
+        block = bin_block(self.spec, z, missing, self.bins)
+        if self.zero:
+            zero = _numbers(column) == 0.0
+            block = np.hstack([block, zero[:, None].astype(block.dtype)])
+            block[zero, :self.bins] = 0.0
+        return None, block, missing
 
     def decode(self, numeric, code, missing, offset, is_frame):
         missing = (code >= self.bins) if self.spec.get("missing") else np.zeros(len(code), bool)
@@ -103,6 +110,24 @@ class Binned:
 class _Binned(Binned, _Scaled):
     def decode_unit(self, unit, missing, is_frame):
         return _numeric_output(self.spec, self.values_from_unit(unit), missing, is_frame)
+
+    def decode(self, numeric, code, missing, offset, is_frame):
+        """Uniform inside the bin; an integer column uniform over the integers of
+        its bin (rounding a uniform value would move some to the next bin); the
+        zero slot exactly 0."""
+        missing = (code >= self.bins) if self.spec.get("missing") else np.zeros(len(code), bool)
+        zero = (code >= self.bins) if self.zero else np.zeros(len(code), bool)
+        code = np.clip(code, 0, self.bins - 1)
+        inside = self.values_from_unit((code + offset) / self.bins)
+        if self.spec["integer"]:
+            lo = self.values_from_unit(code / self.bins)
+            hi = self.values_from_unit((code + 1) / self.bins)
+            first = np.ceil(lo)
+            last = np.where(code == self.bins - 1, np.floor(hi), np.ceil(hi) - 1)
+            count = last - first + 1
+            inside = np.where(count >= 1, first + np.floor(offset * np.maximum(count, 1)),
+                              inside)
+        return _numeric_output(self.spec, np.where(zero, 0.0, inside), missing, is_frame)
 
 
 def bin_block(spec, z, missing, bins):

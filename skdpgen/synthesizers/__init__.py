@@ -10,6 +10,7 @@ preset of :class:`KMESynthesizer`, registered for the command line with
 
 from ._calibration import MarginalCalibration, marginal_cell_maps
 from ._kme import KMESynthesizer, SchemaEstimateError
+from ._marginals import MarginalMechanism, marginal_design, pair_groups
 from ._mechanism import (
     EmbeddingMechanism,
     Mechanism,
@@ -22,6 +23,7 @@ from ._mechanism import (
     pairwise_features,
     shrink_pairwise,
 )
+from ._network import MixtureGenerator
 from ._trainer import GeneratorTrainer
 from .dphp import DPHPSynthesizer, HermiteMechanism
 from .dpmerf import DPMERFSynthesizer, default_length_scale, pairwise_weight
@@ -34,7 +36,9 @@ __all__ = [
     "HermiteMechanism",
     "KMESynthesizer",
     "MarginalCalibration",
+    "MarginalMechanism",
     "Mechanism",
+    "MixtureGenerator",
     "ReleaseContext",
     "SchemaEstimateError",
     "batch_weights",
@@ -43,6 +47,8 @@ __all__ = [
     "embedding_loss",
     "feature_map_loss",
     "marginal_cell_maps",
+    "marginal_design",
+    "pair_groups",
     "pairs_above_noise",
     "pairwise_features",
     "pairwise_weight",

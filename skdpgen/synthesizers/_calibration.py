@@ -177,13 +177,14 @@ class MarginalCalibration:
 
     Examples
     --------
-    Every synthesizer makes one by default (``marginal_share``):
+    Every synthesizer makes one by default (``marginal_share``), except
+    DP-HP with marginals (its one-way marginals are among its releases):
 
     >>> import numpy as np
     >>> from skdpgen import DPHPSynthesizer
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(500, 2))
-    >>> synth = DPHPSynthesizer(bounds=(0, 1), epochs=1, steps_per_epoch=10,
-    ...                         random_state=0).fit(X, epsilon=1.0)
+    >>> synth = DPHPSynthesizer(bounds=(0, 1), product_kernel="pairwise", epochs=1,
+    ...                         steps_per_epoch=10, random_state=0).fit(X, epsilon=1.0)
     >>> synth.calibration_.features_.n_cells_
     [16, 16]
     >>> [r.name for r in synth.privacy_report_.releases][:3]

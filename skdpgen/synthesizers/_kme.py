@@ -73,8 +73,8 @@ SHARED_CONSTRAINTS = {
     "epochs": [Interval(Integral, 1, None, closed="left")],
     "steps_per_epoch": [Interval(Integral, 1, None, closed="left")],
     "batch_size": [Interval(Integral, 1, None, closed="left")],
-    "learning_rate": [Interval(Real, 0, None, closed="neither")],
-    "network": [StrOptions({"mlp", "conv"})],
+    "learning_rate": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+    "network": [StrOptions({"auto", "mlp", "conv", "mixture"})],
     "network_widths": ["array-like"],
     "image_shape": [tuple, None],
     "noise_dim": [Interval(Integral, 1, None, closed="left")],
@@ -128,12 +128,17 @@ SHARED_PARAMETERS_DOC = """\
         Generator updates per epoch.
     batch_size : int, default=500
         Generated rows per update (class-balanced).
-    learning_rate : float, default={learning_rate}
-        Adam learning rate of the generator.
-    network : {{"mlp", "conv"}}, default="mlp"
-        The generator network: an MLP with one head per column, or a small
+    learning_rate : float or "auto", default={learning_rate}
+        Adam learning rate of the generator. ``"auto"``: {auto_learning_rate}
+        for an MLP or convolutional network, 0.1 for a mixture.
+    network : {{"auto", "mlp", "conv", "mixture"}}, default={network}
+        The generator network: an MLP with one head per column, a small
         convolutional network for single-channel images (all columns numeric
-        pixels; needs ``image_shape``).
+        pixels; needs ``image_shape``), or a mixture of ``batch_size``
+        product distributions over one-hot columns
+        (:class:`~skdpgen.synthesizers.MixtureGenerator`: every
+        column one-hot, numeric ones as bins), whose marginals are exact
+        functions of its parameters. ``"auto"``: {auto_network}.
     network_widths : sequence of int, default=(128, 128)
         Hidden layer widths of the MLP.
     image_shape : tuple of (int, int), default=None
@@ -192,13 +197,15 @@ SHARED_ATTRIBUTES_DOC = """\
     feature_names_in_ : ndarray of str"""
 
 
-def synthesizer_doc(doc, *, learning_rate, random_choices=""):
+def synthesizer_doc(doc, *, learning_rate, random_choices="", network='"mlp"',
+                    auto_network='"mlp"', auto_learning_rate="1e-2"):
     """Fill a synthesizer's docstring with the shared parameters and attributes
     (None under ``python -OO``, which strips docstrings)."""
     if doc is None:
         return None
-    params = SHARED_PARAMETERS_DOC.format(learning_rate=learning_rate,
-                                          random_choices=random_choices)
+    params = SHARED_PARAMETERS_DOC.format(
+        learning_rate=learning_rate, random_choices=random_choices, network=network,
+        auto_network=auto_network, auto_learning_rate=auto_learning_rate)
     return doc.replace("    {shared_parameters}", params).replace(
         "    {shared_attributes}", SHARED_ATTRIBUTES_DOC)
 
@@ -311,6 +318,16 @@ class KMESynthesizer(PrivateEstimator):
             return TableEncoder(schema)
         return TableEncoder(schema, **options)
 
+    def _network_kind(self):
+        """``network`` with ``"auto"`` resolved (public settings only): an MLP."""
+        return "mlp" if self.network == "auto" else self.network
+
+    def _learning_rate(self, kind, default=1e-2):
+        """``learning_rate`` with ``"auto"`` resolved for the network ``kind``."""
+        if self.learning_rate != "auto":
+            return float(self.learning_rate)
+        return 0.1 if kind == "mixture" else default
+
     def _auto_share(self, value, default):
         """A budget share with ``"auto"`` resolved: ``default``, and 0 with ``image_shape``."""
         if value == "auto":
@@ -354,6 +371,7 @@ class KMESynthesizer(PrivateEstimator):
             )
         # 2. one budget for everything: schema estimation, labels, the mechanism
         rng = check_generator(self.random_state)
+        self._plan_release(_n_rows(X), len(plan.columns), budget)
         mechanism = self._mechanism(rng)
         shares = dict(mechanism.budget_shares(self.epochs))
         marginal_share = self._marginal_share()
@@ -412,10 +430,11 @@ class KMESynthesizer(PrivateEstimator):
                 "at least 2 rows and one row per class."
             )
         device = resolve_device(self.device)
+        kind = self._network_kind()
         network = build_network(
-            self.network, self.noise_dim, k, tuple(self.network_widths),
+            kind, self.noise_dim, k, tuple(self.network_widths),
             encoder.n_numeric_, encoder.category_sizes_, self.image_shape,
-            torch_generator(rng, "cpu"),
+            torch_generator(rng, "cpu"), n_rows=self.batch_size,
         ).to(device)
         mechanism.setup(encoder, k, self.epochs, rng)
         class_weights = _release_proportions(rows, accountant) if k else None
@@ -426,7 +445,7 @@ class KMESynthesizer(PrivateEstimator):
             calibration = MarginalCalibration().setup(encoder).release(context)
         trainer = GeneratorTrainer(
             epochs=self.epochs, steps_per_epoch=self.steps_per_epoch,
-            batch_size=self.batch_size, learning_rate=self.learning_rate,
+            batch_size=self.batch_size, learning_rate=self._learning_rate(kind),
             noise_dim=self.noise_dim, device=device, verbose=self.verbose,
             desc=type(self).__name__,
         )
@@ -449,6 +468,11 @@ class KMESynthesizer(PrivateEstimator):
 
     def _marginal_share(self):
         return self._auto_share(self.marginal_share, 0.2)
+
+    def _plan_release(self, n_rows, n_columns, budget):
+        """Settle ``"auto"`` settings that depend on the table's public shape
+        (its number of rows and columns) and the budget, before anything is
+        read from the rows; a subclass keeps them in fitted attributes."""
 
     # -- sampling ----------------------------------------------------------
     def sample(self, n_samples, *, y=None, random_state=None):

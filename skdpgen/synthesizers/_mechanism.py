@@ -436,7 +436,7 @@ class ReleaseContext:
         """
         return self.accountant.noise_multipliers[name] * row_distance / self.rows.n_rows
 
-    def release_embedding(self, name, feature_map):
+    def release_embedding(self, name, feature_map, *, by_class=True):
         """Release the noisy class-conditional mean embedding under ``feature_map``.
 
         Notes
@@ -449,7 +449,9 @@ class ReleaseContext:
         (:attr:`~skdpgen.kernels.BoundedFeatureMap.max_row_distance`: a
         record that changes class moves its row from one column to another,
         ``‖h(z)‖² + ‖h(z′)‖² ≤ 2`` in squared Frobenius norm). The division
-        by the released class weights afterwards is post-processing.
+        by the released class weights afterwards is post-processing. With
+        ``by_class=False`` the mean over all rows is released (the sum of
+        the columns: the same sensitivity, one noise vector).
 
         Parameters
         ----------
@@ -457,20 +459,24 @@ class ReleaseContext:
             A release planned in the accountant.
         feature_map : BoundedFeatureMap
             Fitted on the encoded width.
+        by_class : bool, default=True
+            False releases the mean over all rows, whatever their class.
 
         Returns
         -------
         target : torch.Tensor of shape (max(1, n_classes), n_features_out)
             float32, on the training device: the noisy release, each class
-            divided by its weight.
+            divided by its weight (one row with ``by_class=False``).
         """
         sums = self.rows.feature_sums(feature_map, device=self.release_device)
         n = self.rows.n_rows  # after the sum: Dask rows are counted in its pass
         if n < 2:
             raise ValueError(f"Need at least 2 rows to fit, got {n}.")
+        if not by_class:
+            sums = sums.sum(axis=1, keepdims=True)
         noisy = self.accountant.add_noise(name, sums / n,
                                           sensitivity=feature_map.max_row_distance / n)
-        if self.class_weights is not None:
+        if self.class_weights is not None and by_class:
             noisy = noisy / self.class_weights[None, :]
         return torch.as_tensor(noisy.T, dtype=torch.float32, device=self.device)
 
@@ -523,6 +529,16 @@ class Mechanism:
         """Make the releases due at the start of ``epoch`` (0-based)."""
         raise NotImplementedError
 
+    def initialize(self, network):
+        """Start ``network`` from the first releases (after epoch 0's); by
+        default it keeps its random initialization. Post-processing: only the
+        releases (``targets_``) may be read."""
+
+    def converged(self, loss):
+        """Whether training may stop after a step of this ``loss`` (a tensor);
+        by default never (every planned step is taken)."""
+        return False
+
     def loss(self, generated, labels):  # pragma: no cover - protocol
         """The loss of a batch of generated (encoded) rows, a scalar tensor.
 
@@ -560,9 +576,9 @@ class Mechanism:
         self._on_device[name] = torch.as_tensor(shrunk, dtype=target.dtype,
                                                 device=target.device)
 
-    def _release(self, context, name, feature_map, key=None):
+    def _release(self, context, name, feature_map, key=None, by_class=True):
         """Release ``name`` under ``feature_map``; keep it on device under ``key``."""
-        target = context.release_embedding(name, feature_map)
+        target = context.release_embedding(name, feature_map, by_class=by_class)
         self.targets_.setdefault(name, []).append(target.detach().cpu().numpy())
         self._on_device[name if key is None else key] = target
         return target

@@ -57,15 +57,92 @@ class TabularGenerator(nn.Module):
         return torch.cat([torch.tanh(numeric)] + [torch.softmax(b, dim=1) for b in blocks], dim=1)
 
 
+class MixtureGenerator(nn.Module):
+    """A mixture of product distributions over one-hot columns: a learned batch.
+
+    ``n_rows`` soft rows, each a product of one categorical distribution per
+    column (softmax of its logits), row ``i`` of class ``i mod n_classes``.
+    The synthetic distribution of class ``c`` is the uniform mixture of its
+    rows: its one-way and two-way marginals are averages of the rows'
+    probabilities and of their outer products, computed exactly from the
+    parameters, so a mechanism fits them without sampling noise (the
+    relaxed-projection idea of Aydore et al. 2021, RAP, and a latent class
+    model). In training (``train()``) the network returns all its rows, in
+    the order of the trainer's class-balanced batch (``arange(n_rows) %
+    n_classes``); the trainer's batch size must be ``n_rows``. In
+    evaluation it returns, for each requested row, one of the rows of its
+    class, chosen by the first latent coordinate (public randomness).
+
+    Parameters
+    ----------
+    n_rows : int
+        The rows of the mixture (the synthesizer's ``batch_size``).
+    n_classes : int
+        0 for an unconditional generator.
+    category_sizes : sequence of int
+        The one-hot blocks; numeric columns are not supported (encode them
+        as bins).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skdpgen.synthesizers import MixtureGenerator
+    >>> net = MixtureGenerator(6, 2, [3, 2])
+    >>> net(torch.zeros(6, 1), torch.arange(6) % 2).shape
+    torch.Size([6, 5])
+    """
+
+    def __init__(self, n_rows, n_classes, category_sizes):
+        super().__init__()
+        self.n_rows = int(n_rows)
+        self.n_classes = n_classes
+        self.category_sizes = list(category_sizes)
+        self.logits = nn.Parameter(torch.zeros(self.n_rows, sum(self.category_sizes)))
+
+    def reset_parameters(self, generator):
+        """Small random logits from a local ``torch.Generator`` (rows start near uniform)."""
+        with torch.no_grad():
+            self.logits.copy_(0.1 * torch.randn(self.logits.shape, generator=generator))
+
+    def _probabilities(self, logits):
+        return torch.cat([torch.softmax(b, dim=1)
+                          for b in torch.split(logits, self.category_sizes, dim=1)], dim=1)
+
+    def forward(self, z, labels=None):
+        if self.training:
+            if z.shape[0] != self.n_rows:
+                raise ValueError(f"A mixture of {self.n_rows} rows trains on batches of "
+                                 f"{self.n_rows} rows, got {z.shape[0]}.")
+            return self._probabilities(self.logits)
+        k = max(self.n_classes, 1)
+        cls = (torch.zeros(z.shape[0], dtype=torch.long) if labels is None or not self.n_classes
+               else labels.long())
+        count = (self.n_rows - cls + k - 1) // k  # rows of class c: c, c + k, c + 2k, ...
+        u = 0.5 * (1.0 + torch.erf(z[:, 0].double() / 2.0**0.5))  # uniform on (0, 1)
+        pick = torch.minimum((u * count).long(), count - 1)
+        return self._probabilities(self.logits[pick * k + cls])
+
+
 def build_network(kind, noise_dim, n_classes, widths, n_numeric, category_sizes,
-                  image_shape, generator):
+                  image_shape, generator, n_rows=None):
     """Construct and seed a generator network without touching global RNG state.
 
     ``kind="mlp"`` gives a :class:`TabularGenerator`; ``kind="conv"`` a
-    :class:`ConvImageGenerator` for tables of ``h × w`` numeric pixel columns.
+    :class:`ConvImageGenerator` for tables of ``h × w`` numeric pixel columns;
+    ``kind="mixture"`` a :class:`MixtureGenerator` of ``n_rows`` rows for
+    tables of one-hot columns only.
     """
     with torch.random.fork_rng(devices=[]):
-        if kind == "conv":
+        if kind == "mixture":
+            if n_numeric:
+                raise ValueError(
+                    "network='mixture' needs every column one-hot (numeric columns "
+                    f"encoded as bins); got {n_numeric} numeric columns.")
+            if n_rows < max(n_classes, 1):
+                raise ValueError(f"network='mixture' needs at least one row per class, "
+                                 f"got {n_rows} rows for {n_classes} classes.")
+            net = MixtureGenerator(n_rows, n_classes, category_sizes)
+        elif kind == "conv":
             if category_sizes or image_shape is None or n_numeric != image_shape[0] * image_shape[1]:
                 raise ValueError(
                     "network='conv' needs image_shape=(h, w) with h * w numeric "

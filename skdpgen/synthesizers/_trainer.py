@@ -87,6 +87,8 @@ class GeneratorTrainer:
                 if step % self.steps_per_epoch == 0:
                     with cpu_threads(threads):
                         mechanism.release(step // self.steps_per_epoch, context)
+                    if step == 0:  # from the first releases (post-processing)
+                        mechanism.initialize(network)
                 z = torch.randn(self.batch_size, self.noise_dim, generator=generator,
                                 device=self.device)
                 loss = mechanism.loss(network(z, labels), labels)
@@ -94,4 +96,7 @@ class GeneratorTrainer:
                 loss.backward()
                 optimizer.step()
                 history[step] = loss.detach()
+                if mechanism.converged(history[step]):
+                    history = history[:step + 1]
+                    break
         return history.cpu().double().numpy()

@@ -12,6 +12,7 @@ from ..base import estimator_init
 from ..kernels import HermiteFeatures
 from ..registry import register
 from ._kme import SHARED_CONSTRAINTS, SHARED_DEFAULTS, KMESynthesizer, synthesizer_doc
+from ._marginals import MarginalMechanism, marginal_design
 from ._mechanism import Mechanism, feature_map_loss, pairwise_features
 
 __all__ = ["DPHPSynthesizer", "HermiteMechanism"]
@@ -19,6 +20,14 @@ __all__ = ["DPHPSynthesizer", "HermiteMechanism"]
 #: A product-kernel draw keeps at most this many features (columns that would
 #: exceed it are passed over; the widths are public).
 MAX_PRODUCT_FEATURES = 2**15
+#: ``bins="auto"`` with the marginal mechanism: equal-width bins of a numeric
+#: or date column's public bounds (integer columns with at most this many
+#: values keep their values).
+MARGINAL_BINS = 30
+#: ``product_share="auto"``: the two-way marginals' share with the marginal
+#: mechanism, the pairwise or product kernels' otherwise.
+MARGINAL_PAIR_SHARE = 0.9
+KERNEL_PRODUCT_SHARE = 0.5
 
 
 def draw_product_columns(rng, widths, size, max_features=MAX_PRODUCT_FEATURES):
@@ -186,13 +195,25 @@ class HermiteMechanism(Mechanism):
 
 @register("dphp")
 class DPHPSynthesizer(KMESynthesizer):
-    """Differentially private synthetic data with Hermite polynomial features (DP-HP).
+    """Differentially private synthetic data from kernel mean embeddings (DP-HP).
 
-    Matches a generator's kernel mean embeddings to private ones under a
-    combined kernel: the sum kernel over all columns (released once) plus the
-    product kernel over a few randomly chosen columns, redrawn each epoch,
-    each draw a fresh private release (:class:`HermiteMechanism`). The loss
-    is ``‖μ̃ˢ − μˢ_θ‖² + γ ‖μ̃ᵖ − μᵖ_θ‖²``, summed over classes.
+    Matches a generator's kernel mean embeddings to private ones. By default
+    (``product_kernel="marginals"``) every column is one-hot on public cells
+    (categories, integer values, equal-width bins of a numeric or date
+    column's public bounds) and the kernels are indicator features, whose
+    mean embeddings are the table's marginals: every column's histogram,
+    overall and within each class, and (when the table has the rows for it,
+    see ``product_share``) every pair of columns' joint histogram, overall
+    and within each class, are released once with the Gaussian mechanism
+    (:class:`~skdpgen.synthesizers.MarginalMechanism`), and a
+    mixture of ``batch_size`` product distributions (a generator whose
+    marginals are exact functions of its parameters) is fitted to them by
+    maximum likelihood. With Hermite features (``product_kernel="pairwise"``
+    or ``"random"``, the paper's) numeric columns are kept as numbers: the
+    sum kernel over all columns, released once, plus the pairwise kernel or
+    product kernels over a few randomly chosen columns, redrawn each epoch
+    (:class:`HermiteMechanism`); the loss is ``‖μ̃ˢ − μˢ_θ‖² + γ ‖μ̃ᵖ −
+    μᵖ_θ‖²``, summed over classes.
 
     Read more in the :ref:`User Guide <synthesizers>`.
 
@@ -209,15 +230,22 @@ class DPHPSynthesizer(KMESynthesizer):
         ``max_levels``, and columns encoded as bins, see ``bins``).
     product_order : int, default=5
         Hermite order of numeric columns in the pairwise and product kernels.
-    product_kernel : {"auto", "pairwise", "random"}, default="auto"
-        How the joint structure is released. ``"pairwise"``: once, the
+    product_kernel : {"auto", "marginals", "pairwise", "random"}, default="auto"
+        How the joint structure is released. ``"marginals"``: every column
+        one-hot on public cells (``bins``, ``max_levels``), the one-way and
+        two-way marginals released once (see above; two-way marginals on at
+        most 10 cells per ordered column, its consecutive cells merged, see
+        :func:`~skdpgen.synthesizers.pair_groups`), fitted by a
+        mixture (``network="auto"``); ``order``, ``length_scale``,
+        ``product_order``, ``product_size``, ``gamma`` and
+        ``pair_shrinkage`` are then not used. ``"pairwise"``: once, the
         pairwise kernel ``(1/P) Σ_{a<b} k_a k_b`` over every pair of
         columns (:class:`~skdpgen.HermiteFeatures` ``kernel="pairwise"``,
         at ``product_order``): every two-way interaction is in the loss at
         every step. ``"random"`` (the paper's): at every epoch, the product
         kernel over ``product_size`` columns drawn at random, each draw a
         fresh release. ``"auto"``: ``"random"`` with ``image_shape`` (the
-        pairs of hundreds of pixels are too many), ``"pairwise"``
+        pairs of hundreds of pixels are too many), ``"marginals"``
         otherwise. Pairs of columns too wide for the release's noise are
         left out (:func:`~skdpgen.synthesizers.pairs_above_noise`: a pair
         with ``w_a·w_b`` features is kept while ``w_a·w_b·sqrt(P)`` stays
@@ -228,9 +256,17 @@ class DPHPSynthesizer(KMESynthesizer):
         Number of columns of each product-kernel draw (``"random"`` only).
     gamma : float, default=1.0
         Weight γ of the pairwise- or product-kernel loss.
-    product_share : float, default=0.5
-        Share of the (non-label) budget for the pairwise- or product-kernel
-        releases; the rest goes to the sum kernel. ``0`` disables them.
+    product_share : float or "auto", default="auto"
+        Share of the (non-label) budget for the two-way releases (the two-way
+        marginals, overall and by class, half each; or the pairwise- or
+        product-kernel releases); the rest goes to the one-way marginals or
+        the sum kernel. ``0`` disables them. ``"auto"``: 0.5 for Hermite
+        kernels; for marginals 0.9 when a two-way cell's noise would be at
+        most 1/64 of the rows, else 0 (a table too wide or too small for
+        its pairs at this budget gets its one-way marginals at the whole
+        budget; :func:`~skdpgen.synthesizers.marginal_design`, from the
+        number of rows and columns, ε and δ: public). The choice is kept in
+        ``marginal_design_``.
     pair_shrinkage : bool, default=False
         With the pairwise kernel, shrink each class's released joint of
         every two categorical columns (one-hot blocks: categories, integer
@@ -243,7 +279,7 @@ class DPHPSynthesizer(KMESynthesizer):
         lowered the 2-way TV on Bundesliga (0.321 → 0.310) and flchain
         (0.061 → 0.056) and left the other four within seed noise
         (``benchmarks/README.md``), not enough for a default.
-    max_levels : int, default=100
+    max_levels : int or "auto", default="auto"
         Integer columns (``"integer": true``) whose public bounds hold at
         most this many integers are encoded as one-hot blocks of their
         values, like categorical columns, so that the sum kernel matches
@@ -252,8 +288,8 @@ class DPHPSynthesizer(KMESynthesizer):
         neighbours); ``0`` encodes every integer column as one number. A
         column's ``"levels"`` in the schema overrides it (see
         :class:`~skdpgen.schema.TableEncoder`). Ignored with
-        ``image_shape`` (pixels stay numbers).
-    bins : int, default=0
+        ``image_shape`` (pixels stay numbers). ``"auto"``: 100.
+    bins : int or "auto", default="auto"
         When positive, every numeric and datetime column not encoded as
         levels (continuous columns, integer columns with more than
         ``max_levels`` values, dates) is encoded as a one-hot block over
@@ -263,8 +299,13 @@ class DPHPSynthesizer(KMESynthesizer):
         product kernel the joint histograms of its columns, where the
         Hermite kernel at ``length_scale`` blurs them (see
         :class:`~skdpgen.schema.TableEncoder`). The grid depends on the
-        bounds and ``bins`` only. ``0`` keeps the Hermite encoding. Ignored
-        with ``image_shape``.
+        bounds and ``bins`` only. ``0`` keeps the Hermite encoding (not with
+        marginals, which need every column one-hot). An integer column binned
+        is drawn uniformly over the integers of its bin. Ignored with
+        ``image_shape``. ``"auto"``: 0 for Hermite kernels; for marginals
+        the most bins among 10, 20 and 30 such that a bin with an equal share
+        of the rows holds at least 4 noise standard deviations of the
+        one-way release (:func:`~skdpgen.synthesizers.marginal_design`).
     {shared_parameters}
 
     Attributes
@@ -283,6 +324,11 @@ class DPHPSynthesizer(KMESynthesizer):
         With ``pair_shrinkage``, the James–Stein factor of every pair of
         ``pairwise_features_.pairs_`` and class (1: as released, 0:
         independence; 1 for pairs with a numeric column); None otherwise.
+    marginal_design_ : tuple of (float, int) or None
+        With marginals, the ``(pair share, bins)`` that
+        :func:`~skdpgen.synthesizers.marginal_design` chose from the public
+        shape (used where ``product_share`` and ``bins`` are ``"auto"``);
+        None with Hermite kernels.
     {shared_attributes}
 
     See Also
@@ -292,7 +338,14 @@ class DPHPSynthesizer(KMESynthesizer):
 
     Notes
     -----
-    **Releases and sensitivities.** Every released embedding is the
+    **Releases and sensitivities.** With marginals (the default), each
+    release is a mean embedding under indicator features
+    (:class:`~skdpgen.kernels.MarginalFeatures`: non-negative, norm 1 on a
+    one-hot row), of sensitivity ``sqrt(2)/n``, class-conditional or over
+    all rows (each marginal both ways); the derivation is in
+    :class:`~skdpgen.synthesizers.MarginalMechanism`, and
+    ``marginal_share`` is 0 by default (the one-way marginals are among the
+    releases). With Hermite kernels, every released embedding is the
     (features × classes) matrix of ``(1/n) Σ_{i: y_i = c} h(z_i)`` for a
     kernel with ``‖h‖ ≤ 1`` (sum kernel: Hermite features of numeric columns
     and one-hot vectors of categorical ones, scaled by ``1/sqrt(#columns)``;
@@ -310,7 +363,17 @@ class DPHPSynthesizer(KMESynthesizer):
     pairs, the pairwise kernel) is drawn from ``random_state``, not from the
     data.
 
-    The pairwise kernel (the default) is not the paper's: it releases every
+    The marginal mechanism is not the paper's. On Adult's validation splits
+    at ε = 1 (its public schema, three seeds) it roughly halved the two-way
+    marginal error of the pairwise kernel with a neural generator (total
+    variation 0.056 → 0.033, three-way 0.116 → 0.074) at the same or better
+    downstream utility, in less time, and was below MST's on 6 of the 10
+    tables of the benchmark panel, though not at ε = 0.3 nor on wide tables
+    with few rows (``benchmarks/README.md``, "Current results"). Numeric
+    columns are synthesized on their public grid (uniform inside a bin; the
+    exact values of integer columns up to ``max_levels`` values).
+
+    The pairwise kernel is not the paper's either: it releases every
     two-way interaction once, where the paper's random product kernels
     release a few columns' joint per epoch and the generator follows the
     latest; on six real tables' validation splits it gave lower 2-way TV on
@@ -350,24 +413,71 @@ class DPHPSynthesizer(KMESynthesizer):
         "product_order": [Interval(Integral, 0, None, closed="left")],
         "product_size": [Interval(Integral, 1, None, closed="left")],
         "gamma": [Interval(Real, 0, None, closed="left")],
-        "product_share": [Interval(Real, 0, 1, closed="left")],
-        "product_kernel": [StrOptions({"auto", "pairwise", "random"})],
-        "max_levels": [Interval(Integral, 0, None, closed="left")],
-        "bins": [Interval(Integral, 0, None, closed="left")],
+        "product_share": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
+        "product_kernel": [StrOptions({"auto", "marginals", "pairwise", "random"})],
+        "max_levels": [StrOptions({"auto"}), Interval(Integral, 0, None, closed="left")],
+        "bins": [StrOptions({"auto"}), Interval(Integral, 0, None, closed="left")],
         "pair_shrinkage": ["boolean"],
     }
     __init__ = estimator_init(
         order=20, length_scale=0.5, product_order=5, product_kernel="auto", product_size=3,
-        gamma=1.0, product_share=0.5, pair_shrinkage=False, max_levels=100, bins=0, **{**SHARED_DEFAULTS, "learning_rate": 3e-3},
+        gamma=1.0, product_share="auto", pair_shrinkage=False, max_levels="auto", bins="auto",
+        **{**SHARED_DEFAULTS, "learning_rate": "auto", "network": "auto"},
     )
 
+    def _marginals(self):
+        """Whether the joint structure is released as marginals (public settings)."""
+        return self._product_kernel() == "marginals"
+
+    def _plan_release(self, n_rows, n_columns, budget):
+        # the marginal mechanism's releases and bins, from the public shape
+        self.marginal_design_ = None
+        if self._marginals():
+            self.marginal_design_ = marginal_design(
+                n_rows, n_columns, budget.epsilon, budget.delta,
+                pair_share=self._auto_share(self.product_share, MARGINAL_PAIR_SHARE))
+
     def _encoder(self, schema):
-        return self._table_encoder(schema, max_levels=self.max_levels, bins=self.bins)
+        bins = self.bins
+        if bins == "auto":
+            design = getattr(self, "marginal_design_", None)
+            bins = (design[1] if design else MARGINAL_BINS) if self._marginals() else 0
+        max_levels = 100 if self.max_levels == "auto" else self.max_levels
+        return self._table_encoder(schema, max_levels=max_levels, bins=bins)
+
+    def _network_kind(self):
+        if self.network == "auto":
+            return "mixture" if self._marginals() else "mlp"
+        return self.network
+
+    def _learning_rate(self, kind, default=3e-3):
+        return super()._learning_rate(kind, default)
+
+    def _product_share(self):
+        if self.product_share != "auto":
+            return float(self.product_share)
+        if not self._marginals():
+            return KERNEL_PRODUCT_SHARE
+        design = getattr(self, "marginal_design_", None)
+        return design[0] if design else MARGINAL_PAIR_SHARE
+
+    def _marginal_share(self):  # the marginal mechanism releases the one-way marginals
+        if self._marginals():
+            if self.marginal_share not in ("auto", 0, 0.0):
+                raise ValueError(
+                    f"marginal_share={self.marginal_share!r} calibrates the samples of the "
+                    "Hermite kernels; the marginal mechanism (product_kernel='marginals') "
+                    "releases the one-way marginals itself. Leave marginal_share='auto' or "
+                    "0, or choose product_kernel='pairwise' or 'random'.")
+            return 0.0
+        return self._auto_share(self.marginal_share, 0.2)
 
     def _mechanism(self, rng):
+        if self._marginals():
+            return MarginalMechanism(pair_share=self._product_share())
         return HermiteMechanism(
             order=self.order, length_scale=self.length_scale, product_order=self.product_order,
-            product_size=self.product_size, gamma=self.gamma, product_share=self.product_share,
+            product_size=self.product_size, gamma=self.gamma, product_share=self._product_share(),
             product_kernel=self._product_kernel(), pair_shrinkage=self.pair_shrinkage,
         )
 
@@ -375,7 +485,7 @@ class DPHPSynthesizer(KMESynthesizer):
         """``product_kernel`` with ``"auto"`` resolved (from public settings only)."""
         if self.product_kernel != "auto":
             return self.product_kernel
-        return "random" if self.image_shape is not None else "pairwise"
+        return "random" if self.image_shape is not None else "marginals"
 
     def _set_mechanism_attributes(self, mechanism):
         self.features_ = mechanism.features_
@@ -385,5 +495,6 @@ class DPHPSynthesizer(KMESynthesizer):
 
 
 DPHPSynthesizer.__doc__ = synthesizer_doc(
-    DPHPSynthesizer.__doc__, learning_rate="3e-3", random_choices="the product-kernel columns, "
-)
+    DPHPSynthesizer.__doc__, learning_rate='"auto"', random_choices="the product-kernel columns, ",
+    network='"auto"', auto_network='"mixture" with the marginal mechanism, "mlp" otherwise',
+    auto_learning_rate="3e-3")

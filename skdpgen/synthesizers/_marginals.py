@@ -1,0 +1,328 @@
+"""The marginal mechanism: every column's histogram and every pair's, on public cells."""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import math
+
+import numpy as np
+import torch
+
+from ..kernels import MarginalFeatures
+from ..privacy import calibrate_gaussian
+from ._mechanism import Mechanism, batch_weights
+from ._network import MixtureGenerator
+
+__all__ = ["MarginalMechanism", "marginal_design"]
+
+ONE_WAY = "one-way marginals"
+ONE_WAY_BY_CLASS = "one-way marginals by class"
+TWO_WAY = "two-way marginals"
+TWO_WAY_BY_CLASS = "two-way marginals by class"
+#: Cells of an ordered column (integer levels, bins) in the two-way marginals:
+#: its consecutive cells merged into this many groups (its one-way histogram
+#: keeps every cell). Ten: with decimal bins (``BIN_STEP``) every group is a
+#: tenth of the public range.
+PAIR_CELLS = 10
+#: The two-way marginals are released when a cell's noise standard deviation
+#: is at most this fraction of the rows (see :func:`~skdpgen.synthesizers.marginal_design`).
+PAIR_PRECISION = 64
+#: Bins of a numeric column: an equal share of the rows is at least this many
+#: noise standard deviations of the one-way release (see :func:`~skdpgen.synthesizers.marginal_design`).
+BIN_PRECISION = 4
+#: The fewest and the most bins ``marginal_design`` chooses, in steps of
+#: ``BIN_STEP``: decimal bins, so that tenths of a column's public range
+#: (the cells of a cross-tabulation over round bounds) are unions of bins.
+BIN_RANGE = (10, 30)
+BIN_STEP = 10
+
+
+def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share, bins=BIN_RANGE):
+    """What the marginal mechanism releases, from the table's public shape.
+
+    Two choices, each from the noise a release would carry (its standard
+    deviation, in rows, at the Gaussian noise multiplier of the whole
+    budget ``σ = calibrate_gaussian(ε, δ)``; the fit's other releases are
+    ignored here, so the levels are slightly optimistic):
+
+    * **the two-way marginals** of all ``M = d(d-1)/2`` pairs of the ``d``
+      columns, at half of ``pair_share``, put ``σ/√(pair_share/2)·√(2M)``
+      rows of noise on every cell. They are released when that is at most
+      ``n_rows / PAIR_PRECISION``; otherwise their share goes to the one-way
+      marginals (``pair_share`` 0): on a wide or small table every pair
+      would be noise, and a model fitted to them is worse than one of
+      independent columns.
+    * **bins** of a numeric or date column: the most, among multiples of
+      ``BIN_STEP`` within ``BIN_RANGE`` (10, 20 or 30: every tenth of the
+      public range is a union of bins, so a round value on round bounds
+      stays on a bin edge), such that a bin holding ``1/bins`` of the rows
+      holds at least ``BIN_PRECISION`` noise standard deviations of the
+      one-way release (all rows, half of the one-way share:
+      ``σ/√(share/2)·√(2d)`` rows per cell); the fewest where none does.
+
+    A function of public quantities only (``n_rows``, the number of
+    columns, ε, δ).
+
+    Parameters
+    ----------
+    n_rows, n_columns : int
+    epsilon, delta : float
+        The fit's budget.
+    pair_share : float
+        The two-way releases' share when they are released.
+    bins : tuple of int, default=BIN_RANGE
+        The fewest and most bins (multiples of ``BIN_STEP``).
+
+    Returns
+    -------
+    pair_share : float
+        ``pair_share`` or 0.
+    bins : int
+
+    Examples
+    --------
+    >>> from skdpgen.synthesizers import marginal_design
+    >>> marginal_design(30_000, 14, 1.0, 1e-5, pair_share=0.9)
+    (0.9, 30)
+    >>> marginal_design(2_800, 69, 1.0, 1e-5, pair_share=0.9)
+    (0.0, 10)
+    """
+    fewest, most = bins
+    sigma = calibrate_gaussian(epsilon, delta) if math.isfinite(epsilon) else 0.0
+    d = max(int(n_columns), 1)
+    pairs = d * (d - 1) // 2
+    if pairs == 0 or pair_share <= 0:
+        pair_share = 0.0
+    elif n_rows < PAIR_PRECISION * sigma / math.sqrt(pair_share / 2) * math.sqrt(2 * pairs):
+        pair_share = 0.0
+    one_way = sigma / math.sqrt((1.0 - pair_share) / 2) * math.sqrt(2 * d)
+    if one_way == 0:  # no noise (a fit that is not private)
+        return pair_share, int(most)
+    best = n_rows // (BIN_PRECISION * one_way) // BIN_STEP * BIN_STEP
+    return pair_share, int(min(max(best, fewest), most))
+
+
+def simplex_projection(values):
+    """The probability vector nearest to ``values`` (Euclidean projection).
+
+    ``max(values - t, 0)`` with the threshold ``t`` at which it sums to 1:
+    the maximum-likelihood histogram under i.i.d. Gaussian noise on its
+    cells (Duchi et al., 2008). Small noisy cells become exactly 0.
+
+    Examples
+    --------
+    >>> from skdpgen.synthesizers._marginals import simplex_projection
+    >>> simplex_projection([0.7, 0.5, -0.1]).tolist()
+    [0.6, 0.4, 0.0]
+    """
+    v = np.asarray(values, dtype=float)
+    u = np.sort(v)[::-1]
+    cum = np.cumsum(u) - 1.0
+    k = np.nonzero(u - cum / np.arange(1, len(u) + 1) > 0)[0][-1]
+    return np.maximum(v - cum[k] / (k + 1), 0.0)
+
+
+def pair_groups(encoder, cells=PAIR_CELLS):
+    """The coarse cells of each one-hot block in the two-way marginals.
+
+    An ordered column (integer levels, numeric or date bins) wider than
+    ``cells`` has its consecutive cells merged into ``cells`` groups of
+    nearly equal numbers of cells (a slot of missing values, or of a binned
+    column's exact zeros, stays a group of its own); categorical columns and
+    narrow ordered ones keep their cells. A function of the public encoding
+    only.
+
+    Parameters
+    ----------
+    encoder : TableEncoder
+        Fitted, every column one-hot.
+    cells : int, default=PAIR_CELLS
+
+    Returns
+    -------
+    groups : list
+        Per block, None or an array of coarse cell indices (the ``groups``
+        of :class:`~skdpgen.kernels.MarginalFeatures`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skdpgen.schema import TableEncoder
+    >>> from skdpgen.synthesizers import pair_groups
+    >>> schema = {"age": {"type": "numeric", "bounds": [0, 99], "integer": True},
+    ...           "sex": {"type": "categorical", "categories": ["f", "m"]}}
+    >>> X = pd.DataFrame({"age": [30, 40], "sex": ["f", "m"]})
+    >>> enc = TableEncoder(schema, max_levels=100).fit(X)
+    >>> [None if g is None else int(g.max()) + 1 for g in pair_groups(enc, 8)]
+    [8, None]
+    """
+    levels, binned = set(encoder.level_columns_), set(encoder.binned_columns_)
+    ordered = levels | binned
+    specs = dict(zip(encoder.columns_, encoder.specs_))
+    groups = []
+    for key, width in zip(encoder.block_columns_, encoder.category_sizes_):
+        spec = specs.get(key, {})
+        # a last slot of its own: missing values, or a binned column's exact zeros
+        extra = bool(spec.get("missing", False)) or (key in binned and spec.get("zero", False))
+        slots = width - int(bool(extra))
+        if key not in ordered or slots <= cells or width == 2:
+            groups.append(None)
+            continue
+        g = (np.arange(slots) * cells) // slots
+        groups.append(np.concatenate([g, [cells]]) if slots < width else g)
+    return groups
+
+
+class MarginalMechanism(Mechanism):
+    """Release the one-way (per class) and two-way marginals of a one-hot table.
+
+    For a table whose every column is a one-hot block (categories, integer
+    levels, the public bins of numeric and date columns: see
+    :class:`~skdpgen.schema.TableEncoder`), up to four releases, all before
+    training:
+
+    * ``"one-way marginals"``: every column's histogram over all rows
+      (:class:`~skdpgen.kernels.MarginalFeatures` of degree 1);
+    * ``"one-way marginals by class"``: the same within each class: each
+      column's joint with the label;
+    * ``"two-way marginals"`` and ``"two-way marginals by class"`` (unless
+      ``pair_share`` is 0): every pair of columns' joint histogram (degree
+      2), over all rows and within each class.
+
+    With the label proportions the synthesizer releases, these are all the
+    one-, two- and (column, column, label)-cells that a two-way model of the
+    table with its label needs. The overall and by-class releases of the
+    same marginals split their share equally; the overall ones are not
+    implied by the by-class ones at the same noise (summing ``k`` classes
+    adds ``k`` noise vectors), which matters for tables with many classes.
+    The loss is the Gaussian log-likelihood of the releases under the
+    generator's marginals, ``Σ (target − μ_θ)² / noise variance``: a
+    generator that reproduces them exactly is the maximum-likelihood fit
+    (with :class:`~skdpgen.synthesizers.MixtureGenerator`, a
+    mixture of product distributions, the marginals are computed exactly
+    from its parameters).
+
+    Parameters
+    ----------
+    pair_share : float
+        The two-way releases' share of the mechanism's budget (see
+        :func:`~skdpgen.synthesizers.marginal_design`); the one-way releases get the rest.
+    pair_cells : int, default=PAIR_CELLS
+        Coarse cells of an ordered column in the two-way marginals
+        (:func:`~skdpgen.synthesizers.pair_groups`).
+
+    Notes
+    -----
+    **Privacy.** Each release is a class-conditional (or overall) mean
+    embedding under a map with non-negative features of norm ≤ 1
+    (:class:`~skdpgen.kernels.MarginalFeatures`): replace-one sensitivity
+    ``√2/n`` (:meth:`~skdpgen.synthesizers.ReleaseContext.release_embedding`),
+    calibrated and composed by the fit's accountant. The generator, the
+    loss and the division by the released class weights only read the
+    releases: post-processing.
+    """
+
+    def __init__(self, *, pair_share, pair_cells=PAIR_CELLS):
+        self.pair_share = pair_share
+        self.pair_cells = pair_cells
+
+    def setup(self, encoder, n_classes, epochs, rng):
+        super().setup(encoder, n_classes, epochs, rng)
+        if encoder.n_numeric_:
+            raise ValueError(
+                "The marginal mechanism needs every column one-hot (numeric and date "
+                f"columns encoded as bins); the encoding has {encoder.n_numeric_} numeric "
+                "columns.")
+        sizes = list(encoder.category_sizes_)
+        zeros = np.zeros((1, encoder.n_encoded_))
+        self.features_ = MarginalFeatures(category_sizes=sizes, degree=1).fit(zeros)
+        self.pairwise_ = None
+        if len(sizes) > 1 and self.pair_share > 0:
+            self.pairwise_ = MarginalFeatures(
+                category_sizes=sizes, degree=2,
+                groups=pair_groups(encoder, self.pair_cells)).fit(zeros)
+        self.product_columns_ = []
+        self.pair_shrinkage_ = None
+        return self
+
+    def budget_shares(self, epochs):
+        one = 1.0 - self.pair_share
+        shares = {ONE_WAY: one / 2, ONE_WAY_BY_CLASS: one / 2}
+        if self.pair_share == 0:
+            return shares
+        return {**shares, TWO_WAY: self.pair_share / 2, TWO_WAY_BY_CLASS: self.pair_share / 2}
+
+    def release(self, epoch, context):
+        if epoch:
+            return
+        self._release(context, ONE_WAY, self.features_, by_class=False)
+        self._release(context, ONE_WAY_BY_CLASS, self.features_)
+        self._inverse = {
+            ONE_WAY: np.array([context.noise_std(ONE_WAY, self.features_.max_row_distance)]),
+            ONE_WAY_BY_CLASS: self._class_noise(context, ONE_WAY_BY_CLASS, self.features_)}
+        weights = context.class_weights
+        self._class_weights = None if weights is None else torch.as_tensor(weights)
+        if self.pairwise_ is not None:
+            self._release(context, TWO_WAY, self.pairwise_, by_class=False)
+            self._inverse[TWO_WAY] = np.array(
+                [context.noise_std(TWO_WAY, self.pairwise_.max_row_distance)])
+            self._release(context, TWO_WAY_BY_CLASS, self.pairwise_)
+            self._inverse[TWO_WAY_BY_CLASS] = self._class_noise(context, TWO_WAY_BY_CLASS,
+                                                               self.pairwise_)
+        self._entries = sum(t[0].size for t in self.targets_.values())
+        # each release's entries weighted by their inverse noise variance (a
+        # release without noise, epsilon = inf, at a thousandth of one row)
+        floor = 1e-3 / context.rows.n_rows
+        self._inverse = {name: torch.as_tensor(1.0 / np.maximum(std[:, None], floor) ** 2,
+                                               dtype=torch.float32, device=context.device)
+                         for name, std in self._inverse.items()}
+
+    def initialize(self, network):
+        """A mixture starts where the one-way releases say: every row of class
+        ``c`` at the histograms of class ``c`` (each cell the precision-
+        weighted mean of its by-class and overall releases, projected onto
+        the probability simplex, floored at 1e-4: the independence model),
+        plus its random logits. Post-processing of the releases."""
+        if not isinstance(network, MixtureGenerator):
+            return
+        overall, by_class = self.targets_[ONE_WAY][0][0], self.targets_[ONE_WAY_BY_CLASS][0]
+        v_all = 1.0 / self._inverse[ONE_WAY].cpu().numpy()[:, 0]
+        v_class = 1.0 / self._inverse[ONE_WAY_BY_CLASS].cpu().numpy()[:, 0]
+        k = max(self.n_classes_, 1)
+        with torch.no_grad():
+            for c in range(k):
+                # each cell: the two releases' precision-weighted mean
+                total = v_all[0] + v_class[c]
+                w = v_all[0] / total if total > 0 else 1.0  # no noise: the class's own
+                target = w * by_class[c] + (1 - w) * overall
+                blocks = [np.maximum(simplex_projection(cells), 1e-4)
+                          for cells in self.features_.cells(target)]
+                logits = np.concatenate([np.log(b / b.sum()) for b in blocks])
+                network.logits[c::k] += torch.as_tensor(logits, dtype=network.logits.dtype)
+
+    def converged(self, loss):
+        """Whether the fit is as close to the releases as their noise allows.
+
+        At the true marginals the loss (each entry's squared misfit over its
+        noise variance) has expectation the number of released entries
+        ``N``; a fit below it matches the noise (Morozov's discrepancy
+        principle). Training stops at the first step whose loss is at most
+        ``N``: a function of the releases and their public noise levels only.
+        """
+        return float(loss) <= self._entries
+
+    def _misfit(self, name, feature_map, generated, weights):
+        means = feature_map.raw_feature_sum(generated, weights).T
+        return torch.sum((self._on_device[name] - means) ** 2 * self._inverse[name])
+
+    def loss(self, generated, labels):
+        weights = batch_weights(labels, self.n_classes_, generated)  # (batch, classes)
+        loss = self._misfit(ONE_WAY_BY_CLASS, self.features_, generated, weights)
+        if self.pairwise_ is not None:
+            loss = loss + self._misfit(TWO_WAY_BY_CLASS, self.pairwise_, generated, weights)
+        if self._class_weights is not None:  # the mixture of the classes
+            weights = weights @ self._class_weights.to(weights)[:, None]
+        loss = loss + self._misfit(ONE_WAY, self.features_, generated, weights)
+        if self.pairwise_ is not None:
+            loss = loss + self._misfit(TWO_WAY, self.pairwise_, generated, weights)
+        return loss

@@ -1,0 +1,285 @@
+"""The marginal mechanism: indicator features, their bound, the releases, the mixture."""
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from skdpgen import DPHPSynthesizer
+from skdpgen.kernels import MarginalFeatures
+from skdpgen.privacy import GaussianAccountant, calibrate_gaussian
+from skdpgen.schema import TableEncoder
+from skdpgen.synthesizers import MixtureGenerator, marginal_design, pair_groups
+from skdpgen.synthesizers._marginals import (BIN_PRECISION, BIN_RANGE, BIN_STEP,
+                                             PAIR_PRECISION, simplex_projection)
+
+FAST = dict(epochs=2, steps_per_epoch=20, batch_size=40, random_state=0, device="cpu")
+
+
+def _one_hot(codes, sizes):
+    return np.concatenate([np.eye(s)[c] for s, c in zip(sizes, codes)], axis=1)
+
+
+# -- the feature map -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3])
+def test_marginal_features_are_the_marginals(degree):
+    rng = np.random.default_rng(0)
+    sizes = [3, 4, 2, 5]
+    codes = [rng.integers(0, s, 200) for s in sizes]
+    Z = _one_hot(codes, sizes)
+    fmap = MarginalFeatures(category_sizes=sizes, degree=degree).fit(Z)
+    assert len(fmap.marginals_) == math.comb(len(sizes), degree)
+    for m, cells in zip(fmap.marginals_, fmap.cells(fmap.transform(Z).mean(axis=0))):
+        index = np.ravel_multi_index(tuple(codes[a] for a in m), cells.shape)
+        exact = np.bincount(index, minlength=cells.size).reshape(cells.shape) / 200
+        np.testing.assert_allclose(cells, exact, atol=1e-12)
+    # the fused sums, the torch path and the plain transform agree
+    w = rng.random((200, 3))
+    np.testing.assert_allclose(fmap.feature_sum(Z, w), fmap.transform(Z).T @ w, atol=1e-12)
+    torch_sum = fmap.raw_feature_sum(torch.as_tensor(Z), torch.as_tensor(w)).numpy()
+    np.testing.assert_allclose(torch_sum, fmap.transform(Z).T @ w, atol=1e-12)
+
+
+ADVERSARIAL = [np.inf, 1e300, -1e300, 7.0, -3.0, 0.5, 1.0, 0.0]
+
+
+def test_marginal_features_are_bounded_and_nonnegative_on_any_input():
+    """Every row has norm ≤ 1 and non-negative features, whatever its entries;
+    two rows are at most √2 apart (the sensitivity √2/n the releases claim);
+    a one-hot row has norm 1, and two one-hot rows in different cells of every
+    marginal attain √2 exactly."""
+    rng = np.random.default_rng(1)
+    sizes = [3, 4, 2]
+    groups = [None, np.array([0, 0, 1, 1]), None]
+    rows = [rng.choice(ADVERSARIAL[1:], size=sum(sizes)) for _ in range(300)]
+    rows += [rng.normal(0, 10, sum(sizes)) for _ in range(100)]
+    rows += [_one_hot([[rng.integers(0, s)] for s in sizes], sizes)[0] for _ in range(50)]
+    R = np.vstack(rows)
+    for fmap in (MarginalFeatures(category_sizes=sizes, degree=1).fit(R),
+                 MarginalFeatures(category_sizes=sizes, degree=2, groups=groups).fit(R),
+                 MarginalFeatures(category_sizes=sizes, degree=3).fit(R)):
+        H = fmap.transform(R)
+        assert np.all(np.isfinite(H)) and np.all(H >= 0)
+        assert np.all(np.linalg.norm(H, axis=1) <= 1.0)
+        # the private path's sums: each row clipped, so a sum moves by ≤ √2 per row
+        sums = np.stack([fmap.feature_sum(R[i:i + 1], np.ones((1, 1)))[:, 0]
+                         for i in range(len(R))])
+        gaps = np.linalg.norm(sums[:, None, :] - sums[None, :, :], axis=-1)
+        assert gaps.max() <= fmap.max_row_distance + 1e-12 == math.sqrt(2) + 1e-12
+        a, b = _one_hot([[0], [0], [0]], sizes), _one_hot([[2], [3], [1]], sizes)
+        assert np.linalg.norm(fmap.transform(a)) == pytest.approx(1.0)
+        assert np.linalg.norm(fmap.transform(a) - fmap.transform(b)) == pytest.approx(
+            math.sqrt(2))
+
+
+def test_marginal_features_groups_count_coarse_cells():
+    sizes = [6, 3]
+    codes = [np.array([0, 1, 2, 5]), np.array([0, 1, 2, 2])]
+    Z = _one_hot(codes, sizes)
+    fmap = MarginalFeatures(category_sizes=sizes, groups=[np.array([0, 0, 1, 1, 2, 2]), None])
+    cells = fmap.fit(Z).cells(fmap.transform(Z).mean(axis=0))[0]
+    assert cells.shape == (3, 3)
+    np.testing.assert_allclose(cells, [[0.25, 0.25, 0], [0, 0, 0.25], [0, 0, 0.25]])
+    with pytest.raises(ValueError, match="groups"):
+        MarginalFeatures(category_sizes=sizes, groups=[np.array([0, 2, 2, 2, 2, 2]), None]).fit(Z)
+
+
+def test_pair_groups_merge_ordered_columns_only():
+    schema = {"age": {"type": "numeric", "bounds": [0, 99], "integer": True, "missing": True},
+              "x": {"type": "numeric", "bounds": [0, 1]},
+              "city": {"type": "categorical", "categories": [str(i) for i in range(30)]},
+              "small": {"type": "numeric", "bounds": [1, 5], "integer": True}}
+    enc = TableEncoder(schema, max_levels=100, bins=32).fit(
+        pd.DataFrame({"age": [30, 40], "x": [0.5, 0.2], "city": ["3", "4"], "small": [2, 3]}))
+    groups = dict(zip(enc.block_columns_, pair_groups(enc, 8)))
+    assert groups["city"] is None and groups["small"] is None
+    assert groups["x"].max() + 1 == 8 and np.all(np.diff(groups["x"]) >= 0)
+    # 100 levels in 8 groups of consecutive levels, then the missing slot alone
+    assert groups["age"].size == 101 and groups["age"][-1] == 8
+    assert np.bincount(groups["age"][:-1]).tolist() == [13, 12, 13, 12, 13, 12, 13, 12]
+
+
+# -- the mixture ----------------------------------------------------------------------
+
+
+def test_mixture_trains_on_all_rows_and_samples_its_class_rows():
+    net = MixtureGenerator(7, 3, [2, 3])
+    net.reset_parameters(torch.Generator().manual_seed(0))
+    rows = net(torch.zeros(7, 1), torch.arange(7) % 3)
+    assert rows.shape == (7, 5)
+    torch.testing.assert_close(rows[:, :2].sum(1), torch.ones(7))
+    with pytest.raises(ValueError, match="7 rows"):
+        net(torch.zeros(5, 1), torch.arange(5) % 3)
+    net.eval()
+    z = torch.randn(3000, 1, generator=torch.Generator().manual_seed(1))
+    for c, owned in ((0, [0, 3, 6]), (1, [1, 4]), (2, [2, 5])):  # rows c, c + 3, ...
+        out = net(z, torch.full((3000,), c))
+        picked = [int(torch.argmin(torch.cdist(r[None], rows.detach()))) for r in out[:300]]
+        assert set(picked) == set(owned)
+        counts = np.bincount(picked, minlength=7)[owned]
+        assert counts.min() > 0.5 * counts.max()  # uniform over the class's rows
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_simplex_projection_is_the_nearest_histogram(seed):
+    rng = np.random.default_rng(seed)
+    v = rng.normal(0.1, 0.3, 12)
+    p = simplex_projection(v)
+    assert p.min() >= 0 and p.sum() == pytest.approx(1.0)
+    for _ in range(200):  # no other histogram is nearer
+        q = rng.dirichlet(np.ones(12) * rng.uniform(0.05, 2))
+        assert np.sum((v - p) ** 2) <= np.sum((v - q) ** 2) + 1e-12
+
+
+# -- the mechanism in a fit ------------------------------------------------------------
+
+
+def _table(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    age = rng.integers(18, 90, n)
+    X = pd.DataFrame({
+        "age": age,
+        "hours": np.where(rng.random(n) < 0.45, 40, rng.integers(1, 100, n)),
+        "city": np.where(age > 50, "Lyon", rng.choice(["Paris", "Nice"], n)),
+        "income": np.where(rng.random(n) < 0.1, np.nan, rng.lognormal(10, 1, n)),
+    })
+    y = np.where((age > 50) ^ (rng.random(n) < 0.1), "yes", "no")
+    schema = {"age": {"type": "numeric", "bounds": [17, 90], "integer": True},
+              "hours": {"type": "numeric", "bounds": [1, 99], "integer": True},
+              "city": {"type": "categorical", "categories": ["Lyon", "Nice", "Paris"]},
+              "income": {"type": "numeric", "bounds": [0, 5e5], "missing": True}}
+    return X, y, schema
+
+
+def test_dphp_default_is_the_marginal_mechanism_with_a_mixture():
+    X, y, schema = _table(2000)
+    synth = DPHPSynthesizer(schema=schema, classes=["no", "yes"], **FAST).fit(X, y)
+    names = [r.name for r in synth.privacy_report_.releases]
+    assert names == ["one-way marginals", "one-way marginals by class", "two-way marginals",
+                     "two-way marginals by class", "label proportions"]
+    assert synth.privacy_report_.epsilon == pytest.approx(1.0, rel=1e-6)
+    assert type(synth.network_).__name__ == "MixtureGenerator"
+    assert synth.encoder_.n_numeric_ == 0  # every column one-hot
+    assert synth.encoder_.level_columns_ == ["age", "hours"]
+    assert synth.encoder_.binned_columns_ == ["income"]
+    Xs, ys = synth.sample(500, random_state=0)
+    assert list(Xs.columns) == list(X.columns) and set(ys) <= {"no", "yes"}
+    assert Xs["age"].between(17, 90).all() and Xs["income"].isna().any()
+    Xy, yy = synth.sample(50, y="yes", random_state=0)
+    assert (yy == "yes").all()
+
+
+def test_the_design_drops_pairs_that_would_be_noise():
+    # 600 rows, 4 columns at epsilon 1: a pair cell's noise is about 19 rows,
+    # more than 600 / PAIR_PRECISION; 2,000 rows clear it (the test above)
+    X, y, schema = _table(600)
+    synth = DPHPSynthesizer(schema=schema, classes=["no", "yes"], **FAST).fit(X, y)
+    names = [r.name for r in synth.privacy_report_.releases]
+    assert names == ["one-way marginals", "one-way marginals by class", "label proportions"]
+    assert synth.marginal_design_ == marginal_design(600, 4, 1.0, 1e-5, pair_share=0.9)
+    assert synth.marginal_design_[0] == 0.0
+    assert synth.product_share == "auto"  # the parameter is left as given
+    # a declared share is kept
+    kept = DPHPSynthesizer(schema=schema, classes=["no", "yes"], product_share=0.9,
+                           **FAST).fit(X, y)
+    assert "two-way marginals" in [r.name for r in kept.privacy_report_.releases]
+
+
+@pytest.mark.parametrize("n, d, eps", [(600, 4, 1.0), (30_000, 14, 1.0), (2_800, 69, 0.3),
+                                       (10**6, 2, 8.0), (50, 1, 1.0)])
+def test_marginal_design_follows_its_noise_levels(n, d, eps):
+    share, bins = marginal_design(n, d, eps, 1e-5, pair_share=0.9)
+    sigma = calibrate_gaussian(eps, 1e-5)
+    pair_noise = sigma / np.sqrt(0.45) * np.sqrt(d * (d - 1))
+    assert (share == 0.9) == (d > 1 and n >= PAIR_PRECISION * pair_noise)
+    one_noise = sigma / np.sqrt((1 - share) / 2) * np.sqrt(2 * d)
+    assert BIN_RANGE[0] <= bins <= BIN_RANGE[1] and bins % BIN_STEP == 0
+    if bins > BIN_RANGE[0]:
+        assert n / bins >= BIN_PRECISION * one_noise
+    if bins < BIN_RANGE[1]:
+        assert n / (bins + BIN_STEP) < BIN_PRECISION * one_noise
+
+
+def test_a_binned_integer_column_is_decoded_inside_its_bin():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 1000, 400)
+    schema = {"x": {"type": "numeric", "bounds": [0, 999], "integer": True}}
+    enc = TableEncoder(schema, max_levels=100, bins=32).fit(pd.DataFrame({"x": x}))
+    codes = enc.transform(pd.DataFrame({"x": x}))[:, :32].argmax(1)
+    out = enc.decode(np.zeros((400, 0)), [codes], random_state=0)
+    back = enc.transform(out)[:, :32].argmax(1)
+    np.testing.assert_array_equal(back, codes)  # every value stays in its bin
+    assert np.all(out["x"] == np.round(out["x"]))
+
+
+def test_the_loss_fits_the_noisy_releases_by_their_noise(monkeypatch):
+    """The targets are what the noise site returned (per class divided by the
+    class weights, the overall releases as they are), and the loss is the
+    squared misfit of each entry over its noise variance."""
+    X, y, schema = _table(2000)
+    released = {}
+    add_noise = GaussianAccountant.add_noise
+
+    def spy(self, name, value, *, sensitivity):
+        released[name] = add_noise(self, name, value, sensitivity=sensitivity)
+        return released[name]
+
+    monkeypatch.setattr(GaussianAccountant, "add_noise", spy)
+    synth = DPHPSynthesizer(schema=schema, classes=["no", "yes"], **FAST).fit(X, y)
+    mech = synth.mechanism_
+    weights = synth.class_weights_
+    np.testing.assert_allclose(mech.targets_["one-way marginals by class"][0],
+                               (released["one-way marginals by class"] / weights).T, rtol=1e-6)
+    np.testing.assert_allclose(mech.targets_["one-way marginals"][0],
+                               released["one-way marginals"].T, rtol=1e-6)
+    np.testing.assert_allclose(mech.targets_["two-way marginals"][0],
+                               released["two-way marginals"].T, rtol=1e-6)
+    np.testing.assert_allclose(mech.targets_["two-way marginals by class"][0],
+                               (released["two-way marginals by class"] / weights).T, rtol=1e-6)
+    # the loss: each entry's squared misfit over its noise variance, summed
+    net = synth.network_.train()
+    labels = torch.arange(FAST["batch_size"]) % 2
+    rows = net(torch.zeros(FAST["batch_size"], 1), labels).detach().double()
+    expected = 0.0
+    std = {r.name: r.noise_std for r in synth.privacy_report_.releases}
+    for name, fmap in (("one-way marginals by class", mech.features_),
+                       ("one-way marginals", mech.features_),
+                       ("two-way marginals by class", mech.pairwise_),
+                       ("two-way marginals", mech.pairwise_)):
+        H = fmap.transform(rows.numpy())
+        means = np.stack([H[labels.numpy() == c].mean(0) for c in (0, 1)])
+        variance = (std[name] / weights[:, None]) ** 2
+        if not name.endswith("by class"):
+            means, variance = weights @ means, std[name] ** 2
+        expected += np.sum((mech.targets_[name][0] - means) ** 2 / variance)
+    got = float(mech.loss(rows.float(), labels))
+    assert got == pytest.approx(expected, rel=1e-3)
+    assert synth.loss_history_[-1] < synth.loss_history_[0]
+
+
+def test_marginal_share_is_refused_with_the_marginal_mechanism():
+    X, y, schema = _table(100)
+    with pytest.raises(ValueError, match="releases the one-way marginals itself"):
+        DPHPSynthesizer(schema=schema, classes=["no", "yes"], marginal_share=0.2,
+                        **FAST).fit(X, y)
+
+
+def test_a_fit_without_noise_fits_the_exact_marginals():
+    # epsilon = inf: every noise level is 0; the loss stays finite and the
+    # samples follow the data (not all in one bin)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (3000, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synth = DPHPSynthesizer(bounds=(0, 1), classes=[0, 1],
+                                **{**FAST, "steps_per_epoch": 50}).fit(X, np.arange(3000) % 2,
+                                                                       epsilon=np.inf)
+    assert np.all(np.isfinite(synth.loss_history_))
+    Xs, _ = synth.sample(3000, random_state=0)
+    counts = np.histogram(Xs[:, 0], bins=5, range=(0, 1))[0]
+    assert counts.min() > 400  # about 600 per fifth
