@@ -41,9 +41,15 @@ test split (TV against the train split).
   a numeric or date column, the public categories of a categorical one,
   one cell for other values, one for missing) plus the label as one more
   column, as integer codes, all declared categorical (``preprocessor_eps=0``:
-  nothing is spent or read on bounds). SmartNoise's encoder takes the codes
-  present in the rows as the domain, so the empty public cells are left
-  out of its domain (a leak in their favour). Their synthetic codes come
+  nothing is spent or read on bounds). **Domain** (``--peer-domain``):
+  ``public`` (the default) fits SmartNoise's encoder (a ``TableTransformer``
+  of ``LabelTransformer``) on every public cell of every column before the
+  fit, so their domain is the public one, as ours is; ``data`` lets
+  SmartNoise take the codes present in the rows as the domain (its
+  default, and these runs before 2026-11-27: the empty public cells are
+  left out of its domain, a leak in their favour that matters on sparse
+  tables such as car and digits; cached as ``..._MST.json``, the public
+  domain as ``..._MST_public.json``). Their synthetic codes come
   back as values of the same cells (numeric and dates uniform inside their
   bin, integers uniform among the bin's integers: public randomness), so
   the codes of those values are exactly the sampled codes.
@@ -166,9 +172,17 @@ from _common import proc_status_kib, reset_peak_rss
 df = pd.read_csv(args["data"])
 synth = Synthesizer.create(args["synth"], epsilon=args["epsilon"], delta=args["delta"],
                            **args["kwargs"])
+transformer = None
+if args["domain"]:  # the public cells: the encoder is fitted on them, not on the rows
+    from snsynth.transform import LabelTransformer, TableTransformer
+    width = max(args["domain"].values())
+    cells = pd.DataFrame({c: [i % k for i in range(width)] for c, k in args["domain"].items()})
+    transformer = TableTransformer([LabelTransformer(nullable=False) for _ in df.columns])
+    transformer.fit(cells[list(df.columns)])
 peak = fit_peak()
 t0 = time.perf_counter()
-synth.fit(df, categorical_columns=list(df.columns), preprocessor_eps=0.0)
+synth.fit(df, categorical_columns=list(df.columns), preprocessor_eps=0.0,
+          transformer=transformer)
 secs = time.perf_counter() - t0
 peak_kib, before_kib = peak()
 synth.sample(len(df)).to_csv(args["shipped"], index=False)  # as shipped: mbi's "round"
@@ -319,8 +333,10 @@ def fit_peer(args, method, ref, epsilon, cap):
     with tempfile.TemporaryDirectory() as tmp:
         files = {k: os.path.join(tmp, k + ".csv") for k in ("data", "shipped", "iid")}
         ref.codes.to_csv(files["data"], index=False)
+        domain = ({str(c): len(ref.categories[c]) for c in ref.codes.columns}
+                  if args.peer_domain == "public" else None)
         child = json.dumps({"synth": synth, "kwargs": kwargs, "epsilon": epsilon,
-                            "delta": args.delta, "here": HERE, **files})
+                            "delta": args.delta, "here": HERE, "domain": domain, **files})
         try:
             proc = subprocess.run([args.peer_python, "-c", CHILD, child], capture_output=True,
                                   text=True, timeout=cap,
@@ -339,8 +355,9 @@ def fit_peer(args, method, ref, epsilon, cap):
             "rss_before_fit_mib": out["before_kib"] / 1024, "rows": rows}
 
 
-def cache_path(name, split_, epsilon, seed, method):
-    return CACHE / f"{name}_{split_}_eps{epsilon:g}_seed{seed}_{method}.json"
+def cache_path(name, split_, epsilon, seed, method, domain="public"):
+    tag = "_public" if domain == "public" else ""
+    return CACHE / f"{name}_{split_}_eps{epsilon:g}_seed{seed}_{method}{tag}.json"
 
 
 def cached_peer(args, path, cap):
@@ -350,14 +367,15 @@ def cached_peer(args, path, cap):
         return None
     entry = json.loads(path.read_text())
     same = (entry["delta"] == args.delta and entry["bins"] == BINS
-            and entry["threads"] == args.threads)
+            and entry["threads"] == args.threads
+            and entry.get("domain", "data") == args.peer_domain)
     past_a_smaller_cap = entry["note"].startswith("past") and entry["cap_s"] < cap
     return entry if same and not past_a_smaller_cap else None
 
 
 def peer_runs(args, name, ref, epsilon, seed, method, sn_version):
     """The rows of one peer fit, from the cache or fitted now (and cached)."""
-    path = cache_path(name, args.split, epsilon, seed, method)
+    path = cache_path(name, args.split, epsilon, seed, method, args.peer_domain)
     cap = args.aim_cap if PEERS[method][0] == "aim" else args.mst_cap
     entry = cached_peer(args, path, cap)
     cached = entry is not None
@@ -366,6 +384,7 @@ def peer_runs(args, name, ref, epsilon, seed, method, sn_version):
     elif not cached:
         entry = {"table": name, "split": args.split, "epsilon": epsilon, "delta": args.delta,
                  "seed": seed, "method": method, "bins": BINS, "threads": args.threads,
+                 "domain": args.peer_domain,
                  "cap_s": cap, "date": datetime.datetime.now().isoformat(timespec="seconds"),
                  "machine": machine_line(), "load_avg_at_start": os.getloadavg(),
                  "smartnoise_synth": sn_version, "command": COMMAND, "note": "",
@@ -517,6 +536,9 @@ def parse(argv):
                         help="wall-clock cap of one MST child, seconds (default 3600)")
     parser.add_argument("--peer-python", default=str(DEFAULT_PEER),
                         help=f"python of SmartNoise's environment (default {DEFAULT_PEER})")
+    parser.add_argument("--peer-domain", choices=["public", "data"], default="public",
+                        help="MST/AIM's domain: every public cell (default), or the cells "
+                             "present in the rows (SmartNoise's default: a leak in their favour)")
     parser.add_argument("--rerun-peers", action="store_true",
                         help=f"refit MST/AIM even where {CACHE.name}/ holds their run")
     parser.add_argument("--cache-only", action="store_true",
@@ -553,8 +575,8 @@ def header(args, sn_version):
             ("commit", _git_revision()),
             ("settings", f"split {args.split}, epsilons {args.epsilons}, delta {args.delta:g}, "
                          f"seeds {args.seeds}, threads {args.threads}, AIM cap "
-                         f"{args.aim_cap:.0f} s, MST cap {args.mst_cap:.0f} s, {BINS} bins; "
-                         f"methods {args.methods}")):
+                         f"{args.aim_cap:.0f} s, MST cap {args.mst_cap:.0f} s, {BINS} bins, "
+                         f"peer domain {args.peer_domain}; methods {args.methods}")):
         print(f"{label + ':':<10} {text}", flush=True)
 
 
