@@ -52,31 +52,36 @@ def column_spec(key, real, syn, bounds, categories):
         values = pd.concat([real, syn], ignore_index=True).astype(object)
         return "categorical", list(pd.unique(values)), False
     values = np.concatenate([np.asarray(real, dtype=float), np.asarray(syn, dtype=float)])
-    lo, hi = float(np.min(values)), float(np.max(values))
+    values = values[np.isfinite(values)]
+    lo, hi = (float(values.min()), float(values.max())) if values.size else (0.0, 0.0)
     return "numeric", (lo, hi), True
 
 
 def _codes(col, kind, spec, bins, key):
-    """Cell index of every value of one column."""
+    """Cell index of every value of one column, and the column's number of cells.
+
+    A categorical column has a cell per category, then one for other values
+    and one for missing values; a numeric column ``bins`` bins, then one for
+    missing values (NaN; infinite values fall in the outer bins).
+    """
     if kind == "categorical":
         index = pd.Index(spec)
         if not index.is_unique:
             raise ValueError(f"Categories of column {key!r} must be distinct.")
-        codes = index.get_indexer(pd.Series(col).astype(object))
-        if (codes < 0).any():
-            raise ValueError(  # counted, never quoted: the rows may be private
-                f"Column {key!r} holds {int((codes < 0).sum())} values outside its "
-                "categories.")
-        return codes.astype(np.int64)
+        values = pd.Series(col).astype(object)
+        codes = index.get_indexer(values)
+        codes = np.where(codes < 0, len(index), codes)  # other values
+        codes = np.where(values.isna().to_numpy(), len(index) + 1, codes)
+        return codes.astype(np.int64), len(index) + 2
     lo, hi = spec
     x = np.asarray(col, dtype=float)
-    if not np.isfinite(x).all():
-        raise ValueError(f"Column {key!r} holds NaN or infinite values.")
+    missing = np.isnan(x)
     if hi <= lo:
-        return np.zeros(len(x), dtype=np.int64)
+        return np.where(missing, 1, 0).astype(np.int64), 2
     # equal-width bins on [lo, hi]; values outside fall into the outer bins
-    codes = np.floor((x - lo) / (hi - lo) * bins)
-    return np.clip(codes, 0, bins - 1).astype(np.int64)
+    codes = np.floor((np.where(missing, lo, x) - lo) / (hi - lo) * bins)
+    codes = np.clip(codes, 0, bins - 1)
+    return np.where(missing, bins, codes).astype(np.int64), bins + 1
 
 
 def _combinations(d, alpha, max_combinations, random_state):
@@ -187,8 +192,12 @@ def marginal_tv_distance(
     a pandas ``Categorical`` column are its declared categories; otherwise,
     without public categories, the values observed in either dataset are
     used, which gives exactly the same distance (cells empty in both datasets
-    add nothing), so no warning is raised. Values outside given categories
-    raise ``ValueError``, as do NaN in numeric columns.
+    add nothing), so no warning is raised. Missing values (NaN, None) are a
+    cell of their own in every column, and values outside a column's given
+    categories one more (as
+    :func:`~skdpgen.evaluation.evaluate_tables` counts them); cells
+    empty in both datasets add nothing, so the distance of tables without
+    such values is unchanged.
 
     Examples
     --------
@@ -223,9 +232,11 @@ def marginal_tv_distance(
         kind, spec, leak = column_spec(key, col_r, col_s, bounds, categories)
         if leak:
             leaked.append(key)
-        codes_r.append(_codes(col_r, kind, spec, bins, key))
-        codes_s.append(_codes(col_s, kind, spec, bins, key))
-        sizes.append(bins if kind == "numeric" else max(len(spec), 1))
+        (code_r, size), (code_s, _) = (_codes(c, kind, spec, bins, key)
+                                       for c in (col_r, col_s))
+        codes_r.append(code_r)
+        codes_s.append(code_s)
+        sizes.append(size)
     if leaked:
         warnings.warn(
             f"No public bounds for the numeric column(s) {leaked}: their bin edges were "
