@@ -738,6 +738,23 @@ def test_verbose_shows_progress_and_keeps_loss_curve(capsys):
     assert np.all(np.isfinite(synth.loss_history_))
 
 
+def test_the_progress_bar_starts_after_the_first_releases(monkeypatch):
+    # its first rate is a training step's, not the passes over the rows
+    from skdpgen.synthesizers import GeneratorTrainer, HermiteMechanism
+
+    order = []
+    steps, release = GeneratorTrainer._steps, HermiteMechanism.release
+    monkeypatch.setattr(GeneratorTrainer, "_steps",
+                        lambda self, total: order.append("bar") or steps(self, total))
+    monkeypatch.setattr(HermiteMechanism, "release",
+                        lambda self, epoch, context: order.append(epoch) or release(
+                            self, epoch, context))
+    X = np.random.default_rng(0).uniform(0, 1, (100, 2))
+    DPHPSynthesizer(bounds=(0, 1), order=3, product_kernel="random",
+                    **{**FAST, "epochs": 2}).fit(X)
+    assert order[:2] == [0, "bar"] and order.count("bar") == 1
+
+
 def test_training_decreases_the_loss():
     X = np.random.default_rng(0).normal(0.3, 0.1, (500, 2))
     synth = DPHPSynthesizer(

@@ -83,12 +83,16 @@ class GeneratorTrainer:
                                          fused=True)
             history = torch.empty(total, device=self.device)
             network.train()
-            for step in self._steps(total):
-                if step % self.steps_per_epoch == 0:
+            # the first releases (passes over the rows) before the progress bar
+            # starts, so that its first rate is a training step's
+            with cpu_threads(threads):
+                mechanism.release(0, context)
+            mechanism.initialize(network)  # from the first releases (post-processing)
+            steps = self._steps(total)
+            for step in steps:
+                if step and step % self.steps_per_epoch == 0:
                     with cpu_threads(threads):
                         mechanism.release(step // self.steps_per_epoch, context)
-                    if step == 0:  # from the first releases (post-processing)
-                        mechanism.initialize(network)
                 z = torch.randn(self.batch_size, self.noise_dim, generator=generator,
                                 device=self.device)
                 loss = mechanism.loss(network(z, labels), labels)
@@ -99,4 +103,5 @@ class GeneratorTrainer:
                 if mechanism.converged(history[step]):
                     history = history[:step + 1]
                     break
+            getattr(steps, "close", lambda: None)()  # a bar left at an early stop
         return history.cpu().double().numpy()
