@@ -103,9 +103,8 @@ def test_exact_encode_decode_round_trip():
     for col in ("size", "city", "member"):
         np.testing.assert_array_equal(back[col].to_numpy(dtype=object),
                                       X[col].to_numpy(dtype=object))
-    # floats up to the rounding of the affine map (a few ulps of the width)
-    np.testing.assert_allclose(back["income"], X["income"], rtol=0,
-                               atol=8 * np.finfo(float).eps * 1e5)
+    # floats to the output step, a ten-thousandth of the width (here 10)
+    np.testing.assert_array_equal(back["income"], np.round(X["income"] / 10) * 10)
     # the bounds themselves map to ±1 and back to themselves
     edges = pd.DataFrame({"age": [17, 90], "income": [0.0, 1e5], "size": ["S", "L"],
                           "city": ["A", "C"], "member": [False, True]})
@@ -622,3 +621,27 @@ def test_check_table_counts_what_the_schema_does_without_quoting_values():
     assert "Alice" not in report.to_string()
     with pytest.raises(ValueError, match="lacks"):
         check_table(X, {"zip": {"type": "numeric", "bounds": [0, 1]}})
+
+
+@pytest.mark.parametrize("bins", [0, 30])
+def test_synthetic_numbers_are_written_to_the_output_step(bins):
+    """Issue 40: '32139.64749485716' carried digits no release resolved. Values
+    come back to a ten-thousandth of the public range (10 on [0, 1e5]), bounds
+    exact, and a binned value stays in its bin."""
+    from skdpgen.schema._numeric import output_step
+
+    schema = {"income": {"type": "numeric", "bounds": [0, 1e5]},
+              "share": {"type": "numeric", "bounds": [0, 1]}}
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"income": rng.uniform(0, 1e5, 500), "share": rng.uniform(0, 1, 500)})
+    X.loc[0] = [0.0, 1.0]
+    enc = TableEncoder(schema, bins=bins).fit(X)
+    back = decode_encoding(enc, enc.transform(X))
+    assert output_step([0, 1e5]) == 10.0 and output_step([0, 1]) == 1e-4
+    income, share = back["income"].to_numpy(), back["share"].to_numpy()
+    assert np.all(income == np.round(income / 10) * 10)
+    assert np.all(share == np.round(share, 4))
+    if bins:  # every value in the bin it was encoded in
+        np.testing.assert_array_equal(enc.transform(back), enc.transform(X))
+    else:
+        assert income[0] == 0.0 and share[0] == 1.0

@@ -127,7 +127,12 @@ class _Binned(Binned, _Scaled):
             count = last - first + 1
             inside = np.where(count >= 1, first + np.floor(offset * np.maximum(count, 1)),
                               inside)
-        return _numeric_output(self.spec, np.where(zero, 0.0, inside), missing, is_frame)
+        else:  # to the output step, where that keeps the value in its bin
+            lo, hi = (self.values_from_unit(c / self.bins) for c in (code, code + 1))
+            short = _round_to(inside, output_step(self.spec["bounds"]))
+            inside = np.where((short >= lo) & (short < hi), short, inside)
+        return _numeric_output(self.spec, np.where(zero, 0.0, inside), missing, is_frame,
+                               rounded=True)
 
 
 def bin_block(spec, z, missing, bins):
@@ -199,9 +204,45 @@ def _numbers(column):
     return canonical(column).numbers()
 
 
-def _numeric_output(spec, values, missing, is_frame):
+#: Synthetic numbers are written to a ten-thousandth of the public range (the
+#: power of ten at or below it): the digits beyond carry nothing the release
+#: resolved (a bin is at least a hundredth of the range).
+OUTPUT_RESOLUTION = 1e-4
+
+
+def output_step(bounds):
+    """The rounding step of a numeric column's synthetic values.
+
+    The largest power of ten at most ``OUTPUT_RESOLUTION`` times the width of
+    the public ``bounds`` (a function of the schema only).
+
+    Examples
+    --------
+    >>> from skdpgen.schema._numeric import output_step
+    >>> output_step([0, 100_000]), output_step([0, 1]), output_step([17, 90])
+    (10.0, 0.0001, 0.001)
+    """
+    width = float(bounds[1]) - float(bounds[0])
+    if not np.isfinite(width) or width <= 0:
+        return 0.0
+    return float(10.0 ** np.floor(np.log10(width * OUTPUT_RESOLUTION)))
+
+
+def _round_to(values, step):
+    if step <= 0:
+        return values
+    if step >= 1:
+        return np.round(values / step) * step
+    return np.round(values, int(round(-np.log10(step))))  # the nearest short decimal
+
+
+def _numeric_output(spec, values, missing, is_frame, rounded=False):
     if spec["integer"]:
         values = np.round(values)
+    elif not rounded:
+        lo, hi = (float(b) for b in spec["bounds"])
+        short = np.clip(_round_to(values, output_step(spec["bounds"])), lo, hi)
+        values = np.where((values == lo) | (values == hi), values, short)  # bounds exact
     if not is_frame or not spec["integer"]:
         values = values.astype(np.float64)
         values[missing] = np.nan
