@@ -14,9 +14,11 @@ SCHEMA = {
     "x": {"type": "numeric", "bounds": [0, 10], "missing": True},
     "k": {"type": "numeric", "bounds": [0, 100], "integer": True, "missing": True},
     "n": {"type": "numeric", "bounds": [0, 5], "integer": True},
-    "d": {"type": "datetime", "bounds": ["2020-01-01", "2025-12-31"], "missing": True},
+    # times of day: date-only bounds alone would imply whole days
+    "d": {"type": "datetime", "bounds": ["2020-01-01", "2025-12-31"], "missing": True,
+          "resolution": "second"},
     "dz": {"type": "datetime", "bounds": ["2020-01-01", "2025-12-31"], "missing": True,
-           "timezone": "Europe/Paris"},
+           "timezone": "Europe/Paris", "resolution": "second"},
     "c": {"type": "categorical", "categories": ["a", "b", "z"], "missing": True},
     "b": {"type": "categorical", "categories": [False, True], "missing": True},
     "f": {"type": "categorical", "categories": [False, True]},
@@ -227,8 +229,33 @@ def test_datetimes_are_clipped_to_their_bounds():
     np.testing.assert_array_equal(enc.transform(far_text)[:, 0], [-1.0, 1.0])
 
 
+def test_date_only_bounds_imply_whole_days():
+    """Issue 40: a column declared with date-only bounds and no resolution came
+    back with times of day on date-only data."""
+    import datetime
+
+    from skdpgen.schema._table import check_spec
+
+    for bounds in (["2020-01-01", "2021-01-01"], [datetime.date(2020, 1, 1), "2021-01-01"]):
+        spec = check_spec("t", {"type": "datetime", "bounds": bounds})
+        assert spec["resolution"] == "day"
+    timed = check_spec("t", {"type": "datetime", "bounds": ["2020-01-01 00:00", "2021-01-01"]})
+    assert "resolution" not in timed  # seconds, as before
+    kept = check_spec("t", {"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"],
+                            "resolution": "second"})
+    assert kept["resolution"] == "second"
+    X = pd.DataFrame({"t": pd.to_datetime(["2020-03-01", "2020-06-15", "2020-12-30"])})
+    with no_leaks():
+        enc = TableEncoder({"t": {"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"]}}
+                           ).fit(X)
+    Z = enc.transform(X) + 0.0013  # a generator's output is never exact
+    back = enc.decode(*block_codes(enc, Z))["t"]
+    assert (back == back.dt.normalize()).all()  # whole days, no time of day
+
+
 def test_datetime_inputs_strings_and_timezones():
-    schema = {"t": {"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"]}}
+    schema = {"t": {"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"],
+                    "resolution": "second"}}
     strings = pd.DataFrame({"t": ["2020-03-01", "2020-06-15 12:00", "2020-12-31T23:59:59"]})
     parsed = pd.DataFrame({"t": pd.to_datetime(strings["t"], format="mixed")})
     with no_leaks():

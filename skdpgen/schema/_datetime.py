@@ -3,6 +3,8 @@
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+import datetime
+import re
 from datetime import tzinfo
 
 import numpy as np
@@ -44,6 +46,14 @@ def _check_timezone(key, tz):
     except Exception as exc:  # unknown names raise various errors
         raise ValueError(f"Schema timezone of column {key!r} is unknown: {tz!r}.") from exc
     return tz
+
+
+def _date_only(bound):
+    """Whether a declared bound is a date without a time of day (``"2020-01-31"``,
+    a ``datetime.date``): the resolution such bounds imply is a day."""
+    if isinstance(bound, str):
+        return re.fullmatch(r"\s*[+-]?\d{4,}-\d{1,2}-\d{1,2}\s*", bound) is not None
+    return isinstance(bound, datetime.date) and not isinstance(bound, datetime.datetime)
 
 
 def _datetime_bounds(key, bounds, tz):
@@ -184,6 +194,8 @@ class DatetimeKind(ColumnKind):
                 f"Schema 'resolution' of column {key!r} must be 'day', 'second' or absent, got "
                 f"{resolution!r}."
             )
+        if resolution is None and all(map(_date_only, spec["bounds"])):
+            resolution = "day"  # bounds written as dates: a column of dates
         if resolution is not None:
             out["resolution"] = resolution
         for name in ("impute", "coerce"):  # "coerce": accepted; every column coerces now
@@ -216,7 +228,9 @@ class DatetimeKind(ColumnKind):
             lo = pd.Timestamp(int(wall.min())).floor("D")
             hi = max(pd.Timestamp(int(wall.max())).ceil("D"), lo + pd.Timedelta(days=1))
             bounds = [lo.strftime("%Y-%m-%d"), hi.strftime("%Y-%m-%d")]
-        return {"type": "datetime", "bounds": bounds, "missing": missing, "timezone": timezone}
+        days = bool(np.all(wall % DAY_NS == 0))
+        return {"type": "datetime", "bounds": bounds, "missing": missing, "timezone": timezone,
+                "resolution": "day" if days else "second"}
 
     def statistic(self, canon, context):
         """``[yearly histogram, count not at midnight, missing count]`` of the
@@ -244,6 +258,5 @@ class DatetimeKind(ColumnKind):
             _warn_guess(key, f"its bounds {spec['bounds']}", n, s)
         else:
             _warn_outside(key, spec["bounds"], noisy[first:last + 1], noisy[-1], n, s)
-        if days:
-            spec["resolution"] = "day"
+        spec["resolution"] = "day" if days else "second"
         return spec
