@@ -33,7 +33,7 @@ BIN_PRECISION = 4
 #: The fewest and the most bins ``marginal_design`` chooses, in steps of
 #: ``BIN_STEP``: decimal bins, so that tenths of a column's public range
 #: (the cells of a cross-tabulation over round bounds) are unions of bins.
-BIN_RANGE = (10, 30)
+BIN_RANGE = (10, 100)
 BIN_STEP = 10
 
 
@@ -53,8 +53,8 @@ def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share, bins=BIN_R
       would be noise, and a model fitted to them is worse than one of
       independent columns.
     * **bins** of a numeric or date column: the most, among multiples of
-      ``BIN_STEP`` within ``BIN_RANGE`` (10, 20 or 30: every tenth of the
-      public range is a union of bins, so a round value on round bounds
+      ``BIN_STEP`` within ``BIN_RANGE`` (10, 20, ..., 100: every tenth of
+      the public range is a union of bins, so a round value on round bounds
       stays on a bin edge), such that a bin holding ``1/bins`` of the rows
       holds at least ``BIN_PRECISION`` noise standard deviations of the
       one-way release (all rows, half of the one-way share:
@@ -83,7 +83,7 @@ def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share, bins=BIN_R
     --------
     >>> from skdpgen.synthesizers import marginal_design
     >>> marginal_design(30_000, 14, 1.0, 1e-5, pair_share=0.9)
-    (0.9, 30)
+    (0.9, 80)
     >>> marginal_design(2_800, 69, 1.0, 1e-5, pair_share=0.9)
     (0.0, 10)
     """

@@ -303,8 +303,8 @@ class DPHPSynthesizer(KMESynthesizer):
         marginals, which need every column one-hot). An integer column binned
         is drawn uniformly over the integers of its bin. Ignored with
         ``image_shape``. ``"auto"``: 0 for Hermite kernels; for marginals
-        the most bins among 10, 20 and 30 such that a bin with an equal share
-        of the rows holds at least 4 noise standard deviations of the
+        the most bins among 10, 20, ..., 100 such that a bin with an equal
+        share of the rows holds at least 4 noise standard deviations of the
         one-way release (:func:`~skdpgen.synthesizers.marginal_design`).
     {shared_parameters}
 
