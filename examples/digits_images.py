@@ -66,7 +66,7 @@ def main(argv=None):
     fig.tight_layout()
     out = Path(args.out_dir) / "digits_samples.png"
     fig.savefig(out, dpi=120)
-    print(f"figure written to {out}")
+    print(f"figure written to {out.name} in --out-dir")
 
 
 if __name__ == "__main__":

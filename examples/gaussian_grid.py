@@ -7,7 +7,10 @@ A 5 × 5 grid of Gaussians (σ = 0.2, spacing 1, five classes, 4,000 points
 each). The grid's extent is known by construction, so the bounds (-1, 5) are
 public. Prints the negative log-likelihood of synthetic samples under the true
 class-conditional mixture (lower is better; the real data's is the reference)
-and writes ``gaussian_grid.png`` to ``--out-dir``.
+and writes ``gaussian_grid.png`` to ``--out-dir``. DP-HP runs at its default
+(the marginal mechanism: the joint histogram of the two coordinates on public
+bins); in the quick mode one run gave NLL 3.8 for DP-HP, 12.2 for DP-MERF and
+1.24 for the real data (the noise is fresh at every run).
 
 ``--quick`` (the gallery's mode) uses 400 points per Gaussian and 2 × 50
 training steps; the default uses 4,000 points and 5 × 200 steps.
@@ -40,11 +43,10 @@ def main(argv=None):
     # column draws); the privacy noise is fresh at every run, so the NLLs vary
     common = dict(bounds=(-1, 5), classes=list(range(5)), random_state=0, **steps)
     synths = {
-        # the pairwise kernel (of two coordinates: their product kernel) carries
-        # the grid's joint structure; Hermite features keep the coordinates as
-        # numbers (the default, marginals, would bin them)
-        "DP-HP": DPHPSynthesizer(product_kernel="pairwise", order=50, product_order=50,
-                                 length_scale=0.05, gamma=5.0, **common),
+        # DP-HP's default: the two coordinates in public bins, their joint
+        # histogram (overall and per class) released once and fitted by a mixture;
+        # the paper's Hermite kernels are product_kernel="pairwise" or "random"
+        "DP-HP": DPHPSynthesizer(**common),
         "DP-MERF": DPMERFSynthesizer(length_scale=0.1, **common),
     }
     centers, _ = gaussian_grid_centers()
@@ -62,7 +64,7 @@ def main(argv=None):
     fig.tight_layout()
     out = Path(args.out_dir) / "gaussian_grid.png"
     fig.savefig(out, dpi=110)
-    print(f"figure written to {out}")
+    print(f"figure written to {out.name} in --out-dir")
 
 
 if __name__ == "__main__":

@@ -77,7 +77,7 @@ def main(argv=None):
 
     out = Path(args.out_dir) / "adult_marginals.png"
     fig.savefig(out, dpi=120)
-    print(f"figure written to {out}")
+    print(f"figure written to {out.name} in --out-dir")
 
 
 if __name__ == "__main__":

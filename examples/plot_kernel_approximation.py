@@ -43,7 +43,7 @@ def main(argv=None):
         print(f"{m:>12d}   {e:.2e}")
     out = Path(args.out_dir) / "kernel_approximation.png"
     fig.savefig(out, dpi=120)
-    print(f"figure written to {out}")
+    print(f"figure written to {out.name} in --out-dir")
 
 
 if __name__ == "__main__":

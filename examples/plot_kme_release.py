@@ -154,7 +154,7 @@ def plot(results, m_grid, path):
     fig.suptitle(f"DP release via kernel mean embeddings (δ = {DELTA:g})")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    print(f"figure written to {path}")
+    print(f"figure written to {path.name} in --out-dir")
 
 
 # %%
