@@ -333,9 +333,8 @@ def _cmd_synthesize(args):
     model = methods()[args.method].from_cli(
         columns=list(X.columns), schema=feature_schema, classes=classes,
         labeled=args.target is not None, random_state=args.random_state,
-        device=args.device, verbose=0 if args.quiet else 1,
-        infer_schema=args.infer_schema, schema_share=args.schema_share,
-    )
+        device=args.device, verbose=0 if args.quiet else 1, infer_schema=args.infer_schema,
+        schema_share=args.schema_share, allow_guesses=args.allow_guesses)
     stem = Path(args.out).with_suffix("")
     json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
     _check_destinations(args.out, json_path, txt_path)  # before the fit spends its budget
@@ -417,7 +416,7 @@ def _refuse(args, frame, schema, classes, issues, report):
         print(report)
     spent = "" if report is None else (
         f" This run spent epsilon = {report.epsilon:.3g}, delta = {report.delta:.3g} "
-        "(its releases were made); a rerun spends its own budget.")
+        "(the releases above, nothing else); a rerun spends its own budget.")
     where = str(written) if written else None
     print(f"skdpgen: refused: nothing written to {args.out}. "
           + describe_issues(issues, "cli", template=where)

@@ -5,12 +5,14 @@ line (``skdpgen synthesize --method NAME``) lists and builds exactly the
 registered ones. A registered class has
 
 * a classmethod ``from_cli(*, columns, schema, classes, labeled,
-  random_state, device, verbose, infer_schema, schema_share)`` that builds
-  an instance for a table with these columns and public schema
-  (``labeled``: whether a target column was given, ``classes``: its
-  declared categories or None, ``infer_schema``: what to do with what the
-  schema leaves out, ``schema_share``: its share of the budget, a float or
-  ``"auto"``), or raises
+  random_state, device, verbose, infer_schema, schema_share,
+  allow_guesses)`` that builds an instance for a table with these columns
+  and public schema (``labeled``: whether a target column was given,
+  ``classes``: its declared categories or None, ``infer_schema``: what to
+  do with what the schema leaves out, ``schema_share``: its share of the
+  budget, a float or ``"auto"``, ``allow_guesses``: False when a private
+  schema estimate that guessed should stop the fit before anything else
+  is released, by raising ``SchemaEstimateError``), or raises
   ``ValueError`` with a one-line reason when it cannot handle the table;
 * a boolean class attribute ``supports_labels``;
 * ``fit(X, y, *, epsilon, delta)``, ``privacy_report_``, ``schema_issues_``

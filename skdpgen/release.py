@@ -375,7 +375,7 @@ class DPKMEReleaser(PrivateEstimator):
 
     @classmethod
     def from_cli(cls, *, columns, schema, classes, labeled, random_state, device, verbose,
-                 infer_schema="private", schema_share="auto"):
+                 infer_schema="private", schema_share="auto", allow_guesses=True):
         """Algorithm 1 on the schema's public bounds (see :mod:`skdpgen.registry`).
 
         The bounds of every column must be declared (``infer_schema`` is not

@@ -4,6 +4,7 @@ In-process ``main`` with small synthesizers (``fast_fits`` of test_cli).
 """
 
 import json
+import re
 import warnings
 
 import numpy as np
@@ -33,19 +34,24 @@ def _small(tmp_path, n=120, index=True):
 def test_a_guess_is_refused_with_a_template_and_cli_remedies(tmp_path, fast_fits, capsys):
     data = _small(tmp_path)
     out = tmp_path / "syn.csv"
-    # seeded noise that keeps two classes: the run fits, then refuses its guesses
-    # (fresh noise sometimes keeps one class and refuses earlier, which would
-    # leave the refusal after the fit untested)
+    # seeded noise that keeps two classes: the run refuses its guesses right
+    # after the schema estimate (issue 40: before the budget is spent)
     with reproducible_noise(0), warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         assert main(["synthesize", str(data), "--target", "label", "--out", str(out),
                      "--quiet", "--random-state", "0"]) == 2
-    err = capsys.readouterr().err
+    printed = capsys.readouterr()
+    err = printed.out + printed.err
+    releases = re.findall(r"^  ([a-z][a-z :-]*?)\s{2,}\d+\s", printed.out, re.M)
+    assert releases and all(r.startswith("schema:") for r in releases), printed.out
+    spent = float(re.search(r"spent epsilon = ([0-9.]+)", err).group(1))
+    assert spent < 1.0  # the schema's share only, and the message says so
+    assert "nothing else" in err
     assert not out.exists() and not (tmp_path / "syn.privacy.json").exists()
     template = tmp_path / "small.schema.json"
     assert template.exists()
     spec = json.loads(template.read_text())
-    assert len(spec["label"]["_estimated"]) == 2 and "spent" in err  # refused after the fit
+    assert len(spec["label"]["_estimated"]) == 2 and "spent" in err
     assert list(spec) == ["weight", "rain", "label"]  # the index column is not in it
     assert "refused" in err and "small.schema.json" in err and "--allow-guesses" in err
     # only the command line's options are named, never a Python parameter

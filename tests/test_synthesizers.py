@@ -1054,3 +1054,27 @@ def test_dpmerf_pairwise_weight(frame):
     assert none.pairwise_weight_ is None
     with pytest.raises(ValueError, match="pairwise_weight"):
         DPMERFSynthesizer(pairwise_weight=-1.0).fit(X, y)
+
+
+def test_on_guess_raise_stops_after_the_schema_estimate():
+    """Issue 40: a refusal spends only the schema's share. A private estimate that
+    guessed raises before any other release; its report lists the schema's
+    releases only, composed to less than the budget."""
+    from skdpgen.synthesizers import SchemaEstimateError
+
+    rng = np.random.default_rng(0)
+    n = 120
+    X = pd.DataFrame({"weight": rng.normal(3000, 800, n).round(),
+                      "rain": np.where(rng.random(n) < 0.5, 0.0, rng.exponential(5, n))})
+    y = rng.choice(["a", "b"], n)
+    with reproducible_noise(0), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(SchemaEstimateError, match="had to guess") as caught:
+            DPHPSynthesizer(on_guess="raise", **FAST).fit(X, y)
+        names = {r.name for r in caught.value.report.releases}
+        assert names and all(name.startswith("schema:") for name in names)
+        assert caught.value.report.epsilon < 1.0
+        assert caught.value.issues
+        # the same noise, on_guess="fit": the fit goes on and lists its guesses
+        fitted = DPHPSynthesizer(**FAST).fit(X, y)
+    assert fitted.schema_issues_ and fitted.privacy_report_.epsilon == pytest.approx(1.0)

@@ -19,6 +19,7 @@ from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows
 from .._dask import is_dask_collection
 from ..schema._plan import SchemaPlan
+from ..schema._issues import is_guess
 from ..schema._ranges import CLASS_SHARE
 from ..schema import TableEncoder
 from ._calibration import MarginalCalibration
@@ -45,6 +46,7 @@ SHARED_DEFAULTS = dict(
     classes=None,
     infer_schema="private",
     schema_share="auto",
+    on_guess="fit",
     label_share=0.05,
     marginal_share="auto",
     epochs=10,
@@ -67,6 +69,7 @@ SHARED_CONSTRAINTS = {
     "bounds": [tuple, list, None],
     "classes": ["array-like", None],
     "infer_schema": [StrOptions({"private", "data", "error"})],
+    "on_guess": [StrOptions({"fit", "raise"})],
     "schema_share": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="neither")],
     "label_share": [Interval(Real, 0, 1, closed="neither")],
     "marginal_share": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
@@ -112,6 +115,16 @@ SHARED_PARAMETERS_DOC = """\
         (:meth:`~skdpgen.private_schema.SchemaPlan.auto_share`): 0.1 on
         tables of tens of thousands of rows, up to 0.5 on a thousand rows
         or fewer.
+    on_guess : {{"fit", "raise"}}, default="fit"
+        What a private schema estimate that had to guess (an entry the
+        noisy releases could not settle: see ``schema_issues_``) does:
+        ``"fit"`` goes on and lists the guesses in ``schema_issues_``;
+        ``"raise"`` raises :class:`~skdpgen.synthesizers.SchemaEstimateError`
+        right after the estimate, before anything else is released, so that
+        only the schema's share of the budget is spent (its ``report`` says
+        what was). Whether the estimate guessed is a function of its noisy
+        releases only. The command line uses ``"raise"`` unless
+        ``--allow-guesses``.
     label_share : float, default=0.05
         Share of the budget spent on the class proportions (with labels).
     marginal_share : float or "auto", default="auto"
@@ -299,10 +312,11 @@ class KMESynthesizer(PrivateEstimator):
 
     @classmethod
     def from_cli(cls, *, columns, schema, classes, labeled, random_state, device, verbose,
-                 infer_schema="private", schema_share="auto"):
+                 infer_schema="private", schema_share="auto", allow_guesses=True):
         """The estimator the command line builds (see :mod:`skdpgen.registry`)."""
         return cls(schema=schema, classes=classes, random_state=random_state, device=device,
-                   verbose=verbose, infer_schema=infer_schema, schema_share=schema_share)
+                   verbose=verbose, infer_schema=infer_schema, schema_share=schema_share,
+                   on_guess="fit" if allow_guesses else "raise")
 
     def _set_mechanism_attributes(self, mechanism):
         """Copy the fitted mechanism's public choices to the estimator."""
@@ -394,6 +408,13 @@ class KMESynthesizer(PrivateEstimator):
         # 3. the complete public schema (and class list), then the encoding
         if estimate:
             schema, classes = plan.estimate(X, y, accountant)
+            if self.on_guess == "raise" and any(map(is_guess, plan.issues_)):
+                raise SchemaEstimateError(
+                    "The private schema estimate had to guess "
+                    f"{sum(map(is_guess, plan.issues_))} entries; nothing else was released "
+                    "(on_guess='raise'). Declare them in the schema, or raise epsilon or "
+                    "schema_share.", schema=schema, classes=classes, issues=plan.issues_,
+                    report=accountant.report())
         elif plan.missing_entries():  # infer_schema="data", or a non-private fit
             schema, classes = plan.read_from_data(X, y)
         else:
@@ -609,7 +630,7 @@ def _scaled(shares, factor):
 
 class SchemaEstimateError(ValueError):
     """A fit that cannot go on from its private schema estimate (the class list
-    kept a single class).
+    kept a single class, or, with ``on_guess="raise"``, the estimate guessed).
 
     Carries what the estimate released, all post-processing of the noisy
     releases: ``schema`` and ``classes`` (as estimated), ``issues`` (see
