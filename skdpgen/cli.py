@@ -438,13 +438,11 @@ def _cmd_schema(args):
     if args.out:
         with _all_or_nothing() as stage:
             stage(args.out, lambda p: p.write_text(text))
-        print(
-            f"Schema template with {len(template)} columns written to {args.out}. Fill in "
-            "each column's type (numeric, datetime or categorical) and its public bounds "
-            "or categories, from documentation, not from the rows (an entry with a type "
-            "only declares the kind; the rest is estimated privately), or estimate the "
-            "whole schema privately with --epsilon."
-        )
+        print(f"Schema template with {len(template)} columns written to {args.out}. Fill in "
+              "each column's type (numeric, datetime or categorical) and its public bounds "
+              "or categories, from documentation, not from the rows (an entry with a type "
+              "only declares the kind; the rest is estimated privately), or estimate the "
+              "whole schema privately with --epsilon.")
     else:
         sys.stdout.write(text)
     return 0
@@ -460,6 +458,10 @@ def _cmd_private_schema(args):
     X, y = _split_target(frame, args.target)
     schema, classes, report = estimate_schema(X, y, epsilon=args.epsilon, delta=args.delta)
     report = _with_leaks(report, leaks)
+    if args.target is not None and len(classes) < 2:  # refused, as synthesize refuses it
+        raise UsageError(f"{report}\nrefused: nothing written; the private class list of "
+                         f"{args.target!r} kept a single class (the report above was spent). "
+                         "List every class with --classes a,b,c when you synthesize.")
     if args.target is not None:
         schema[args.target] = {"type": "categorical", "categories": list(classes)}
     schema = {c: schema[c] for c in frame.columns}  # the file's column order

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from skdpgen.cli import main
+from skdpgen.privacy import reproducible_noise
 
 
 def run(*args, cwd=None):
@@ -464,3 +465,23 @@ def test_private_schema_command(tmp_path, capsys):
                  "--quiet", "--strict"]) == 0
     fit = json.loads((tmp_path / "syn.privacy.json").read_text())
     assert not any(r["release"].startswith("schema") for r in fit["releases"])
+
+
+def test_private_schema_command_refuses_a_single_class(tmp_path, capsys):
+    """Issue 40: 'skdpgen schema … --target churned' wrote '"churned":
+    {"categories": [0]}' (one class kept), and synthesize then failed on it.
+    The schema command refuses as synthesize does: exit 2, nothing written,
+    --classes named, the report of what was spent."""
+    rng = np.random.default_rng(0)
+    n = 300  # at epsilon 0.1 the rarer class is below the selection threshold
+    pd.DataFrame({"x": rng.normal(0, 1, n),
+                  "churned": np.where(rng.random(n) < 0.9, 0, 1)}).to_csv(
+        tmp_path / "customers.csv", index=False)
+    out = tmp_path / "schema.json"
+    with reproducible_noise(0), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(["schema", str(tmp_path / "customers.csv"), "--epsilon", "0.1",
+                     "--target", "churned", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert "single class" in err and "--classes" in err and "epsilon = 0.1" in err
