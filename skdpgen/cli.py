@@ -277,38 +277,6 @@ def _template_path(data):
     return path.with_name(f"{path.stem}.schema.json")
 
 
-def _refusal_template(columns, target, schema, classes, issues):
-    """The schema file a refused run leaves next to its input.
-
-    Every entry is post-processing of the run's releases (the estimate), or
-    the user's declaration: affected columns have the part to fill set to
-    null with a ``"_fill"`` note (notes are ignored when the file is read).
-    """
-    from .schema._issues import template_fill
-
-    affected = {i["column"]: i for i in issues if i["problem"] != "classes"}
-    out = {}
-    for col in columns:
-        if col == target:
-            classes = None if classes is None else list(classes)
-            if any(i["problem"] == "classes" for i in issues):
-                entry = {"type": "categorical", "categories": None, "_estimated": classes,
-                         "_fill": "list every class of the target (public, from documentation)"}
-            else:
-                entry = {"type": "categorical", "categories": classes}
-            out[col] = entry
-            continue
-        entry = dict(schema.get(col, {"type": None}))
-        if col in affected:
-            part = template_fill(affected[col])
-            entry["_estimated"] = entry.get(part)
-            entry[part] = None
-            entry["_fill"] = (f"public {part} of this column, from documentation, not from "
-                              "the rows")
-        out[col] = entry
-    return out
-
-
 def _cmd_synthesize(args):
     from .privacy import PrivacyLeakWarning
     from .registry import methods
@@ -401,10 +369,11 @@ def _cmd_synthesize(args):
 def _refuse(args, frame, schema, classes, issues, report):
     """Exit status 2, no output; the summary, and a schema template next to the input."""
     from .schema import describe_issues
+    from .schema._issues import refusal_template
 
     template = _template_path(args.data)
-    text = json.dumps(_refusal_template(list(frame.columns), args.target, schema or {},
-                                        classes, issues), indent=2, default=str) + "\n"
+    text = json.dumps(refusal_template(list(frame.columns), args.target, schema or {},
+                                       classes, issues), indent=2, default=str) + "\n"
     written = None
     try:
         with _all_or_nothing() as stage:
@@ -451,17 +420,27 @@ def _cmd_schema(args):
 def _cmd_private_schema(args):
     """``skdpgen schema data.csv --epsilon E --out schema.json``: a private schema."""
     from .private_schema import estimate_schema
+    from .schema import describe_issues
 
     if args.out is None:
         raise UsageError("--epsilon needs --out (the schema and its privacy report)")
     frame, leaks = _read_private(args)
     X, y = _split_target(frame, args.target)
-    schema, classes, report = estimate_schema(X, y, epsilon=args.epsilon, delta=args.delta)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schema, classes, report = estimate_schema(X, y, epsilon=args.epsilon, delta=args.delta)
+    for w in caught:  # the summary of weak entries in command-line words
+        issues = getattr(w.message, "issues", None)
+        if issues:
+            print(f"skdpgen: warning: {describe_issues(issues, 'cli')}", file=sys.stderr)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     report = _with_leaks(report, leaks)
     if args.target is not None and len(classes) < 2:  # refused, as synthesize refuses it
-        raise UsageError(f"{report}\nrefused: nothing written; the private class list of "
-                         f"{args.target!r} kept a single class (the report above was spent). "
-                         "List every class with --classes a,b,c when you synthesize.")
+        print(report)
+        raise UsageError(f"refused: nothing written; the private class list of {args.target!r} "
+                         "kept a single class (the report above was spent). List every class "
+                         "with --classes a,b,c when you synthesize.")
     if args.target is not None:
         schema[args.target] = {"type": "categorical", "categories": list(classes)}
     schema = {c: schema[c] for c in frame.columns}  # the file's column order

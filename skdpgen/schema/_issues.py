@@ -21,7 +21,8 @@ import numpy as np
 
 from ..privacy import _outside_stacklevel
 
-__all__ = ["SchemaEstimateWarning", "describe_issues", "is_guess", "template_fill"]
+__all__ = ["SchemaEstimateWarning", "describe_issues", "is_guess", "refusal_template",
+           "template_fill"]
 
 #: Share of a column's rows clipped by its bounds, or sent to "other", from
 #: which its estimate is a guess rather than a weak spot (the command line
@@ -62,6 +63,54 @@ def template_fill(issue):
     """What a schema entry must state to fix ``issue``: ``"bounds"``, ``"categories"``
     or ``"classes"``."""
     return _FILL.get(issue["problem"], "bounds")
+
+
+def refusal_template(columns, target, schema, classes, issues):
+    """The schema file a refused command-line run leaves next to its input.
+
+    Every entry is post-processing of the run's releases (the estimate), or
+    the user's declaration: affected columns have the part to fill set to
+    null with a ``"_fill"`` note (notes are ignored when the file is read).
+
+    Parameters
+    ----------
+    columns : list
+        The input's columns, in order.
+    target : str or None
+        The label column.
+    schema : dict
+        The (estimated) schema.
+    classes : list or None
+        The (estimated) class list.
+    issues : list of dict
+        The estimate's weak entries (see :func:`describe_issues`).
+
+    Returns
+    -------
+    template : dict
+        JSON-serializable, keyed by column in ``columns``' order.
+    """
+    affected = {i["column"]: i for i in issues if i["problem"] != "classes"}
+    out = {}
+    for col in columns:
+        if col == target:
+            classes = None if classes is None else list(classes)
+            if any(i["problem"] == "classes" for i in issues):
+                entry = {"type": "categorical", "categories": None, "_estimated": classes,
+                         "_fill": "list every class of the target (public, from documentation)"}
+            else:
+                entry = {"type": "categorical", "categories": classes}
+            out[col] = entry
+            continue
+        entry = dict(schema.get(col, {"type": None}))
+        if col in affected:
+            part = template_fill(affected[col])
+            entry["_estimated"] = entry.get(part)
+            entry[part] = None
+            entry["_fill"] = (f"public {part} of this column, from documentation, not from "
+                              "the rows")
+        out[col] = entry
+    return out
 
 
 def _what(issue):
