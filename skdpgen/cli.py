@@ -37,6 +37,13 @@ from pathlib import Path
 __all__ = ["main"]
 
 
+def _type_words():
+    """The schema's column types, as every message names them (one list)."""
+    from .schema._table import SCHEMA_TYPES
+
+    return ", ".join(SCHEMA_TYPES[:-1]) + " or " + SCHEMA_TYPES[-1]
+
+
 class UsageError(Exception):
     """A mistake of the user's, reported in one line."""
 
@@ -408,7 +415,7 @@ def _cmd_schema(args):
         with _all_or_nothing() as stage:
             stage(args.out, lambda p: p.write_text(text))
         print(f"Schema template with {len(template)} columns written to {args.out}. Fill in "
-              "each column's type (numeric, datetime or categorical) and its public bounds "
+              f"each column's type ({_type_words()}) and its public bounds "
               "or categories, from documentation, not from the rows (an entry with a type "
               "only declares the kind; the rest is estimated privately), or estimate the "
               "whole schema privately with --epsilon.")
@@ -629,8 +636,8 @@ def build_parser():
         formatter_class=raw,
         description=(
             "Without --epsilon: a template of the table's columns (from the header only; no\n"
-            "value is read) to fill in from documentation: each column's type (numeric,\n"
-            "datetime, categorical or bool), bounds or categories, integer and missing.\n"
+            "value is read) to fill in from documentation: each column's type\n"
+            f"({_type_words()}), bounds or categories, integer and missing.\n"
             "An entry with a type only declares the kind; the rest is estimated privately.\n"
             "With --epsilon: the whole schema estimated privately on that budget, with its\n"
             "privacy report next to --out."),

@@ -488,3 +488,27 @@ def test_private_schema_command_refuses_a_single_class(tmp_path, capsys):
     assert "epsilon = 0.1" in printed.out  # the report of what was spent
     # the estimate's summary speaks command-line words, never Python parameters
     assert "classes=[" not in printed.err and "schema=" not in printed.err
+
+
+def test_every_interface_names_the_same_schema_types(tmp_path, capsys):
+    """Issue 40: the template said "(numeric, datetime or categorical)" and --help
+    "numeric, datetime, categorical or bool"; both now name the types a schema
+    accepts, from one list."""
+    from skdpgen.schema._table import SCHEMA_TYPES, check_spec
+
+    pd.DataFrame({"a": [1, 2]}).to_csv(tmp_path / "t.csv", index=False)
+    assert main(["schema", str(tmp_path / "t.csv"), "--out", str(tmp_path / "s.json")]) == 0
+    template_message = capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["schema", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    words = ", ".join(SCHEMA_TYPES[:-1]) + " or " + SCHEMA_TYPES[-1]
+    assert words in template_message and words in help_text
+    assert "bool" not in help_text
+    for kind in SCHEMA_TYPES:  # each is a type a schema file may declare
+        spec = {"type": kind, "bounds": [0, 1], "categories": ["x"]}
+        if kind == "datetime":
+            spec["bounds"] = ["2020-01-01", "2021-01-01"]
+        check_spec("c", spec)
+    with pytest.raises(ValueError, match="unknown type"):
+        check_spec("c", {"type": "bool"})

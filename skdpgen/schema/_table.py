@@ -125,7 +125,9 @@ def encodes_as_levels(spec, max_levels):
     return KINDS["numeric"].encodes_as_levels(spec, max_levels)
 
 
-_TYPES = ("numeric", "datetime", "categorical")
+#: The column types a schema declares (the one list every interface names).
+SCHEMA_TYPES = ("numeric", "datetime", "categorical")
+_TYPES = SCHEMA_TYPES
 
 
 def check_spec(key, spec):
