@@ -165,6 +165,8 @@ def _all_or_nothing():
 
 
 def _read_schema(path):
+    from .schema._table import SCHEMA_TYPES
+
     if path is None:
         return {}
     try:
@@ -184,6 +186,9 @@ def _read_schema(path):
             raise UsageError(f"schema entry {col!r} must be an object with a 'type'")
         if spec["type"] is None:
             continue
+        if spec["type"] not in SCHEMA_TYPES:
+            raise UsageError(f"schema {path}, entry {col!r}: unknown type {spec['type']!r} "
+                             f"(one of {_type_words()})")
         # keys starting with "_" are notes (the refusal's template writes them)
         clean[col] = {k: v for k, v in spec.items() if v is not None and not k.startswith("_")}
     return clean
@@ -304,6 +309,9 @@ def _cmd_synthesize(args):
         target_spec = schema.get(args.target)
         if target_spec is not None and target_spec["type"] == "categorical":
             classes = target_spec.get("categories") or None
+            if classes is not None and len(classes) < 2:
+                raise UsageError(f"schema {args.schema}, entry {args.target!r}: the target "
+                                 "lists a single class; list every class (or --classes a,b,c)")
     feature_schema = {c: s for c, s in schema.items() if c != args.target}
     model = methods()[args.method].from_cli(
         columns=list(X.columns), schema=feature_schema, classes=classes,

@@ -512,3 +512,23 @@ def test_every_interface_names_the_same_schema_types(tmp_path, capsys):
         check_spec("c", spec)
     with pytest.raises(ValueError, match="unknown type"):
         check_spec("c", {"type": "bool"})
+
+
+def test_an_error_caused_by_the_schema_file_names_the_file_and_the_entry(tmp_path, capsys):
+    """Issue 40: a one-class target in a schema file failed the fit with 'y has
+    a single class (0); fit without y…', which did not point at the file."""
+    pd.DataFrame({"x": [0.1, 0.5, 0.9, 0.3], "churned": [0, 1, 0, 0]}).to_csv(
+        tmp_path / "t.csv", index=False)
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps({"x": {"type": "numeric", "bounds": [0, 1]},
+                               "churned": {"type": "categorical", "categories": [0]}}))
+    assert main(["synthesize", str(tmp_path / "t.csv"), "--target", "churned", "--schema",
+                 str(one), "--out", str(tmp_path / "s.csv"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert str(one) in err and "'churned'" in err and "single class" in err
+    typo = tmp_path / "typo.json"
+    typo.write_text(json.dumps({"x": {"type": "numerc", "bounds": [0, 1]}}))
+    assert main(["synthesize", str(tmp_path / "t.csv"), "--schema", str(typo),
+                 "--out", str(tmp_path / "s.csv"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert str(typo) in err and "'x'" in err and "numeric, datetime or categorical" in err
