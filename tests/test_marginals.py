@@ -283,3 +283,26 @@ def test_a_fit_without_noise_fits_the_exact_marginals():
     Xs, _ = synth.sample(3000, random_state=0)
     counts = np.histogram(Xs[:, 0], bins=5, range=(0, 1))[0]
     assert counts.min() > 400  # about 600 per fifth
+
+
+def test_the_row_count_of_dask_data_is_taken_once_and_only_when_needed(monkeypatch):
+    # counting a Dask DataFrame's rows is a pass over it: the design counts them
+    # for DP-HP's marginals, shared with the schema share; a fit that needs no
+    # count (a complete schema, Hermite kernels) makes none
+    dd = pytest.importorskip("dask.dataframe")
+    import skdpgen.synthesizers._kme as kme
+
+    frame = pd.DataFrame(np.random.default_rng(0).uniform(0, 1, (400, 2)), columns=["a", "b"])
+    X = dd.from_pandas(frame, npartitions=2)
+    counted, count = [], kme._n_rows
+    monkeypatch.setattr(kme, "_n_rows", lambda X: counted.append(1) or count(X))
+    schema = {c: {"type": "numeric", "bounds": [0, 1]} for c in "ab"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        DPHPSynthesizer(schema=schema, **FAST).fit(X)
+        assert len(counted) == 1
+        counted.clear()
+        DPHPSynthesizer(schema=schema, product_kernel="pairwise", **FAST).fit(X)
+        assert counted == []
+        DPHPSynthesizer(bounds=(0, 1), **FAST).fit(X)  # the schema share too: still once
+        assert len(counted) == 1

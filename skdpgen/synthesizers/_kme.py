@@ -3,6 +3,7 @@
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+import functools
 from numbers import Integral, Real
 
 import numpy as np
@@ -385,7 +386,9 @@ class KMESynthesizer(PrivateEstimator):
             )
         # 2. one budget for everything: schema estimation, labels, the mechanism
         rng = check_generator(self.random_state)
-        self._plan_release(_n_rows(X), len(plan.columns), budget)
+        # the public row count, counted at most once (a pass over Dask data)
+        n_rows = functools.cache(functools.partial(_n_rows, X))
+        self._plan_release(n_rows, len(plan.columns), budget)
         mechanism = self._mechanism(rng)
         shares = dict(mechanism.budget_shares(self.epochs))
         marginal_share = self._marginal_share()
@@ -399,7 +402,7 @@ class KMESynthesizer(PrivateEstimator):
         if estimate:
             schema_share, class_fraction = self.schema_share, CLASS_SHARE
             if schema_share == "auto":
-                schema_share, class_fraction = plan.auto_share(_n_rows(X), budget.epsilon,
+                schema_share, class_fraction = plan.auto_share(n_rows(), budget.epsilon,
                                                                budget.delta)
             shares = _scaled(shares, 1.0 - schema_share)
             shares.update(plan.shares(schema_share, class_fraction))
@@ -493,7 +496,9 @@ class KMESynthesizer(PrivateEstimator):
     def _plan_release(self, n_rows, n_columns, budget):
         """Settle ``"auto"`` settings that depend on the table's public shape
         (its number of rows and columns) and the budget, before anything is
-        read from the rows; a subclass keeps them in fitted attributes."""
+        read from the rows; a subclass keeps them in fitted attributes.
+        ``n_rows`` is a callable (on Dask data, counting is a pass over it:
+        call it only when a setting needs it)."""
 
     # -- sampling ----------------------------------------------------------
     def sample(self, n_samples, *, y=None, random_state=None):

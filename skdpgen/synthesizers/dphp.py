@@ -434,7 +434,7 @@ class DPHPSynthesizer(KMESynthesizer):
         self.marginal_design_ = None
         if self._marginals():
             self.marginal_design_ = marginal_design(
-                n_rows, n_columns, budget.epsilon, budget.delta,
+                n_rows(), n_columns, budget.epsilon, budget.delta,
                 pair_share=self._auto_share(self.product_share, MARGINAL_PAIR_SHARE))
 
     def _encoder(self, schema):
