@@ -53,7 +53,10 @@ class MarginalFeatures(BoundedFeatureMap):
     ----------
     marginals_ : list of tuple of int
     n_features_out_ : int
-        ``Σ_marginals Π_{a in marginal} category_sizes[a]``.
+        ``Σ_marginals Π_{a in marginal} sizes_[a]``.
+    sizes_ : ndarray of int
+        Each block's cells in the marginals: its width, or its number of
+        coarse cells with ``groups``.
     offsets_ : ndarray of int
         Where each marginal's cells start in the feature vector.
 

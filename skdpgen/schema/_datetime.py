@@ -214,8 +214,9 @@ class DatetimeKind(ColumnKind):
         record_leak(
             "bounds",
             f"The bounds of datetime column {key!r} were read from the private data (its "
-            "first and last day, with its missing flag) and are released with the model "
-            "without privacy. Declare them in the schema to avoid this.",
+            "first and last day, whether every value is a whole day, and its missing "
+            "flag) and are released with the model without privacy. Declare them in the "
+            "schema to avoid this.",
             column=key,
         )
         timezone = context.partial.get("timezone")
