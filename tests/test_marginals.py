@@ -306,3 +306,17 @@ def test_the_row_count_of_dask_data_is_taken_once_and_only_when_needed(monkeypat
         assert counted == []
         DPHPSynthesizer(bounds=(0, 1), **FAST).fit(X)  # the schema share too: still once
         assert len(counted) == 1
+
+
+def test_unlabeled_data_gets_one_release_of_each_marginal():
+    # without labels the by-class marginals are the overall ones: releasing both
+    # (two passes over the rows, two half-shares) would only repeat them
+    X, _, schema = _table(2000)
+    synth = DPHPSynthesizer(schema=schema, **FAST).fit(X)
+    names = [r.name for r in synth.privacy_report_.releases]
+    assert names == ["one-way marginals", "two-way marginals"]
+    assert synth.privacy_report_.epsilon == pytest.approx(1.0, rel=1e-6)
+    assert set(synth.mechanism_.targets_) == {"one-way marginals", "two-way marginals"}
+    out = synth.sample(200, random_state=0)
+    Xs = out[0] if isinstance(out, tuple) else out
+    assert list(Xs.columns) == list(X.columns) and len(Xs) == 200

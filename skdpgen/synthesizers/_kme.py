@@ -388,7 +388,7 @@ class KMESynthesizer(PrivateEstimator):
         rng = check_generator(self.random_state)
         # the public row count, counted at most once (a pass over Dask data)
         n_rows = functools.cache(functools.partial(_n_rows, X))
-        self._plan_release(n_rows, len(plan.columns), budget)
+        self._plan_release(n_rows, len(plan.columns), budget, labeled=y is not None)
         mechanism = self._mechanism(rng)
         shares = dict(mechanism.budget_shares(self.epochs))
         marginal_share = self._marginal_share()
@@ -493,9 +493,10 @@ class KMESynthesizer(PrivateEstimator):
     def _marginal_share(self):
         return self._auto_share(self.marginal_share, 0.2)
 
-    def _plan_release(self, n_rows, n_columns, budget):
+    def _plan_release(self, n_rows, n_columns, budget, labeled):
         """Settle ``"auto"`` settings that depend on the table's public shape
-        (its number of rows and columns) and the budget, before anything is
+        (its number of rows and columns, whether it has labels) and the
+        budget, before anything is
         read from the rows; a subclass keeps them in fitted attributes.
         ``n_rows`` is a callable (on Dask data, counting is a pass over it:
         call it only when a setting needs it)."""

@@ -210,6 +210,11 @@ class MarginalMechanism(Mechanism):
     pair_cells : int, default=PAIR_CELLS
         Coarse cells of an ordered column in the two-way marginals
         (:func:`~skdpgen.synthesizers.pair_groups`).
+    by_class : bool, default=True
+        Whether the by-class releases are made; False for unlabeled data,
+        whose by-class marginals are the overall ones (the overall releases
+        then take their shares: the same noise as the two releases combined,
+        one pass over the rows each).
 
     Notes
     -----
@@ -222,9 +227,10 @@ class MarginalMechanism(Mechanism):
     releases: post-processing.
     """
 
-    def __init__(self, *, pair_share, pair_cells=PAIR_CELLS):
+    def __init__(self, *, pair_share, pair_cells=PAIR_CELLS, by_class=True):
         self.pair_share = pair_share
         self.pair_cells = pair_cells
+        self.by_class = by_class
 
     def setup(self, encoder, n_classes, epochs, rng):
         super().setup(encoder, n_classes, epochs, rng)
@@ -246,29 +252,28 @@ class MarginalMechanism(Mechanism):
         return self
 
     def budget_shares(self, epochs):
-        one = 1.0 - self.pair_share
+        one, two = 1.0 - self.pair_share, self.pair_share
+        if not self.by_class:
+            return {ONE_WAY: one, TWO_WAY: two} if two else {ONE_WAY: one}
         shares = {ONE_WAY: one / 2, ONE_WAY_BY_CLASS: one / 2}
-        if self.pair_share == 0:
-            return shares
-        return {**shares, TWO_WAY: self.pair_share / 2, TWO_WAY_BY_CLASS: self.pair_share / 2}
+        return {**shares, TWO_WAY: two / 2, TWO_WAY_BY_CLASS: two / 2} if two else shares
 
     def release(self, epoch, context):
         if epoch:
             return
-        self._release(context, ONE_WAY, self.features_, by_class=False)
-        self._release(context, ONE_WAY_BY_CLASS, self.features_)
-        self._inverse = {
-            ONE_WAY: np.array([context.noise_std(ONE_WAY, self.features_.max_row_distance)]),
-            ONE_WAY_BY_CLASS: self._class_noise(context, ONE_WAY_BY_CLASS, self.features_)}
+        self._inverse = {}
         weights = context.class_weights
         self._class_weights = None if weights is None else torch.as_tensor(weights)
+        releases = [(ONE_WAY, ONE_WAY_BY_CLASS, self.features_)]
         if self.pairwise_ is not None:
-            self._release(context, TWO_WAY, self.pairwise_, by_class=False)
-            self._inverse[TWO_WAY] = np.array(
-                [context.noise_std(TWO_WAY, self.pairwise_.max_row_distance)])
-            self._release(context, TWO_WAY_BY_CLASS, self.pairwise_)
-            self._inverse[TWO_WAY_BY_CLASS] = self._class_noise(context, TWO_WAY_BY_CLASS,
-                                                               self.pairwise_)
+            releases.append((TWO_WAY, TWO_WAY_BY_CLASS, self.pairwise_))
+        for overall, by_class, feature_map in releases:
+            self._release(context, overall, feature_map, by_class=False)
+            self._inverse[overall] = np.array(
+                [context.noise_std(overall, feature_map.max_row_distance)])
+            if self.by_class:
+                self._release(context, by_class, feature_map)
+                self._inverse[by_class] = self._class_noise(context, by_class, feature_map)
         self._entries = sum(t[0].size for t in self.targets_.values())
         # each release's entries weighted by their inverse noise variance (a
         # release without noise, epsilon = inf, at a thousandth of one row)
@@ -285,9 +290,13 @@ class MarginalMechanism(Mechanism):
         plus its random logits. Post-processing of the releases."""
         if not isinstance(network, MixtureGenerator):
             return
-        overall, by_class = self.targets_[ONE_WAY][0][0], self.targets_[ONE_WAY_BY_CLASS][0]
+        overall = self.targets_[ONE_WAY][0][0]
         v_all = 1.0 / self._inverse[ONE_WAY].cpu().numpy()[:, 0]
-        v_class = 1.0 / self._inverse[ONE_WAY_BY_CLASS].cpu().numpy()[:, 0]
+        if self.by_class:
+            by_class = self.targets_[ONE_WAY_BY_CLASS][0]
+            v_class = 1.0 / self._inverse[ONE_WAY_BY_CLASS].cpu().numpy()[:, 0]
+        else:  # unlabeled: one "class", the overall release
+            by_class, v_class = overall[None, :], v_all
         k = max(self.n_classes_, 1)
         with torch.no_grad():
             for c in range(k):
@@ -317,9 +326,12 @@ class MarginalMechanism(Mechanism):
 
     def loss(self, generated, labels):
         weights = batch_weights(labels, self.n_classes_, generated)  # (batch, classes)
-        loss = self._misfit(ONE_WAY_BY_CLASS, self.features_, generated, weights)
-        if self.pairwise_ is not None:
-            loss = loss + self._misfit(TWO_WAY_BY_CLASS, self.pairwise_, generated, weights)
+        loss = 0.0
+        if self.by_class:
+            loss = self._misfit(ONE_WAY_BY_CLASS, self.features_, generated, weights)
+            if self.pairwise_ is not None:
+                loss = loss + self._misfit(TWO_WAY_BY_CLASS, self.pairwise_, generated,
+                                           weights)
         if self._class_weights is not None:  # the mixture of the classes
             weights = weights @ self._class_weights.to(weights)[:, None]
         loss = loss + self._misfit(ONE_WAY, self.features_, generated, weights)

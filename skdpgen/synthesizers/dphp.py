@@ -429,8 +429,9 @@ class DPHPSynthesizer(KMESynthesizer):
         """Whether the joint structure is released as marginals (public settings)."""
         return self._product_kernel() == "marginals"
 
-    def _plan_release(self, n_rows, n_columns, budget):
+    def _plan_release(self, n_rows, n_columns, budget, labeled):
         # the marginal mechanism's releases and bins, from the public shape
+        self._labeled = labeled
         self.marginal_design_ = None
         if self._marginals():
             self.marginal_design_ = marginal_design(
@@ -474,7 +475,8 @@ class DPHPSynthesizer(KMESynthesizer):
 
     def _mechanism(self, rng):
         if self._marginals():
-            return MarginalMechanism(pair_share=self._product_share())
+            return MarginalMechanism(pair_share=self._product_share(),
+                                     by_class=getattr(self, "_labeled", True))
         return HermiteMechanism(
             order=self.order, length_scale=self.length_scale, product_order=self.product_order,
             product_size=self.product_size, gamma=self.gamma, product_share=self._product_share(),
