@@ -16,7 +16,7 @@ from ..utils import check_generator
 from ..embedding import mmd2 as feature_mmd2
 from ..kernels import gaussian_kernel_sum, scale_rows
 from ..privacy import PrivacyLeakWarning
-from ..schema import is_categorical_dtype, paired_frames
+from ..schema import bin_index, is_categorical_dtype, paired_frames
 
 __all__ = ["marginal_tv_distance", "mmd2", "mmd2_exact"]
 
@@ -79,8 +79,7 @@ def _codes(col, kind, spec, bins, key):
     if hi <= lo:
         return np.where(missing, 1, 0).astype(np.int64), 2
     # equal-width bins on [lo, hi]; values outside fall into the outer bins
-    codes = np.floor((np.where(missing, lo, x) - lo) / (hi - lo) * bins)
-    codes = np.clip(codes, 0, bins - 1)
+    codes = bin_index((np.where(missing, lo, x) - lo) / (hi - lo), bins)
     return np.where(missing, bins, codes).astype(np.int64), bins + 1
 
 

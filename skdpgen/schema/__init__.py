@@ -114,6 +114,7 @@ from ._canonical import numbers_table
 from ._diagnostics import ColumnRead, check_table, read_column
 from ._dtypes import kinds_from_dtypes
 from ._issues import describe_issues
+from ._numeric import bin_index
 from ._ranges import SchemaEstimateWarning
 from ._table import (
     TableEncoder,
@@ -130,6 +131,7 @@ __all__ = [
     "SchemaEstimateWarning",
     "TableEncoder",
     "as_frame",
+    "bin_index",
     "check_table",
     "describe_issues",
     "encodes_as_levels",
