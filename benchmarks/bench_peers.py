@@ -33,6 +33,8 @@ test split (TV against the train split).
 * ``DP-HP``, ``DP-MERF``: their defaults, with the table's public schema
   and class list (``schema=``, ``classes=``), ``epsilon``, ``delta``,
   ``random_state=seed``, ``device="cpu"``; fitted on rows and labels.
+  ``DP-HP-est``: DP-HP without the schema (its private estimate, a share
+  of ε; the class list still given): scored on the same public cells.
 * ``MST``, ``AIM`` (SmartNoise Synth 1.0.8, ``Synthesizer.create("mst" |
   "aim", epsilon=..., delta=...)``; AIM with its default workload, every
   pair of columns) and ``AIM3`` (AIM with ``degree=3``: every triple). They
@@ -136,7 +138,7 @@ LABEL = "__label__"
 OTHER = "__other__"  # a synthetic value outside the public categories or classes
 # peer fits: name -> (SmartNoise synthesizer, its arguments besides epsilon, delta)
 PEERS = {"MST": ("mst", {}), "AIM": ("aim", {}), "AIM3": ("aim", {"degree": 3})}
-OURS = ("DP-HP", "DP-MERF")
+OURS = ("DP-HP", "DP-HP-est", "DP-MERF")
 COMMAND = " ".join(["python", os.path.relpath(sys.argv[0])] + sys.argv[1:])
 
 
@@ -310,8 +312,11 @@ def fit_ours(method, table, epsilon, delta, seed, threads):
 
     torch.set_num_threads(threads)
     threadpool_limits(threads)
-    cls = {"DP-HP": DPHPSynthesizer, "DP-MERF": DPMERFSynthesizer}[method]
-    synth = cls(schema=table.schema, classes=list(table.classes), epsilon=epsilon, delta=delta,
+    cls = {"DP-HP": DPHPSynthesizer, "DP-HP-est": DPHPSynthesizer,
+           "DP-MERF": DPMERFSynthesizer}[method]
+    # "DP-HP-est": no schema, its private estimate (a share of epsilon), the class list given
+    schema = None if method.endswith("-est") else table.schema
+    synth = cls(schema=schema, classes=list(table.classes), epsilon=epsilon, delta=delta,
                 random_state=seed, device="cpu")
     peak = fit_peak()
     t0 = time.perf_counter()
