@@ -16,6 +16,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax served from _static: math renders offline
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
@@ -23,6 +24,14 @@ autosummary_generate = True
 numpydoc_show_class_members = False
 exclude_patterns = ["_build"]
 html_theme = "pydata_sphinx_theme"
+html_theme_options = {
+    # one header row at 1,280 px: four links, the rest under "More"
+    "header_links_before_dropdown": 4,
+    "navbar_align": "left",
+}
+# pages without sub-pages get no (empty) "Section Navigation" sidebar
+html_sidebars = {page: [] for page in (
+    "install", "getting_started", "release", "evaluation", "architecture", "benchmarks")}
 
 # The gallery: every script of examples/ is run (in its --quick mode) at each
 # build, and its printed output and matplotlib figures are shown with its

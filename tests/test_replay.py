@@ -185,14 +185,14 @@ def test_replay_notices_a_path_around_the_noise(monkeypatch):
     (here the exact mean of a column, kept by the encoder) fails the replay."""
     from skdpgen.schema import TableEncoder
 
-    transform = TableEncoder.transform
+    transform = TableEncoder.transform_table  # the fit encodes chunk by chunk
 
     def leaky(self, X):
         out = transform(self, X)
         self.peek_ = float(np.nanmean(out[:, 0]))
         return out
 
-    monkeypatch.setattr(TableEncoder, "transform", leaky)
+    monkeypatch.setattr(TableEncoder, "transform_table", leaky)
     with pytest.raises(AssertionError, match="peek_"):
         assert_replays(_fit_sample(SYNTHESIZERS["dphp-declared"]), mixed_table(), wild_table())
 

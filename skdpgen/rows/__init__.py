@@ -167,16 +167,19 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
         width = None if encoder is None else encoder.n_encoded_
         rows = DaskRows.from_collection(X, convert, width, chunk_size=chunk_size)
     else:
+        convert = width = None
         if encoder is None:  # every cell read by its canonical form
             numbers = numbers_table(X)  # a 2-D table, or a ValueError on its shape
             validate_data(estimator, X, reset=reset, skip_check_array=True)
             X = numbers
-        else:
+        else:  # encoded chunk by chunk where it is summed, never held whole
             validate_data(estimator, X, reset=reset, skip_check_array=True)
-            X = encoder.transform(X)
+            X = encoder.table(X)
+            convert, width = encoder.transform_table, encoder.n_encoded_
         if X.shape[0] < min_rows:
             raise ValueError(f"Need at least {min_rows} rows, got {X.shape[0]}.")
-        rows = ArrayRows(X, chunk_size=chunk_size, n_jobs=n_jobs)
+        rows = ArrayRows(X, chunk_size=chunk_size, n_jobs=n_jobs, convert=convert,
+                         n_columns=width)
     if y is None:
         return rows
     dask_y = is_dask_collection(y)

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 from joblib import Parallel, delayed
 
-from ..kernels import prepare_feature_map
+from ..kernels import BoundedFeatureMap, prepare_feature_map
 
 __all__ = ["ArrayRows", "chunk_feature_sums"]
 
@@ -22,7 +22,7 @@ def _chunk_rows(n_features_out, chunk_size):
 
 
 def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=None,
-                       n_jobs=None, device="cpu"):
+                       n_jobs=None, device="cpu", convert=None, converted_width=1):
     """``Σ_i clip(h(x_i)) ⊗ onehot(y_i)``, streamed over row chunks.
 
     Parameters
@@ -30,8 +30,9 @@ def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=No
     feature_map : BoundedFeatureMap
         Fitted; its :meth:`~skdpgen.kernels.BoundedFeatureMap.feature_sum`
         clips every row to norm ≤ 1.
-    X : ndarray of shape (n_samples, n_features)
-        Validated, finite rows.
+    X : ndarray of shape (n_samples, n_features), or a table with ``convert``
+        Validated, finite rows; with ``convert``, the raw rows (a DataFrame
+        or an array), each chunk converted when it is summed.
     codes : ndarray of int of shape (n_samples,), default=None
         Class index of each row in ``[0, n_classes)``; all zeros when None.
     n_classes : int, default=1
@@ -43,34 +44,55 @@ def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=No
     device : str, default="cpu"
         ``"cuda"``: each chunk's features are computed there in float64 and
         only its (features × classes) sum comes back.
+    convert : callable, default=None
+        A row-wise map from a chunk of ``X`` to its float rows (a public
+        encoder's ``transform``); the chunk's rows count the converted width
+        too. None: ``X`` is already float rows.
+    converted_width : int, default=1
+        Columns of a converted row: rows are converted in blocks of about
+        3·10⁶ converted values (at least a chunk), then summed chunk by chunk.
 
     Returns
     -------
     sums : ndarray of shape (n_features_out, n_classes)
-        Memory is O(chunk × features + features × classes).
+        Memory is O(chunk × (features + converted width) + features ×
+        classes): with ``convert``, no more than a chunk of the converted
+        rows is ever held. The chunks, and so the sum, are the same with or
+        without ``convert`` (a row-wise map).
     """
     n = X.shape[0]
     rows = _chunk_rows(feature_map.n_features_out_, chunk_size)
+    # rows converted at once: about as many values as a chunk of features, at
+    # least one chunk (converting few rows at a time costs a pass of pandas each)
+    block = rows if convert is None else max(rows, _chunk_rows(converted_width, chunk_size))
     eye = np.eye(n_classes)
 
-    def one(start):
-        stop = min(start + rows, n)
+    def sums(Z, start, stop):
         W = eye[codes[start:stop]] if codes is not None else np.ones((stop - start, 1))
         if device == "cpu":
-            return feature_map.feature_sum(X[start:stop], W)
+            return feature_map.feature_sum(Z, W)
         with torch.no_grad():
-            T = torch.as_tensor(np.ascontiguousarray(X[start:stop]), dtype=torch.float64,
-                                device=device)
+            T = torch.as_tensor(np.ascontiguousarray(Z), dtype=torch.float64, device=device)
             Wt = torch.as_tensor(W, dtype=torch.float64, device=device)
             return feature_map.feature_sum(T, Wt).cpu().numpy()
 
-    starts = range(0, n, rows)
+    def one(start):
+        """The sums of the chunks of one converted block, in order."""
+        stop = min(start + block, n)
+        if convert is None:
+            return [sums(X[start:stop], start, stop)]
+        Z = convert(X.iloc[start:stop] if hasattr(X, "iloc") else X[start:stop])
+        return [sums(Z[a - start:min(a + rows, stop) - start], a, min(a + rows, stop))
+                for a in range(start, stop, rows)]
+
+    starts = range(0, n, block)
     if n_jobs in (None, 1) or len(starts) == 1 or device != "cpu":
-        parts = map(one, starts)
+        blocks = map(one, starts)
     else:
-        parts = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+        blocks = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
             delayed(one)(s) for s in starts
         )
+    parts = (part for chunks in blocks for part in chunks)  # chunk by chunk, in order
     total = None
     for part in parts:
         total = part if total is None else total + part
@@ -87,19 +109,31 @@ class ArrayRows:
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_columns)
-        Validated (and encoded), finite float rows.
+    X : ndarray of shape (n_samples, n_columns), or a table with ``convert``
+        Validated, finite float rows; with ``convert``, the validated raw
+        rows, converted chunk by chunk where they are summed (an encoded
+        table is never held whole).
     codes : ndarray of int of shape (n_samples,) or None
     classes : ndarray or None
     chunk_size, n_jobs : see :func:`chunk_feature_sums`
+    convert : callable, default=None
+        Row-wise map of a chunk of ``X`` to float rows (a public encoder's
+        ``transform``).
+    n_columns : int, default=None
+        The width after ``convert`` (required with it).
     """
 
-    def __init__(self, X, codes=None, classes=None, *, chunk_size=None, n_jobs=None):
+    def __init__(self, X, codes=None, classes=None, *, chunk_size=None, n_jobs=None,
+                 convert=None, n_columns=None):
+        if convert is not None and n_columns is None:
+            raise ValueError("ArrayRows with convert needs n_columns (the converted width).")
         self.X = X
         self.codes = codes
         self.classes = classes
         self.chunk_size = chunk_size
         self.n_jobs = n_jobs
+        self.convert = convert
+        self._width = X.shape[1] if convert is None else int(n_columns)
 
     @property
     def n_rows(self):
@@ -107,7 +141,11 @@ class ArrayRows:
 
     @property
     def n_columns(self):
-        return self.X.shape[1]
+        return self._width
+
+    def _converted(self):
+        """The whole converted table: only for a map that must read every row."""
+        return self.X if self.convert is None else self.convert(self.X)
 
     @property
     def n_classes(self):
@@ -117,16 +155,20 @@ class ArrayRows:
         return chunk_feature_sums(
             feature_map, self.X, self.codes, max(self.n_classes, 1),
             chunk_size=self.chunk_size, n_jobs=self.n_jobs, device=device,
+            convert=self.convert, converted_width=self.n_columns,
         )
 
     def class_counts(self):
         return np.bincount(self.codes, minlength=self.n_classes)
 
     def prepare_feature_map(self, features, *, private):
-        return prepare_feature_map(features, self.X, private=private)
+        if isinstance(features, BoundedFeatureMap):  # only the shape is read
+            return prepare_feature_map(features, np.zeros((1, self.n_columns)),
+                                       private=private)
+        return prepare_feature_map(features, self._converted(), private=private)
 
     def map_rows(self, func):
-        return func(self.X)
+        return func(self._converted())
 
     def release_device(self, device):
         return device

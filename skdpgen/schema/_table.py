@@ -415,7 +415,7 @@ class TableEncoder:
             extra = [c for c in X.columns if c not in self.columns_]
             if extra:
                 raise ValueError(f"X has unexpected columns {extra}.")
-            return X[self.columns_]
+            return X if list(X.columns) == list(self.columns_) else X[self.columns_]
         frame = table_frame(X)
         if frame.shape[1] != len(self.columns_):
             raise ValueError(
@@ -440,7 +440,16 @@ class TableEncoder:
         unexpected columns. :func:`skdpgen.schema.check_table` counts, for
         the data holder, what was clipped, imputed or mapped.
         """
-        frame = self._frame(X)
+        return self.transform_table(self._frame(X))
+
+    def table(self, X):
+        """``X`` as the table :meth:`transform_table` encodes: its columns
+        checked and in the schema's order (errors only for the shape)."""
+        return self._frame(X)
+
+    def transform_table(self, frame):
+        """Encode rows of :meth:`table` (any slice of them: the encoding is
+        row-wise, so a table encoded chunk by chunk is the whole one encoded)."""
         n = len(frame)
         num = np.empty((n, self.n_numeric_))
         blocks, indicators = [], []
