@@ -24,6 +24,7 @@ autosummary_generate = True
 numpydoc_show_class_members = False
 exclude_patterns = ["_build"]
 html_theme = "pydata_sphinx_theme"
+html_title = "skdpgen"  # short: the header stays one row at 1,280 px
 html_theme_options = {
     # one header row at 1,280 px: four links, the rest under "More"
     "header_links_before_dropdown": 4,
