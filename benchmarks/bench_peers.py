@@ -279,8 +279,16 @@ class Reference:
             for a in (1, 2, 3)}
 
     def utility(self, X, y):
+        """The panel's metric, NaN where its classifier cannot fit the synthetic
+        rows (a column empty in every synthetic row, for one)."""
         t = self.table
-        return utility(t, X, y, t.X_test, t.y_test)[self.metric]
+        try:
+            return utility(t, X, y, t.X_test, t.y_test)[self.metric]
+        except ValueError as exc:
+            empty = [c for c in X.columns if pd.Series(X[c]).isna().all()]
+            print(f"  utility failed ({str(exc)[:60]}); columns empty in every synthetic "
+                  f"row: {empty}", flush=True)
+            return float("nan")
 
     def score(self, X, y, codes=None):
         """TV (on ``codes``, else on the cells of ``X``, ``y``) and utility."""
@@ -619,6 +627,8 @@ def main(argv=None):
                           **r} for r in found]
             print_rows(out, name, mine, rows)
             runs += mine
+            if args.json:  # after every table: a crash later keeps what was measured
+                Path(args.json).write_text(json.dumps(runs, indent=1, default=float) + "\n")
         print()
         for name in args.tables:
             summary(name, eps, [r for r in runs if r["table"] == name and r["epsilon"] == eps])
