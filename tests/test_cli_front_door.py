@@ -71,6 +71,21 @@ def test_a_guess_is_refused_with_a_template_and_cli_remedies(tmp_path, fast_fits
     assert out.exists()
 
 
+def test_a_folded_class_list_is_refused_with_allow_guesses_and_the_message_says_why(
+        tmp_path, fast_fits, capsys):
+    # 50 rows: the class list is folded; --allow-guesses does not lift that, and the
+    # message no longer ends with "--allow-guesses writes the output anyway"
+    data, out = _small(tmp_path, n=50), tmp_path / "syn.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        assert main(["synthesize", str(data), "--target", "label", "--out", str(out),
+                     "--quiet", "--random-state", "0", "--allow-guesses"]) == 2
+    err = capsys.readouterr().err
+    assert "writes the output anyway" not in err
+    assert "--allow-guesses does not apply to the class list" in err and "--classes" in err
+    assert not out.exists()
+
+
 def test_allow_guesses_writes_with_the_summary(tmp_path, fast_fits, capsys):
     data = _small(tmp_path)
     out = tmp_path / "syn.csv"
