@@ -341,8 +341,7 @@ def _cmd_synthesize(args):
         issues = failed.issues or [{"column": None, "problem": "classes", "share": None,
                                     "detail": str(failed)}]
         report = _with_leaks(failed.report, leaks)
-        return _refuse(args, frame, failed.schema, failed.classes, issues, report,
-                       liftable=False)
+        return _refuse(args, frame, failed.schema, failed.classes, issues, report)
     issues = list(getattr(model, "schema_issues_", []))
     report = _with_leaks(model.privacy_report_, leaks)
     if any(map(is_guess, issues)) and not args.allow_guesses:
@@ -382,9 +381,8 @@ def _cmd_synthesize(args):
     return 0
 
 
-def _refuse(args, frame, schema, classes, issues, report, liftable=True):
-    """Exit status 2, no output; the summary, and a schema template next to the input
-    (``liftable``: whether --allow-guesses would write it; not with a folded class list)."""
+def _refuse(args, frame, schema, classes, issues, report):
+    """Exit status 2, no output; the summary, and a schema template next to the input."""
     from .schema import describe_issues
     from .schema._issues import refusal_template
 
@@ -404,6 +402,7 @@ def _refuse(args, frame, schema, classes, issues, report, liftable=True):
         f" This run spent epsilon = {report.epsilon:.3g}, delta = {report.delta:.3g} "
         "(the releases above, nothing else); a rerun spends its own budget.")
     # the last word on --allow-guesses, true of this run (never for the class list)
+    liftable = not any(i["problem"] == "classes" for i in issues)
     hint = "" if args.method == "release" or (liftable and args.allow_guesses) else (
         "\n--allow-guesses writes the output anyway." if liftable else "\n--allow-guesses "
         "does not apply to the class list, which is never a guess: list every class with "

@@ -86,6 +86,22 @@ def test_a_folded_class_list_is_refused_with_allow_guesses_and_the_message_says_
     assert not out.exists()
 
 
+def test_a_column_empty_in_every_row_is_written_empty_not_refused(tmp_path, fast_fits, capsys):
+    # issue 40, section 1: no bounds or categories to guess when no row has a value
+    rng = np.random.default_rng(0)
+    n = 2000
+    pd.DataFrame({"age": rng.integers(20, 80, n), "notes": [None] * n,
+                  "region": rng.choice(["n", "s", "e", "w"], n),
+                  "y": rng.integers(0, 2, n)}).to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "syn.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        assert main(["synthesize", str(tmp_path / "t.csv"), "--target", "y", "--out", str(out),
+                     "--quiet", "--random-state", "0"]) == 0
+    assert "'notes'" not in capsys.readouterr().err
+    assert pd.read_csv(out)["notes"].isna().mean() > 0.9
+
+
 def test_allow_guesses_writes_with_the_summary(tmp_path, fast_fits, capsys):
     data = _small(tmp_path)
     out = tmp_path / "syn.csv"

@@ -13,6 +13,7 @@ import pandas as pd
 from ..privacy import record_leak
 from ._canonical import DAY_NS, canonical
 from ._kind import ColumnCodec, ColumnKind, flag
+from ._issues import _empty
 from ._numeric import Binned
 from ._ranges import (
     _N_YEARS,
@@ -255,8 +256,9 @@ class DatetimeKind(ColumnKind):
         spec = {"type": "datetime", "bounds": [_year_label(first), _year_label(last + 1)],
                 "missing": missing, "timezone": context.partial.get("timezone"),
                 "impute": not missing}
-        if found is None:
-            _warn_guess(key, f"its bounds {spec['bounds']}", n, s)
+        if found is None:  # a guess, unless no row has a value
+            if not _empty(missing, noisy[-1], n, s, context.flag_stds):
+                _warn_guess(key, f"its bounds {spec['bounds']}", n, s)
         else:
             _warn_outside(key, spec["bounds"], noisy[first:last + 1], noisy[-1], n, s)
         spec["resolution"] = "day" if days else "second"

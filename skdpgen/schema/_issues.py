@@ -256,6 +256,14 @@ WARN_SHARE = 0.05
 WARN_STDS = 3.0
 
 
+def _empty(missing, missing_count, n, s_missing, stds):
+    """Whether the released missing count says every row of a column is missing
+    (the present count within ``stds`` noise standard deviations of 0): its
+    bounds are then no guess worth a warning, since no value is placed by
+    them (post-processing of the release)."""
+    return bool(missing) and n - float(missing_count) <= stds * s_missing
+
+
 def _warn_guess(key, what, n, s):
     """:class:`SchemaEstimateWarning` for bounds guessed from the heaviest group."""
     warnings.warn(SchemaEstimateWarning(
@@ -305,14 +313,17 @@ def _warn_other(kept, other, residual, n, column=None):
 
     ``column``: the categorical column selected, or None for the class
     list; ``residual`` is the released estimate of the rows outside
-    ``kept``, ``n − Σ_kept ñ_k``. A column is warned of when it keeps
-    nothing or sends a twentieth of its rows or more to "other"; the class
+    ``kept``, ``n − Σ_kept ñ_k`` (the missing values' count among the
+    kept). A column is warned of when it sends a twentieth of its rows or
+    more to "other" (keeping none of its values is no warning when its rows
+    are missing but for fewer than that); the class
     list whenever it adds the other label: a class folded into another is
     never silent.
     """
     classes = column is None
     subject = "The class list" if classes else f"Column {column!r}"
-    if kept and residual < WARN_SHARE * n and not classes:
+    # few rows hold other values (none kept: the column is missing in nearly every row)
+    if residual < WARN_SHARE * n and not classes:
         return
     share = max(residual, 0.0) / n
     what = (f"keeps none of its values: every value becomes {other!r}" if not kept else

@@ -20,7 +20,7 @@ from ._ranges import (
     _refined_range,
     _warn_guess,
 )
-from ._issues import _warn_outside_share
+from ._issues import _empty, _warn_outside_share
 from ._mass import _follow_mass, _outside_mass, _trim_tail
 
 __all__ = ["Binned", "NumericKind", "bin_block", "bin_index", "n_levels", "numeric_layout"]
@@ -489,8 +489,9 @@ class NumericKind(ColumnKind):
                                         decades=decades)
             bounds = _finish_bounds(lo, hi, integer)
             zero = _zero_mass(hist, bounds, n, s, context.flag_stds)
-            if found is None:
-                _warn_guess(key, f"its bounds {bounds}", n, s)
+            if found is None:  # a guess, unless no row has a value
+                if not _empty(missing, missing_count, n, s_missing, context.flag_stds):
+                    _warn_guess(key, f"its bounds {bounds}", n, s)
             else:
                 outside, std = _outside_mass(hist, decades, first, last, s, present,
                                              s_missing, bins)
