@@ -323,20 +323,26 @@ class GaussianAccountant:
         rng = self._seeded if self._seeded is not None else _fresh_generator()
         return value + _gaussian_noise(rng, sigma * sensitivity, value.shape)
 
-    def select(self, name, keys, counts):
+    def select(self, name, keys, counts, *, public=()):
         """Partition selection: which keys to keep, from their noisy counts.
 
         Keeps key ``k`` when ``counts[k] + N(0, s²) > τ`` with
-        ``s = σ_i·sqrt(2)`` and ``τ = 1 + s·Φ⁻¹(1 − δ_each)``.
+        ``s = σ_i·sqrt(2)`` and ``τ = 1 + s·Φ⁻¹(1 − δ_each)``; a key of
+        ``public`` is always kept, with its noisy count.
 
         Parameters
         ----------
         name : str
             A release planned in ``shares`` and listed in ``selections``.
         keys : sequence of shape (n_keys,)
-            The keys present in the data.
+            The keys present in the data, and the public keys (whatever their
+            counts, zero included).
         counts : array-like of shape (n_keys,)
             Their exact counts (each record gives one key one count).
+        public : collection, default=()
+            Keys that are candidates whatever the data (the missing key of a
+            column, say): their noisy counts are released as they are, and
+            the caller decides what they mean.
 
         Returns
         -------
@@ -360,6 +366,8 @@ class GaussianAccountant:
         the Gaussian part's, and at least ``1 − δ_each`` times it: so the
         selection is (ε, δ)-DP with the Gaussian part's (ε_g, δ_gaussian),
         ``ε = ε_g + ln(1/(1 − δ_each))`` and ``δ = δ_gaussian + δ_each``
+        (a public key is a candidate on both sides: its count is part of the
+        Gaussian release, whatever it is)
         (the factor bounds an event's probability on the dataset without
         ``a`` by its probability on the dataset with ``a``, when ``a`` is
         held by the changed record alone and ``b`` by others too;
@@ -382,6 +390,7 @@ class GaussianAccountant:
         s = self.noise_multipliers[name] * math.sqrt(2.0)
         # epsilon = inf: every present key is kept
         keep = counts > 0 if s == 0 else noisy > selection_threshold(s, self.delta_each)
+        keep |= np.array([k in public for k in keys], dtype=bool).reshape(keep.shape)
         kept = [k for k, kk in zip(keys, keep.tolist()) if kk]
         if self._tape is None:
             return kept, noisy[keep]

@@ -107,10 +107,10 @@ class EstimateContext:
                                           sensitivity=self.scaled_sensitivity)
         return noisy / scale, sigma * sensitivity
 
-    def select(self, keys, counts):
-        """A partition selection of ``keys`` by their ``counts``: (kept keys,
-        their noisy counts, noise std)."""
-        kept, noisy = self.accountant.select(self.release, keys, counts)
+    def select(self, keys, counts, public=()):
+        """A partition selection of ``keys`` by their ``counts`` (``public``
+        keys always kept): (kept keys, their noisy counts, noise std)."""
+        kept, noisy = self.accountant.select(self.release, keys, counts, public=public)
         return kept, np.asarray(noisy), self.accountant.noise_multipliers[self.release] * np.sqrt(2.0)
 
 
