@@ -94,7 +94,7 @@ def pairs_above_noise(widths, noise_std, ratio=PAIR_NOISE_RATIO):
     pair and 0.19 with this rule, which keeps there only the pairs with the
     date (and its missing indicator); ratio 1 cost flchain's DP-MERF (2-way TV
     0.069-0.083 with every pair, 0.080-0.089 at 4, 0.088-0.091 at 1;
-    ``benchmarks/README.md``). The pairs are taken narrowest first (ties in
+    ``benchmarks/JOURNAL.md``). The pairs are taken narrowest first (ties in
     column order) while the rule holds for the pairs kept so far, which
     gives the largest set that satisfies it (``w·sqrt(k)`` grows with
     ``k``); at least the narrowest pair. Every
@@ -227,7 +227,7 @@ def shrink_pairwise(target, pairwise, noise_std, column_means):
     numeric column are left as released: their entries (Hermite orders)
     differ in scale by far, and one factor for all of them shrank strong
     dependences between numeric columns (diamonds' validation split: 2-way
-    TV 0.048 → 0.062; ``benchmarks/README.md``).
+    TV 0.048 → 0.062; ``benchmarks/JOURNAL.md``).
 
     Post-processing: the inputs are released quantities and the releases'
     public noise levels, so the guarantee is unchanged.

@@ -278,7 +278,7 @@ class DPHPSynthesizer(KMESynthesizer):
         six tables' validation splits (fixed private schema, two seeds) it
         lowered the 2-way TV on Bundesliga (0.321 → 0.310) and flchain
         (0.061 → 0.056) and left the other four within seed noise
-        (``benchmarks/README.md``), not enough for a default.
+        (``benchmarks/JOURNAL.md``), not enough for a default.
     max_levels : int or "auto", default="auto"
         Integer columns (``"integer": true``) whose public bounds hold at
         most this many integers are encoded as one-hot blocks of their
@@ -377,7 +377,7 @@ class DPHPSynthesizer(KMESynthesizer):
     two-way interaction once, where the paper's random product kernels
     release a few columns' joint per epoch and the generator follows the
     latest; on six real tables' validation splits it gave lower 2-way TV on
-    five and equal on one (``benchmarks/README.md``). It leaves out the
+    five and equal on one (``benchmarks/JOURNAL.md``). It leaves out the
     pairs whose features would sit below the release's noise
     (:func:`~skdpgen.synthesizers.pairs_above_noise`): a generator that
     matches pure noise on Bundesliga's 52 × 52 team pairs invents joint

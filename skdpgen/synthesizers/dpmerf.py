@@ -18,7 +18,7 @@ from ._mechanism import EmbeddingMechanism, feature_map_loss, pairwise_features
 __all__ = ["DPMERFSynthesizer", "default_length_scale", "pairwise_weight"]
 
 #: ``length_scale="auto"`` is this multiple of the encoding's typical distance
-#: (chosen on the train splits of the panel benchmark, see benchmarks/README.md)
+#: (chosen on the train splits of the panel benchmark, see benchmarks/JOURNAL.md)
 LENGTH_SCALE_FACTOR = 0.5
 #: Length scale of the pairwise kernel's numeric columns (on [-1, 1], as DP-HP's).
 PAIRWISE_LENGTH_SCALE = 0.5
@@ -202,7 +202,7 @@ class DPMERFSynthesizer(KMESynthesizer):
         against 1 lowered the 2-way TV on five (adult 0.110 → 0.081,
         Bundesliga 0.406 → 0.378, hi 0.053 → 0.039) and left movies within
         noise (0.034 → 0.035), at a utility cost of 0 to 0.035
-        (``benchmarks/README.md``). ``1`` gives the plain sum of the two
+        (``benchmarks/JOURNAL.md``). ``1`` gives the plain sum of the two
         losses.
     max_levels : int, default=100
         Integer columns whose public bounds hold at most this many integers
@@ -248,7 +248,7 @@ class DPMERFSynthesizer(KMESynthesizer):
     splits the pairwise release and integer levels lowered the 2-way TV on
     five, and weighing the pairwise loss by its number of pairs
     (``pairwise_weight="auto"``) lowered it again on five
-    (``benchmarks/README.md``).
+    (``benchmarks/JOURNAL.md``).
 
     The generator's categorical heads are softmaxes, and its samples are
     one-hot rows drawn from them. Its loss compares the data with the
