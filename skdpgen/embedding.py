@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from .base import PrivateEstimator
 from .privacy import score_without_noise
 from .kernels import HermiteFeatures, prepare_feature_map
-from .rows import chunk_feature_sums, make_rows
+from .rows import chunk_feature_sums, make_rows, release_mean_embedding
 
 __all__ = ["KernelMeanEmbedding", "mmd2"]
 
@@ -173,18 +173,13 @@ class KernelMeanEmbedding(TransformerMixin, PrivateEstimator):
             HermiteFeatures() if self.features is None else self.features,
             private=budget.private,
         )
-        sums = rows.feature_sums(features)
-        n = rows.n_rows  # after the sum: Dask rows are counted in the same pass
-        if n < 1:
-            raise ValueError("X has no rows.")
-        mean = sums / n if y is not None else sums[:, 0] / n
         accountant = budget.plan({"mean embedding": 1.0})
-        self.embedding_ = accountant.add_noise("mean embedding", mean,
-                                               sensitivity=features.max_row_distance / n)
+        noisy, self.sensitivity_ = release_mean_embedding(
+            rows, features, accountant, "mean embedding", by_class=y is not None)
+        self.embedding_ = noisy if y is not None else noisy[:, 0]
         self.features_ = features
         if y is not None:
             self.classes_ = rows.classes
-        self.sensitivity_ = features.max_row_distance / n
         self.noise_multiplier_ = accountant.noise_multipliers["mean embedding"]
 
     def transform(self, X):

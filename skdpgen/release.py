@@ -41,7 +41,7 @@ from .kernels import (
 )
 from .kernels._subspace import GaussianSubspaceFeatures
 from .registry import register
-from .rows import make_rows
+from .rows import make_rows, release_mean_embedding
 
 __all__ = ["DPKMEReleaser"]
 
@@ -452,10 +452,10 @@ class DPKMEReleaser(PrivateEstimator):
         coords = GaussianSubspaceFeatures(points=Z, length_scale=self.length_scale).fit(
             np.zeros((1, rows.n_columns)))
         # rows a(x) clipped to norm ≤ 1 (see Notes), streamed (or per Dask partition)
-        sums = rows.feature_sums(coords)[:, 0]
-        n = rows.n_rows  # after the sum: Dask rows are counted in the same pass
         accountant = budget.plan({"subspace coefficients": 1.0})
-        noisy = accountant.add_noise("subspace coefficients", sums / n, sensitivity=2.0 / n)
+        noisy, sensitivity = release_mean_embedding(rows, coords, accountant,
+                                                    "subspace coefficients")
+        noisy = noisy[:, 0]
         weights = coords.basis_ @ noisy
         if self.l1_bound is not None:
             weights = _l1_reduce(coords.gram_, weights, float(self.l1_bound),
@@ -467,7 +467,7 @@ class DPKMEReleaser(PrivateEstimator):
         self.basis_ = coords.basis_
         self.rank_ = coords.rank_
         self.length_scale_ = coords.length_scale_
-        self.sensitivity_ = 2.0 / n
+        self.sensitivity_ = sensitivity
         self.noise_multiplier_ = accountant.noise_multipliers["subspace coefficients"]
 
     def _fit_features(self, rows, candidates, bounds, budget, rng):
@@ -482,11 +482,10 @@ class DPKMEReleaser(PrivateEstimator):
         # checked (and, unless bounded, recorded as a leak) before the rows are read
         features = rows.prepare_feature_map(features, private=budget.private)
         # The exact mean (streamed, rows clipped to norm ≤ 1), then the noise.
-        sums = rows.feature_sums(features)[:, 0]
-        n = rows.n_rows
         accountant = budget.plan({"mean embedding": 1.0})
-        target = accountant.add_noise("mean embedding", sums / n,
-                                      sensitivity=features.max_row_distance / n)
+        target, sensitivity = release_mean_embedding(rows, features, accountant,
+                                                     "mean embedding")
+        target = target[:, 0]
         device = resolve_device(self.device)
         tgen = torch_generator(rng, "cpu")
         if candidates is None:
@@ -512,7 +511,7 @@ class DPKMEReleaser(PrivateEstimator):
         self.length_scale_ = (
             np.array(ls, dtype=np.float64) if isinstance(features, RandomFourierFeatures) else None
         )
-        self.sensitivity_ = features.max_row_distance / n
+        self.sensitivity_ = sensitivity
         self.noise_multiplier_ = accountant.noise_multipliers["mean embedding"]
 
     def _reduced_set(self, features, target, Z0, bounds, device):

@@ -219,3 +219,28 @@ def test_no_module_of_the_package_is_too_long():
     long = {str(p.relative_to(PACKAGE)): n for p in FILES
             if (n := len(p.read_text().splitlines())) > 760}
     assert not long, long
+
+
+def test_one_function_releases_a_mean_embedding():
+    """Sum the clipped feature rows, divide by n, add noise: written once, in
+    ``skdpgen.rows.release_mean_embedding`` (issue 41). Every other call of
+    ``feature_sums`` is a non-private diagnostic, and no other noise is
+    calibrated to a feature map's row distance."""
+    import ast
+
+    sums, calibrated = set(), set()
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and any(
+                    isinstance(n, ast.Attribute) and n.attr == "max_row_distance"
+                    for n in ast.walk(node.left)):
+                calibrated.add(_module_name(path))  # a mean's sensitivity, Δ / n
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr == "feature_sums":
+                sums.add(_module_name(path))
+
+    assert calibrated == {"skdpgen.rows._release"}
+    # KernelMeanEmbedding.score reads the rows without noise (a diagnostic)
+    assert sums == {"skdpgen.rows._release", "skdpgen.embedding"}

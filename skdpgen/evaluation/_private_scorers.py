@@ -21,7 +21,7 @@ from sklearn.pipeline import Pipeline
 
 from ..kernels import RandomFourierFeatures
 from ..privacy import GaussianAccountant, active_budget, check_epsilon_delta
-from ..rows import encode_labels
+from ..rows import ArrayRows, encode_labels, release_mean_embedding
 from ..utils import check_generator
 
 __all__ = ["private_accuracy_scorer", "private_neg_mmd2_scorer"]
@@ -151,12 +151,13 @@ class _PrivateNegMMD2Scorer(_PrivateScorer):
             state["features"] = RandomFourierFeatures(
                 n_components=self.n_components, length_scale=self.length_scale,
                 random_state=self.random_state).fit(np.zeros((1, Z.shape[1])))
-        embedding = np.asarray(state["features"].transform(Z), dtype=np.float64).mean(axis=0)
-        sensitivity = 2.0 / m
         accountant = state["accountant"]
-        noisy = accountant.add_noise(self._release, embedding, sensitivity=sensitivity)
+        rows = ArrayRows(np.asarray(Z, dtype=np.float64))
+        noisy, sensitivity = release_mean_embedding(rows, state["features"], accountant,
+                                                    self._release)
+        noisy = noisy[:, 0]
         noise_var = (accountant.noise_multipliers[self._release] * sensitivity) ** 2
-        fold = {"size": m, "noisy": noisy, "bias": noise_var * embedding.size}
+        fold = {"size": m, "noisy": noisy, "bias": noise_var * noisy.size}
         state["folds"][slot] = fold
         return fold
 

@@ -18,6 +18,10 @@ are in memory or held by Dask:
     partition by partition on the active Dask scheduler.
 ``class_counts()``
     Rows per class.
+
+Every mean embedding is released by :func:`release_mean_embedding` (sum,
+divide by ``n``, add the accountant's noise; its Notes derive the
+sensitivity).
 ``prepare_feature_map(features, private)``
     The fitted feature map to sum (see
     :func:`skdpgen.kernels.prepare_feature_map`; a map that must learn from
@@ -45,8 +49,10 @@ from ..privacy import record_leak
 from ..schema._canonical import canonical, canonical_keys, numbers_table, sort_keys
 from ._distributed import DaskRows, unique_labels
 from ._memory import ArrayRows, chunk_feature_sums
+from ._release import release_mean_embedding
 
-__all__ = ["ArrayRows", "DaskRows", "chunk_feature_sums", "encode_labels", "make_rows"]
+__all__ = ["ArrayRows", "DaskRows", "chunk_feature_sums", "encode_labels", "make_rows",
+           "release_mean_embedding"]
 
 
 def encode_labels(y, classes, *, unlisted=None, missing=None):

@@ -22,6 +22,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from ..kernels import BoundedFeatureMap, HermiteFeatures
+from ..rows import release_mean_embedding
 
 __all__ = ["EmbeddingMechanism", "Mechanism", "ReleaseContext", "batch_weights",
            "draw_pairwise_columns", "embedding_loss", "feature_map_loss", "pairs_above_noise",
@@ -441,17 +442,10 @@ class ReleaseContext:
 
         Notes
         -----
-        The (features × classes) matrix of ``(1/n) Σ_{i: y_i = c} h(z_i)``
-        (one column without labels) has replace-one sensitivity ``2/n`` when
-        ``‖h‖ ≤ 1`` (see :class:`~skdpgen.KernelMeanEmbedding`), which
-        :meth:`~skdpgen.kernels.BoundedFeatureMap.feature_sum` guarantees by
-        clipping every row; ``√2/n`` for a map with non-negative features
-        (:attr:`~skdpgen.kernels.BoundedFeatureMap.max_row_distance`: a
-        record that changes class moves its row from one column to another,
-        ``‖h(z)‖² + ‖h(z′)‖² ≤ 2`` in squared Frobenius norm). The division
-        by the released class weights afterwards is post-processing. With
-        ``by_class=False`` the mean over all rows is released (the sum of
-        the columns: the same sensitivity, one noise vector).
+        The release is :func:`~skdpgen.rows.release_mean_embedding` (its
+        Notes derive the sensitivity, ``max_row_distance / n``); the
+        division by the released class weights afterwards is
+        post-processing.
 
         Parameters
         ----------
@@ -468,14 +462,9 @@ class ReleaseContext:
             float32, on the training device: the noisy release, each class
             divided by its weight (one row with ``by_class=False``).
         """
-        sums = self.rows.feature_sums(feature_map, device=self.release_device)
-        n = self.rows.n_rows  # after the sum: Dask rows are counted in its pass
-        if n < 2:
-            raise ValueError(f"Need at least 2 rows to fit, got {n}.")
-        if not by_class:
-            sums = sums.sum(axis=1, keepdims=True)
-        noisy = self.accountant.add_noise(name, sums / n,
-                                          sensitivity=feature_map.max_row_distance / n)
+        noisy, _ = release_mean_embedding(self.rows, feature_map, self.accountant, name,
+                                          by_class=by_class, device=self.release_device,
+                                          min_rows=2)
         if self.class_weights is not None and by_class:
             noisy = noisy / self.class_weights[None, :]
         return torch.as_tensor(noisy.T, dtype=torch.float32, device=self.device)
