@@ -21,7 +21,7 @@ __all__ = ["CategoricalKind", "estimate_class_list", "fold_rare", "key_counts",
 
 #: A categorical column may be missing when the noisy count of its missing values
 #: exceeds this many noise standard deviations (see ``CategoricalKind.privatize``).
-MISSING_STDS = 1.0
+MISSING_STDS = 3.0
 
 
 def key_counts(canon):
@@ -265,12 +265,12 @@ class CategoricalKind(ColumnKind):
         have missing values), so its noisy count is released like any count
         of a public histogram and needs no selection threshold: the column
         is ``"missing": true`` when that count exceeds ``MISSING_STDS`` noise
-        standard deviations. A missing slot where no value is missing costs
-        little (the generator's releases give it its share, near 0); missing
-        values with no slot are lost from the output. On a 2,000-row table
-        at ε = 1 (6 columns, noise 30 rows) 2.8 % missing values (56 rows)
-        were dropped by the values' selection threshold (146 rows) and are
-        now kept in about 4 runs of 5."""
+        standard deviations. A slot where no value is missing would put
+        missing values in the output (about one fit in a thousand at three
+        standard deviations); missing values without a slot are lost. Missing
+        values are kept from about three noise standard deviations of rows
+        (90 rows on a 2,000-row table at ε = 1, 7 columns, noise 30 rows),
+        where the values' selection threshold asked for 146."""
         tags = sorted_tags(statistic["keys"]) + [None]
         counts = [float(statistic["keys"][t]) for t in tags[:-1]]
         counts.append(float(statistic["missing"]))
