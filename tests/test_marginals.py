@@ -89,6 +89,25 @@ def test_marginal_features_groups_count_coarse_cells():
         MarginalFeatures(category_sizes=sizes, groups=[np.array([0, 2, 2, 2, 2, 2]), None]).fit(Z)
 
 
+@pytest.mark.parametrize("degree", [1, 2, 3])
+def test_encoded_rows_are_counted_as_the_products_sum_them(degree):
+    # exactly one-hot rows (an encoded table) are summed by counting their cells
+    # (issue 43: no Gram products over the rows); the sums are the general path's
+    rng = np.random.default_rng(0)
+    sizes, n = [3, 12, 2, 5], 3000
+    X = np.hstack([np.eye(s)[rng.integers(0, s, n)] for s in sizes])
+    groups = [None, (np.arange(12) * 4) // 12, None, None]
+    fmap = MarginalFeatures(category_sizes=sizes, degree=degree, groups=groups).fit(X[:1])
+    W = np.eye(2)[rng.integers(0, 2, n)] * rng.random((n, 1))
+    assert fmap._one_hot_codes(X) is not None
+    counted = fmap.feature_sum(X, W)
+    fmap._one_hot_codes = lambda X: None  # the general path
+    np.testing.assert_allclose(counted, fmap.feature_sum(X, W), rtol=1e-12, atol=1e-12)
+    # a row that is not one-hot (a broken encoding, or any other input): the general path
+    X[0, :3] = [0.5, 0.5, 0.0]
+    assert MarginalFeatures(category_sizes=sizes, degree=degree).fit(X[:1])._one_hot_codes(X) is None
+
+
 def test_pair_groups_merge_ordered_columns_only():
     schema = {"age": {"type": "numeric", "bounds": [0, 99], "integer": True, "missing": True},
               "x": {"type": "numeric", "bounds": [0, 1]},
