@@ -2,7 +2,7 @@
 
 A script, not a test: it reads what ``bench_peers.py`` wrote (``--json``
 files of DP-HP's runs; MST's and AIM's runs from ``peers_cache/``, public
-domain) and prints, per ε, one row per table: 2-way and 3-way TV, utility,
+domain: MST, AIM, AIM3) and prints, per ε, one row per table: 2-way and 3-way TV, utility,
 fit time and peak memory, means over the seeds found (their number in the
 last column). **Bold**: below every peer that finished::
 
@@ -27,7 +27,7 @@ from bench_peers import CACHE, figure  # noqa: E402
 from _panel_data import TABLES  # noqa: E402
 
 OURS = ("DP-HP", "DP-HP-est")
-PEERS = ("MST", "AIM")
+PEERS = ("MST", "AIM", "AIM3")
 
 
 def collect(paths, split):
@@ -95,10 +95,10 @@ def rows(runs, eps):
     return out, wins
 
 
-HEADER = ["table", "2-way TV: DP-HP / DP-HP-est / MST / AIM",
-          "3-way TV: DP-HP / DP-HP-est / MST / AIM",
-          "utility: DP-HP / DP-HP-est / MST / AIM (real)", "fit s: DP-HP / MST / AIM",
-          "peak MiB: DP-HP / MST / AIM", "seeds"]
+HEADER = ["table", "2-way TV: DP-HP / DP-HP-est / MST / AIM / AIM3",
+          "3-way TV: DP-HP / DP-HP-est / MST / AIM / AIM3",
+          "utility: DP-HP / DP-HP-est / MST / AIM / AIM3 (real)",
+          "fit s: DP-HP / MST / AIM / AIM3", "peak MiB: DP-HP / MST / AIM / AIM3", "seeds"]
 
 
 def main(argv=None):
@@ -132,7 +132,7 @@ def main(argv=None):
     if args.figure:
         points = [{"table": t, "epsilon": e, "method": m, "split": args.split,
                    "fit_s": mean(runs, "fit_s", t, e, m), "tv3": mean(runs, "tv3", t, e, m)}
-                  for (t, e, m) in runs if m in ("DP-HP", "DP-HP-est", "MST", "AIM")]
+                  for (t, e, m) in runs if m in ("DP-HP", "DP-HP-est", *PEERS)]
         figure(args.figure, [p for p in points if p["fit_s"] is not None],
                args.figure_epsilon)
 
