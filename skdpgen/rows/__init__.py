@@ -18,10 +18,6 @@ are in memory or held by Dask:
     partition by partition on the active Dask scheduler.
 ``class_counts()``
     Rows per class.
-
-Every mean embedding is released by :func:`release_mean_embedding` (sum,
-divide by ``n``, add the accountant's noise; its Notes derive the
-sensitivity).
 ``prepare_feature_map(features, private)``
     The fitted feature map to sum (see
     :func:`skdpgen.kernels.prepare_feature_map`; a map that must learn from
@@ -34,7 +30,9 @@ sensitivity).
     workers' CPUs for Dask.
 
 Nothing else of the rows ever leaves this layer, so an estimator needs no
-branch for Dask and every release path sums clipped feature rows.
+branch for Dask and every release path sums clipped feature rows. Every mean
+embedding is released by :func:`release_mean_embedding` (sum, divide by
+``n``, add the accountant's noise; its Notes derive the sensitivity).
 """
 
 # Authors: the skdpgen developers

@@ -127,7 +127,6 @@ def encodes_as_levels(spec, max_levels):
 
 #: The column types a schema declares (the one list every interface names).
 SCHEMA_TYPES = ("numeric", "datetime", "categorical")
-_TYPES = SCHEMA_TYPES
 
 
 def check_spec(key, spec):
@@ -150,7 +149,7 @@ def check_spec(key, spec):
     if not isinstance(spec, dict):
         raise ValueError(f"Schema column {key!r} must be a dict with a 'type', got {spec!r}.")
     kind = spec.get("type")
-    if kind not in _TYPES:
+    if kind not in SCHEMA_TYPES:
         raise ValueError(f"Schema column {key!r} has unknown type {kind!r}.")
     from ._kind import flag
 
