@@ -159,8 +159,8 @@ class _Binned(Binned, _Scaled):
         code = np.clip(code, 0, self.bins - 1)
         inside = self.values_from_unit((code + offset) / self.bins)
         if self.spec["integer"]:
-            lo, hi = (_snap(self.values_from_unit(c / self.bins), self.spec["bounds"])
-                      for c in (code, code + 1))
+            lo, hi = (_snap(self.values_from_unit(c / self.bins), self.spec["bounds"],
+                            self.bins) for c in (code, code + 1))
             first = np.ceil(lo)
             last = np.where(code == self.bins - 1, np.floor(hi), np.ceil(hi) - 1)
             count = last - first + 1
@@ -174,11 +174,11 @@ class _Binned(Binned, _Scaled):
                                rounded=True)
 
 
-def _snap(edges, bounds):
+def _snap(edges, bounds, bins):
     """Bin edges within ``EDGE_TOLERANCE`` of a bin's width of an integer, on it
     (the edges of :func:`bin_index`: an integer on an edge starts the bin above)."""
     near = np.round(edges)
-    tol = EDGE_TOLERANCE * (float(bounds[1]) - float(bounds[0]))
+    tol = EDGE_TOLERANCE * (float(bounds[1]) - float(bounds[0])) / bins
     return np.where(np.abs(edges - near) <= tol, near, edges)
 
 
