@@ -132,7 +132,7 @@ SHAPES = {
 @dataclass
 class FrontDoorTable:
     name: str
-    set: str  # "dev", "acceptance", "holdout", "holdout2" or "holdout3"
+    set: str  # "dev", "dev2", "acceptance", "holdout" ... "holdout4"
     package: str
     item: str
     target: str
@@ -182,6 +182,30 @@ def _aids2_dates(frame):
 
 _T = FrontDoorTable
 TABLES = [
+    # -- holdout4 and dev2: drawn on 2026-11-27, after issue 40's second pass was filed,
+    # from the collection's unused tables of >= 1,000 rows with a 2-6-class column: the
+    # 26 candidates shuffled with numpy's default_rng(20261127); the first ten are dev2
+    # (tune on these), the next ten holdout4 (run once, at the end). Shapes as detected.
+    _T("schooling", "holdout4", "Ecdat", "Schooling", "black", [], "NLS young men, 1976"),
+    _T("unempdur", "holdout4", "Ecdat", "UnempDur", "censor1", [], "unemployment spells"),
+    _T("azcabgptca", "holdout4", "COUNT", "azcabgptca", "died", [], "Arizona heart procedures"),
+    _T("computers", "holdout4", "Ecdat", "Computers", "screen", [], "PC prices 1993-1995"),
+    _T("nwtco", "holdout4", "survival", "nwtco", "stage", [], "Wilms' tumour cohort"),
+    _T("spruce", "holdout4", "geepack", "spruce", "chamber", [], "spruce growth, ozone"),
+    _T("train", "holdout4", "Ecdat", "Train", "choice", [], "stated choice, Dutch trains"),
+    _T("mfblong", "holdout4", "gap", "mfblong", "var1", [], "a family study (long form)"),
+    _T("slid", "holdout4", "car", "SLID", "language", [], "Ontario labour survey 1994"),
+    _T("star", "holdout4", "Ecdat", "Star", "classk", [], "Project STAR class sizes"),
+    _T("epi", "dev2", "psych", "epi", "V1", [], "Eysenck personality items"),
+    _T("vietnamh", "dev2", "Ecdat", "VietNamH", "urban", [], "Viet Nam household survey"),
+    _T("wages", "dev2", "Ecdat", "Wages", "union", [], "PSID wages panel"),
+    _T("ketchup", "dev2", "Ecdat", "Ketchup", "Ketchup.choice", [], "scanner panel"),
+    _T("mexico", "dev2", "Zelig", "mexico", "vote88", [], "Mexican 1988 election survey"),
+    _T("catsup", "dev2", "Ecdat", "Catsup", "choice", [], "scanner panel"),
+    _T("azpro", "dev2", "COUNT", "azpro", "admit", [], "Arizona procedures"),
+    _T("voteincome", "dev2", "Zelig", "voteincome", "education", [], "turnout and income"),
+    _T("verbagg", "dev2", "lme4", "VerbAgg", "resp", [], "verbal aggression items"),
+    _T("laborsupply", "dev2", "Ecdat", "LaborSupply", "disab", [], "PSID labour supply"),
     # -- holdout3 (held out, drawn after HOLDOUT2 was used: run once at the end) --
     _T("colon", "holdout3", "survival", "colon", "differ",
        ["index"],
@@ -417,8 +441,10 @@ ACCEPTANCE = [n for n, t in TABLES.items() if t.set == "acceptance"]
 HOLDOUT = [n for n, t in TABLES.items() if t.set == "holdout"]
 HOLDOUT2 = [n for n, t in TABLES.items() if t.set == "holdout2"]
 HOLDOUT3 = [n for n, t in TABLES.items() if t.set == "holdout3"]
+HOLDOUT4 = [n for n, t in TABLES.items() if t.set == "holdout4"]
+DEV2 = [n for n, t in TABLES.items() if t.set == "dev2"]
 SETS = {"dev": DEV, "acceptance": ACCEPTANCE, "holdout": HOLDOUT, "holdout2": HOLDOUT2,
-        "holdout3": HOLDOUT3}
+        "holdout3": HOLDOUT3, "holdout4": HOLDOUT4, "dev2": DEV2}
 assert len({t.source for t in TABLES.values()}) == len(TABLES)  # no table in two sets
 
 # the same R data under another name (see the module docstring): copy -> the one used

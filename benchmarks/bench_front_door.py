@@ -146,7 +146,7 @@ def compare(real, synth, target):
     """Per-column details and the criteria's verdicts for one output."""
     n = len(real)
     numeric, other = [], []
-    failed = set()
+    failed, columns = set(), {}  # columns: column -> the criteria it fails
     for c in real.columns:
         if c == target:
             continue
@@ -166,6 +166,7 @@ def compare(real, synth, target):
         diff = abs(miss_s - miss_r)
         if n >= BIG and diff > MISSING_MAX:
             failed.add("missing")
+            columns.setdefault(c, []).append("missing")
         kind, x_r, x_s = None, None, None
         if is_date_text(r):
             kind, x_r, x_s = "date", _as_days(r), _as_days(s.astype(object).where(s.notna(), None))
@@ -194,8 +195,10 @@ def compare(real, synth, target):
                     if len(vs) and len(vr) else (None if not len(vr) else 0.0))
         if in_range is not None and in_range < IN_RANGE_MIN:
             failed.add("range")
+            columns.setdefault(c, []).append("range")
         if coverage is not None and coverage < COVERAGE_MIN:
             failed.add("coverage")
+            columns.setdefault(c, []).append("coverage")
         numeric.append(dict(column=c, kind=kind, q1=q1, q99=q99,
                             syn_min=float(vs.min()) if len(vs) else None,
                             syn_max=float(vs.max()) if len(vs) else None,
@@ -222,7 +225,12 @@ def compare(real, synth, target):
             failed.add("missing")
     extra = sorted(set(synth.columns) - set(real.columns))
     return dict(numeric=numeric, other=other, classes=classes, failed=failed, extra_columns=extra,
-                rows_synth=len(synth))
+                rows_synth=len(synth), failed_columns=columns)
+
+
+def unnamed(details, stderr):
+    """The columns failing a criterion that the run's summary (stderr) does not name."""
+    return sorted(c for c in details["failed_columns"] if f"'{c}'" not in stderr)
 
 
 def parse_evaluate(out, as_json):
@@ -285,6 +293,7 @@ def run_table(name, seed, args, workdir, eval_json):
             synth = read_csv(out_csv)
             row["details"] = compare(real, synth, t.target)
             failed = set(row["details"]["failed"])
+            row["unnamed"] = unnamed(row["details"], err)
         except Exception as e:  # noqa: BLE001 - an unreadable output is a finding
             row["details"] = None
             failed = {f"unreadable output ({type(e).__name__}: {e})"}
@@ -309,12 +318,12 @@ def run_table(name, seed, args, workdir, eval_json):
             # (for information: the refusal stands)
             allowed = folder / f"{name}.allowed.csv"
             acmd = [c if c != out_csv.name else allowed.name for c in cmd] + ["--allow-guesses"]
-            arc, _, _, _ = run_cli(args.repo, acmd, folder, args.timeout)
+            arc, _, _, aerr = run_cli(args.repo, acmd, folder, args.timeout)
             if arc != 0:  # a class list kept as one class stops any fit: declare the
                 # classes, as the refusal advises (the data holder's list)
                 labels = real[t.target].dropna().astype(str).unique()
                 acmd += ["--classes", ",".join(sorted(labels))]
-                arc, _, _, _ = run_cli(args.repo, acmd, folder, args.timeout)
+                arc, _, _, aerr = run_cli(args.repo, acmd, folder, args.timeout)
             if arc == 0 and allowed.is_file():
                 ecmd = ["evaluate", data_csv.name, allowed.name, "--target", t.target]
                 if eval_json:
@@ -325,7 +334,10 @@ def run_table(name, seed, args, workdir, eval_json):
                            + parse_evaluate(eout, eval_json),
                            eval_tail=_tail(eerr, 4) if erc != 0 else [])
                 try:
-                    row["allowed_failed"] = compare(real, read_csv(allowed), t.target)["failed"]
+                    adet = compare(real, read_csv(allowed), t.target)
+                    row["allowed_failed"] = sorted(adet["failed"])
+                    row["allowed_columns"] = adet["failed_columns"]
+                    row["unnamed"] = unnamed(adet, aerr)
                 except Exception as e:  # noqa: BLE001
                     row["allowed_failed"] = [f"unreadable ({type(e).__name__})"]
             else:
@@ -369,7 +381,16 @@ def summary_row(r):
         return "–" if p is None else f"{p[0]:.2f} ({p[1]})"
     return (f"| {r['name']} | {r['rows']}×{r['cols']} | {', '.join(r['shapes'])} | {r['exit']} | "
             f"{verdict} | {pair(worst_in)} | {pair(worst_cov)} | {pair(max_miss)} | {kept} | "
-            f"{ev} | {r['seconds']:.1f} |")
+            f"{ev} | {failing(r)} | {r['seconds']:.1f} |")
+
+
+def failing(r):
+    """Columns failing a criterion in what exited 0 (the --allow-guesses rerun of a
+    refusal included), unnamed by its summary in bold."""
+    cols = (r["details"] or {}).get("failed_columns") or r.get("allowed_columns") or {}
+    bad = set(r.get("unnamed", []))
+    out = [f"**{c}**" if c in bad else c for c in cols]
+    return ", ".join(out) or "–"
 
 
 def details_md(r):
@@ -446,11 +467,13 @@ def acceptance_lines(rows):
     absurd = [r["name"] for r in rows if r["verdict"] == "output ABSURD"]
     bad_big = [r["name"] for r in rows if r["rows"] >= BIG and r["verdict"] != "output OK"]
     bad_refusal = [r["name"] for r in rows if r["verdict"] in ("refused, no template", "error")]
+    silent = [r["name"] for r in rows if r.get("unnamed")]
     no_eval = [r["name"] for r in rows if r["eval_exit"] != 0]
-    ok = not absurd and not bad_big and not bad_refusal and not no_eval
+    ok = not absurd and not bad_big and not bad_refusal and not no_eval and not silent
     return ["", f"**Acceptance {'met' if ok else 'NOT met'}**: "
             f"absurd outputs {absurd or 'none'}; tables ≥ 1,000 rows without sane output "
-            f"{bad_big or 'none'}; errors or refusals without a template {bad_refusal or 'none'}; "
+            f"{bad_big or 'none'}; an exit-0 output (--allow-guesses included) with a failing "
+            f"column its summary does not name {silent or 'none'}; errors or refusals without a template {bad_refusal or 'none'}; "
             f"`evaluate` not scoring (the output, or the --allow-guesses output of a refused "
             f"table) {no_eval or 'none'}.", ""]
 
@@ -505,10 +528,11 @@ def main(argv=None):
             r = run_table(name, seed, args, workdir, eval_json)
             rows.append(r)
             print(f"[{name} seed {seed}] exit {r['exit']} in {r['seconds']:.1f} s: {r['verdict']} "
-                  f"{r['failed'] or ''}", file=sys.stderr, flush=True)
+                  f"{r['failed'] or ''} failing: {failing(r)}", file=sys.stderr, flush=True)
     table = ["| table | rows × cols | shapes | exit | verdict | worst in-range | worst coverage | "
-             "max missing diff | classes kept | evaluate ok | seconds |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"] + [summary_row(r) for r in rows]
+             "max missing diff | classes kept | evaluate ok | failing columns (unnamed in bold) "
+             "| seconds |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"] + [summary_row(r) for r in rows]
     body = table + acceptance_lines(rows) + [
         f"- load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}", "",
         "## Per-table details", ""]

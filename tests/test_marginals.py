@@ -184,8 +184,13 @@ def test_dphp_default_is_the_marginal_mechanism_with_a_mixture():
     assert synth.privacy_report_.epsilon == pytest.approx(1.0, rel=1e-6)
     assert type(synth.network_).__name__ == "MixtureGenerator"
     assert synth.encoder_.n_numeric_ == 0  # every column one-hot
-    assert synth.encoder_.level_columns_ == ["age", "hours"]
-    assert synth.encoder_.binned_columns_ == ["income"]
+    # an integer column keeps its values as cells only where the design's bins
+    # would allow as many cells (a value's count above its noise): here none
+    bins = synth.marginal_design_[1]
+    assert bins < 74 and synth.encoder_.level_columns_ == []
+    assert synth.encoder_.binned_columns_ == ["age", "hours", "income"]
+    wide = DPHPSynthesizer(schema=schema, classes=["no", "yes"], max_levels=100, **FAST)
+    assert wide.fit(X, y).encoder_.level_columns_ == ["age", "hours"]  # declared: kept
     Xs, ys = synth.sample(500, random_state=0)
     assert list(Xs.columns) == list(X.columns) and set(ys) <= {"no", "yes"}
     assert Xs["age"].between(17, 90).all() and Xs["income"].isna().any()

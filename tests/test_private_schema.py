@@ -736,7 +736,7 @@ def test_a_category_losing_a_fifth_of_its_rows_to_other_warns():
     values = np.r_[np.repeat(list("abcd"), 4000), np.repeat([f"r{i}" for i in range(400)], 10)]
     X = pd.DataFrame({"c": values})
     with pytest.warns(SchemaEstimateWarning,
-                      match=r"'c': values go to 'other' \(about (19|20)% of the rows\)") as w:
+                      match=r"'c': rare values written as 'other' \(about (19|20)% of the rows\)") as w:
         schema, _, _ = estimate_schema(X, epsilon=1.0)
     detail = [i["detail"] for r in w for i in getattr(r.message, "issues", ())]
     assert any(re.search(r"Column 'c'.*keeps \d+ values; about (19|20)%", d) for d in detail)

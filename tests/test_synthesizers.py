@@ -868,9 +868,10 @@ def test_dphp_length_scale_is_validated(frame):
 
 def test_dphp_bins_encode_numeric_columns_as_histogram_blocks(frame):
     X, y = frame
-    synth = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, bins=8, **FAST).fit(X, y)
+    synth = DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, bins=8, max_levels=100,
+                            **FAST).fit(X, y)
     enc = synth.encoder_
-    # age is levels (74 integers), income binned: the sum kernel sees no numeric column
+    # age is levels (74 integers, max_levels), income binned: the sum kernel sees no numeric column
     assert enc.binned_columns_ == ["income"] and enc.n_numeric_ == 0
     assert synth.features_.n_features_in_ == enc.n_encoded_
     Xs, _ = synth.sample(200, random_state=0)

@@ -36,14 +36,18 @@ def is_guess(issue):
     """Whether an issue makes the estimate a guess, not just a weak spot.
 
     Guesses: bounds guessed; a quarter of a column's rows or more outside
-    its bounds (its synthetic values would miss that part of the data); a
-    categorical column sending a quarter of its rows or more to "other"
-    (every row when it keeps no value); labels of a twentieth of the rows
-    or more (possibly) folded into another class or into "other". Weak
-    spots (a few percent clipped, a long tail of rare categories in
-    "other") are warned of only.
+    its bounds (its synthetic values would miss that part of the data);
+    labels of a twentieth of the rows or more (possibly) folded into another
+    class or into "other". Weak spots (a few percent clipped) are warned of
+    only, and so is a categorical (non-target) column sending rows to
+    "other", however many: its values are written as what the estimate
+    kept plus "other", which is true of the data (the share is named in the
+    summary; values that are public knowledge, such as country names, are
+    kept by listing them in the schema).
     """
     share = issue.get("share")
+    if issue["problem"] == "categories":
+        return False
     if issue["problem"] == "guess" or share is None:
         return True
     if issue["problem"] == "classes":  # a class of a twentieth of the rows may be lost
@@ -119,7 +123,7 @@ def _what(issue):
     return {
         "guess": "its bounds are a guess",
         "outside": f"its bounds clip many values{share}",
-        "categories": f"values go to 'other'{share}",
+        "categories": f"rare values written as 'other'{share}",
         "classes": f"labels go to an 'other' class{share}",
     }.get(issue["problem"], issue["problem"])
 
@@ -171,10 +175,14 @@ def describe_issues(issues, interface="python", template=None):
         where = (f"the schema file {template}" if template else
                  "a schema file ('skdpgen schema DATA --out FILE' writes a template)")
         fix = []
-        if bounds or cats:
-            fix.append(f"fill in {where} (public bounds or categories of "
-                       f"{', '.join(map(repr, bounds + cats))}, from documentation, not "
+        if bounds:
+            fix.append(f"fill in {where} (public bounds of "
+                       f"{', '.join(map(repr, bounds))}, from documentation, not "
                        "from the rows) and pass it with --schema")
+        if cats:
+            fix.append(f"if the values of {', '.join(map(repr, cats))} are public "
+                       "knowledge (country names, states), list them as categories in "
+                       + ("the schema file" if bounds else where) + " and pass it with --schema")
         if classes:
             fix.append("list every class with --classes a,b,c (or as the target's "
                        "categories in the --schema file)")
@@ -188,7 +196,8 @@ def describe_issues(issues, interface="python", template=None):
             f"{k!r}: {v}" for k, v in example.items()) + "} (public bounds, from "
             "documentation, not from the rows)")
     if cats:
-        fix.append(f"declare the categories of {', '.join(map(repr, cats))} in schema=")
+        fix.append(f"if the values of {', '.join(map(repr, cats))} are public knowledge "
+                   "(country names, states), declare them as categories in schema=")
     if classes:
         fix.append("pass classes=[...] (the public list of labels)")
     fix.append("or raise epsilon or schema_share.")
