@@ -451,7 +451,7 @@ def _cmd_private_schema(args):
     for w in caught:  # the summary of weak entries in command-line words
         issues = getattr(w.message, "issues", None)
         if issues:
-            print(f"skdpgen: warning: {describe_issues(issues, 'cli')}", file=sys.stderr)
+            print(f"skdpgen: warning: {describe_issues(issues, 'cli-schema')}", file=sys.stderr)
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     report = _with_leaks(report, leaks)

@@ -236,3 +236,21 @@ def test_zero_needs_zero_as_a_bound():
     with pytest.raises(ValueError, match="zero"):
         TableEncoder({"x": {"type": "numeric", "bounds": [1, 5], "zero": True}}).fit(
             pd.DataFrame({"x": [1.0, 2.0]}))
+
+
+def test_each_interface_names_only_its_own_remedies():
+    from skdpgen.schema import describe_issues
+
+    issues = [{"column": "age", "problem": "guess", "share": None, "detail": ""},
+              {"column": "country", "problem": "categories", "share": 0.4, "detail": ""},
+              {"column": None, "problem": "classes", "share": 0.1, "detail": ""}]
+    python = describe_issues(issues, "python")
+    cli = describe_issues(issues, "cli")
+    schema = describe_issues(issues, "cli-schema")
+    assert "schema=" in python and "classes=[...]" in python and "--" not in python
+    assert "--schema" in cli and "--classes" in cli and "schema=" not in cli
+    # the schema command has neither --schema nor --schema-share: the file and --epsilon
+    assert "--schema" not in schema and "--epsilon" in schema and "in the file" in schema
+    # a column sent to "other" is a weak spot written as output, not a guess
+    assert "'country': rare values written as 'other' (about 40% of the rows)\n" in cli
+    assert "'age': its bounds are a guess" in cli

@@ -136,8 +136,10 @@ def describe_issues(issues, interface="python", template=None):
     issues : list of dict
         ``{"column", "problem", "share", "detail"}`` per issue (a fitted
         synthesizer's ``schema_issues_``).
-    interface : {"python", "cli"}, default="python"
-        Whose options the remedies name.
+    interface : {"python", "cli", "cli-schema"}, default="python"
+        Whose options the remedies name: Python's parameters, ``skdpgen
+        synthesize``'s flags, or ``skdpgen schema``'s (which writes the
+        schema file: its remedies are for the file and for ``--epsilon``).
     template : str, default=None
         The command line's schema template path, named in its remedy.
 
@@ -171,6 +173,20 @@ def describe_issues(issues, interface="python", template=None):
     lines += [f"  - the class list: {_what(i)}{mark(i)}" for i in classes]
     bounds = [i["column"] for i in columns if template_fill(i) == "bounds"]
     cats = [i["column"] for i in columns if template_fill(i) == "categories"]
+    if interface == "cli-schema":  # the schema command: the file it wrote, and --epsilon
+        fix = []
+        if bounds:
+            fix.append(f"replace the bounds of {', '.join(map(repr, bounds))} in the file "
+                       "with public ones (from documentation, not from the rows)")
+        if cats:
+            fix.append(f"if the values of {', '.join(map(repr, cats))} are public knowledge "
+                       "(country names, states), list them as categories in the file")
+        if classes:
+            fix.append("list every class as the target's categories in the file (or "
+                       "--classes a,b,c when you synthesize)")
+        fix.append("or rerun with a larger --epsilon")
+        lines.append("To fix: " + "; ".join(fix) + ".")
+        return "\n".join(lines)
     if interface == "cli":
         where = (f"the schema file {template}" if template else
                  "a schema file ('skdpgen schema DATA --out FILE' writes a template)")
