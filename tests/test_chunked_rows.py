@@ -79,3 +79,26 @@ def test_a_table_encoded_chunk_by_chunk_is_the_table_encoded():
     frame = enc.table(X[["income", "city", "age"]])
     parts = [enc.transform_table(frame.iloc[i:i + 7]) for i in range(0, len(frame), 7)]
     np.testing.assert_array_equal(np.vstack(parts), whole)
+
+
+def test_the_marginal_releases_read_the_rows_once():
+    # four releases (one- and two-way, overall and by class), one pass: each
+    # row is encoded once, whatever the number of chunks
+    X, y = table(2000)
+    encoded = []
+    transform = TableEncoder.transform_table
+
+    def counting(self, frame):
+        encoded.append(len(frame))
+        return transform(self, frame)
+
+    with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mp.setattr(TableEncoder, "transform_table", counting)
+        mp.setattr(_memory, "_CHUNK_VALUES", 20_000)
+        synth = DPHPSynthesizer(schema=SCHEMA, classes=[0, 1], epochs=2, random_state=0,
+                                epsilon=1.0).fit(X, y)
+    names = [r.name for r in synth.privacy_report_.releases]
+    assert {"one-way marginals", "one-way marginals by class", "two-way marginals",
+            "two-way marginals by class"} <= set(names)
+    assert len(encoded) > 1 and sum(encoded) == len(X)

@@ -15,7 +15,8 @@ are in memory or held by Dask:
 ``feature_sums(feature_map, device="cpu")``
     ``Σ_i clip(h(x_i)) ⊗ onehot(y_i)``, of shape (features × max(1, classes)),
     streamed over row chunks (in memory, optionally on a GPU) or summed
-    partition by partition on the active Dask scheduler.
+    partition by partition on the active Dask scheduler; a list of maps
+    gives a list of sums, all from one pass over the rows.
 ``class_counts()``
     Rows per class.
 ``prepare_feature_map(features, private)``
@@ -32,7 +33,8 @@ are in memory or held by Dask:
 Nothing else of the rows ever leaves this layer, so an estimator needs no
 branch for Dask and every release path sums clipped feature rows. Every mean
 embedding is released by :func:`release_mean_embedding` (sum, divide by
-``n``, add the accountant's noise; its Notes derive the sensitivity).
+``n``, add the accountant's noise; its Notes derive the sensitivity), or
+several in one pass over the rows by :func:`release_mean_embeddings`.
 """
 
 # Authors: the skdpgen developers
@@ -47,10 +49,10 @@ from ..privacy import record_leak
 from ..schema._canonical import canonical, canonical_keys, numbers_table, sort_keys
 from ._distributed import DaskRows, unique_labels
 from ._memory import ArrayRows, chunk_feature_sums
-from ._release import release_mean_embedding
+from ._release import release_mean_embedding, release_mean_embeddings
 
 __all__ = ["ArrayRows", "DaskRows", "chunk_feature_sums", "encode_labels", "make_rows",
-           "release_mean_embedding"]
+           "release_mean_embedding", "release_mean_embeddings"]
 
 
 def encode_labels(y, classes, *, unlisted=None, missing=None):

@@ -21,7 +21,7 @@ import pandas as pd
 
 from .._dask import is_dask_collection
 from ..kernels import prepare_feature_map
-from ._memory import chunk_feature_sums
+from ._memory import chunk_feature_sums, split_sums
 
 __all__ = ["DaskRows", "unique_labels"]
 
@@ -227,7 +227,7 @@ class DaskRows:
         total, *counted = dask.compute(_tree_sum(parts), *counts)
         if counts:
             self._lengths = [int(c) for c in counted]
-        return np.asarray(total, dtype=np.float64)
+        return split_sums(np.asarray(total, dtype=np.float64), feature_map)
 
     def class_counts(self):
         """Rows per class from the per-block codes."""

@@ -9,7 +9,7 @@ from joblib import Parallel, delayed
 
 from ..kernels import BoundedFeatureMap, prepare_feature_map
 
-__all__ = ["ArrayRows", "chunk_feature_sums"]
+__all__ = ["ArrayRows", "chunk_feature_sums", "split_sums"]
 
 # Target number of float64 feature values held per chunk (about 24 MB).
 _CHUNK_VALUES = 3_000_000
@@ -21,15 +21,31 @@ def _chunk_rows(n_features_out, chunk_size):
     return max(1, _CHUNK_VALUES // max(1, n_features_out))
 
 
+def _maps(feature_map):
+    """A feature map, or a list of them, as a list."""
+    return list(feature_map) if isinstance(feature_map, (list, tuple)) else [feature_map]
+
+
+def split_sums(total, feature_map):
+    """The stacked sums of :func:`chunk_feature_sums` over a list of maps, one per map
+    (a single map: ``total`` itself)."""
+    if not isinstance(feature_map, (list, tuple)):
+        return total
+    widths = np.cumsum([f.n_features_out_ for f in feature_map])[:-1]
+    return np.split(total, widths, axis=0)
+
+
 def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=None,
                        n_jobs=None, device="cpu", convert=None, converted_width=1):
     """``Σ_i clip(h(x_i)) ⊗ onehot(y_i)``, streamed over row chunks.
 
     Parameters
     ----------
-    feature_map : BoundedFeatureMap
+    feature_map : BoundedFeatureMap, or a list of them
         Fitted; its :meth:`~skdpgen.kernels.BoundedFeatureMap.feature_sum`
-        clips every row to norm ≤ 1.
+        clips every row to norm ≤ 1. A list: every map's sums in the same
+        pass (each chunk converted once), stacked in the list's order
+        (:func:`split_sums` splits them).
     X : ndarray of shape (n_samples, n_features), or a table with ``convert``
         Validated, finite rows; with ``convert``, the raw rows (a DataFrame
         or an array), each chunk converted when it is summed.
@@ -55,13 +71,15 @@ def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=No
     Returns
     -------
     sums : ndarray of shape (n_features_out, n_classes)
-        Memory is O(chunk × (features + converted width) + features ×
+        (With a list of maps: their ``n_features_out`` summed.) Memory is O(chunk × (features + converted width) + features ×
         classes): with ``convert``, no more than a chunk of the converted
         rows is ever held. The chunks, and so the sum, are the same with or
         without ``convert`` (a row-wise map).
     """
     n = X.shape[0]
-    rows = _chunk_rows(feature_map.n_features_out_, chunk_size)
+    maps = _maps(feature_map)
+    width = sum(f.n_features_out_ for f in maps)
+    rows = _chunk_rows(width, chunk_size)
     # rows converted at once: about as many values as a chunk of features, at
     # least one chunk (converting few rows at a time costs a pass of pandas each)
     block = rows if convert is None else max(rows, _chunk_rows(converted_width, chunk_size))
@@ -70,11 +88,13 @@ def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=No
     def sums(Z, start, stop):
         W = eye[codes[start:stop]] if codes is not None else np.ones((stop - start, 1))
         if device == "cpu":
-            return feature_map.feature_sum(Z, W)
-        with torch.no_grad():
-            T = torch.as_tensor(np.ascontiguousarray(Z), dtype=torch.float64, device=device)
-            Wt = torch.as_tensor(W, dtype=torch.float64, device=device)
-            return feature_map.feature_sum(T, Wt).cpu().numpy()
+            out = [f.feature_sum(Z, W) for f in maps]
+        else:
+            with torch.no_grad():
+                T = torch.as_tensor(np.ascontiguousarray(Z), dtype=torch.float64, device=device)
+                Wt = torch.as_tensor(W, dtype=torch.float64, device=device)
+                out = [f.feature_sum(T, Wt).cpu().numpy() for f in maps]
+        return out[0] if len(out) == 1 else np.concatenate(out, axis=0)
 
     def one(start):
         """The sums of the chunks of one converted block, in order."""
@@ -97,7 +117,7 @@ def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=No
     for part in parts:
         total = part if total is None else total + part
     if total is None:
-        return np.zeros((feature_map.n_features_out_, n_classes))
+        return np.zeros((width, n_classes))
     total = np.asarray(total, dtype=np.float64)
     if not np.all(np.isfinite(total)):
         raise ValueError("The feature map returned non-finite values.")
@@ -152,11 +172,11 @@ class ArrayRows:
         return 0 if self.classes is None else len(self.classes)
 
     def feature_sums(self, feature_map, *, device="cpu"):
-        return chunk_feature_sums(
+        return split_sums(chunk_feature_sums(
             feature_map, self.X, self.codes, max(self.n_classes, 1),
             chunk_size=self.chunk_size, n_jobs=self.n_jobs, device=device,
             convert=self.convert, converted_width=self.n_columns,
-        )
+        ), feature_map)
 
     def class_counts(self):
         return np.bincount(self.codes, minlength=self.n_classes)

@@ -3,7 +3,7 @@
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-__all__ = ["release_mean_embedding"]
+__all__ = ["release_mean_embedding", "release_mean_embeddings"]
 
 
 def release_mean_embedding(rows, feature_map, accountant, name, *, by_class=False,
@@ -70,10 +70,54 @@ def release_mean_embedding(rows, feature_map, accountant, name, *, by_class=Fals
     >>> noisy.shape, sensitivity
     ((10, 1), 0.02)
     """
-    sums = rows.feature_sums(feature_map, device=device)
+    (out,) = release_mean_embeddings(rows, [(name, feature_map, by_class)], accountant,
+                                     device=device, min_rows=min_rows)
+    return out
+
+
+def release_mean_embeddings(rows, requests, accountant, *, device="cpu", min_rows=1):
+    """Several releases of :func:`release_mean_embedding` from one pass over the rows.
+
+    The feature sums of every distinct map in ``requests`` are computed in
+    one pass (each chunk of rows encoded once: :meth:`ArrayRows.feature_sums`
+    with a list of maps); each request is then released exactly as
+    :func:`release_mean_embedding` releases it (same mean, sensitivity and
+    noise, drawn in the order of ``requests``). A map requested both by
+    class and over all rows is summed once: the overall sum is the sum of
+    its classes' sums.
+
+    Parameters
+    ----------
+    rows : ArrayRows or DaskRows
+    requests : list of (name, feature_map, by_class)
+        Each a release planned in ``accountant``.
+    accountant : GaussianAccountant
+    device : str, default="cpu"
+    min_rows : int, default=1
+
+    Returns
+    -------
+    releases : list of (noisy, sensitivity)
+        In the order of ``requests``.
+
+    Notes
+    -----
+    The sensitivity of each release is derived in
+    :func:`release_mean_embedding`'s Notes; summing several maps in one
+    pass changes what is computed when, not what is released.
+    """
+    maps = []
+    for _, feature_map, _ in requests:
+        if not any(feature_map is m for m in maps):
+            maps.append(feature_map)
+    sums = rows.feature_sums(maps, device=device)
     n = rows.n_rows  # after the sum: Dask rows are counted in its pass
     if n < min_rows:
         raise ValueError(f"Need at least {min_rows} rows, got {n}.")
-    mean = (sums if by_class else sums.sum(axis=1, keepdims=True)) / n
-    sensitivity = feature_map.max_row_distance / n
-    return accountant.add_noise(name, mean, sensitivity=sensitivity), sensitivity
+    out = []
+    for name, feature_map, by_class in requests:
+        total = next(s for m, s in zip(maps, sums) if m is feature_map)
+        mean = (total if by_class else total.sum(axis=1, keepdims=True)) / n
+        sensitivity = feature_map.max_row_distance / n
+        out.append((accountant.add_noise(name, mean, sensitivity=sensitivity), sensitivity))
+    return out

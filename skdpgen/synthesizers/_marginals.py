@@ -267,13 +267,15 @@ class MarginalMechanism(Mechanism):
         releases = [(ONE_WAY, ONE_WAY_BY_CLASS, self.features_)]
         if self.pairwise_ is not None:
             releases.append((TWO_WAY, TWO_WAY_BY_CLASS, self.pairwise_))
+        requests = []  # all of them from one pass over the rows
         for overall, by_class, feature_map in releases:
-            self._release(context, overall, feature_map, by_class=False)
+            requests.append((overall, feature_map, False))
             self._inverse[overall] = np.array(
                 [context.noise_std(overall, feature_map.max_row_distance)])
             if self.by_class:
-                self._release(context, by_class, feature_map)
+                requests.append((by_class, feature_map, True))
                 self._inverse[by_class] = self._class_noise(context, by_class, feature_map)
+        self._keep(requests, context.release_embeddings(requests))
         self._entries = sum(t[0].size for t in self.targets_.values())
         # each release's entries weighted by their inverse noise variance (a
         # release without noise, epsilon = inf, at a thousandth of one row)

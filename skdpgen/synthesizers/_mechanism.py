@@ -22,7 +22,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from ..kernels import BoundedFeatureMap, HermiteFeatures
-from ..rows import release_mean_embedding
+from ..rows import release_mean_embeddings
 
 __all__ = ["EmbeddingMechanism", "Mechanism", "ReleaseContext", "batch_weights",
            "draw_pairwise_columns", "embedding_loss", "feature_map_loss", "pairs_above_noise",
@@ -462,12 +462,24 @@ class ReleaseContext:
             float32, on the training device: the noisy release, each class
             divided by its weight (one row with ``by_class=False``).
         """
-        noisy, _ = release_mean_embedding(self.rows, feature_map, self.accountant, name,
-                                          by_class=by_class, device=self.release_device,
-                                          min_rows=2)
-        if self.class_weights is not None and by_class:
-            noisy = noisy / self.class_weights[None, :]
-        return torch.as_tensor(noisy.T, dtype=torch.float32, device=self.device)
+        (target,) = self.release_embeddings([(name, feature_map, by_class)])
+        return target
+
+    def release_embeddings(self, requests):
+        """Several :meth:`release_embedding` releases from one pass over the rows.
+
+        ``requests``: a list of ``(name, feature_map, by_class)``; returns
+        their targets in order (:func:`~skdpgen.rows.release_mean_embeddings`:
+        each chunk of rows is encoded once for all of them).
+        """
+        out = []
+        for (_, _, by_class), (noisy, _) in zip(requests, release_mean_embeddings(
+                self.rows, requests, self.accountant, device=self.release_device,
+                min_rows=2)):
+            if self.class_weights is not None and by_class:
+                noisy = noisy / self.class_weights[None, :]
+            out.append(torch.as_tensor(noisy.T, dtype=torch.float32, device=self.device))
+        return out
 
 
 class Mechanism:
@@ -568,9 +580,14 @@ class Mechanism:
     def _release(self, context, name, feature_map, key=None, by_class=True):
         """Release ``name`` under ``feature_map``; keep it on device under ``key``."""
         target = context.release_embedding(name, feature_map, by_class=by_class)
-        self.targets_.setdefault(name, []).append(target.detach().cpu().numpy())
-        self._on_device[name if key is None else key] = target
+        self._keep([(name, feature_map, by_class)], [target], key)
         return target
+
+    def _keep(self, requests, targets, key=None):
+        """Record released ``targets`` (of ``requests``) and keep them on device."""
+        for (name, _, _), target in zip(requests, targets):
+            self.targets_.setdefault(name, []).append(target.detach().cpu().numpy())
+            self._on_device[name if key is None else key] = target
 
     def __getstate__(self):
         state = dict(self.__dict__)
