@@ -106,7 +106,8 @@ class Table:
 def timed_releases():
     """Record the time a synthesizer spends on its real-data releases.
 
-    Patches ``ReleaseContext.release_embedding`` (every embedding release)
+    Patches ``ReleaseContext.release_embeddings`` (every embedding release:
+    ``release_embedding`` calls it)
     and the class-proportion release (in this process only) and returns a
     dict whose ``"seconds"`` grows by the time spent in them.
     """
@@ -124,6 +125,6 @@ def timed_releases():
 
         return wrapper
 
-    ReleaseContext.release_embedding = timed(ReleaseContext.release_embedding)
+    ReleaseContext.release_embeddings = timed(ReleaseContext.release_embeddings)
     _kme._release_proportions = timed(_kme._release_proportions)
     return spent

@@ -163,9 +163,40 @@ def _adult_rows(n, seed):
     return frame, b.schema, b.target_schema["categories"]
 
 
+def _synthesizer_csv(n, seed):
+    """The command line on a CSV of ``n`` Adult rows with the public schema file."""
+    import json
+    import subprocess
+
+    frame, schema, classes = _adult_rows(n, seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        data, spec = os.path.join(tmp, "adult.csv"), os.path.join(tmp, "schema.json")
+        frame.to_csv(data, index=False)
+        size = os.path.getsize(data)
+        del frame
+        gc.collect()
+        schema = {**schema, "income": {"type": "categorical", "categories": list(classes)}}
+        with open(spec, "w") as f:
+            json.dump(schema, f, default=str)
+        cmd = [sys.executable, "-m", "skdpgen", "synthesize", data, "--schema", spec,
+               "--target", "income", "--epsilon", "1", "--random-state", str(seed),
+               "--out", os.path.join(tmp, "synthetic.csv"), "--quiet", "--n-samples", "1000"]
+        t0 = time.perf_counter()
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-2000:])
+    # the largest resident set of a child of this (fresh) process: the command's
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    return {"fit": wall, "release": float("nan"), "releases": -1, "epsilon": 1.0,
+            "peak": peak, "input": size}
+
+
 def _synthesizer(n, seed, mode, device, workers, worker_memory, block_rows):
     from skdpgen import DPHPSynthesizer
 
+    if mode == "csv":
+        return _synthesizer_csv(n, seed)
     frame, schema, classes = _adult_rows(n, seed)
     spent = timed_releases()
     synth = DPHPSynthesizer(schema=schema, classes=classes, random_state=seed, device=device)
@@ -182,10 +213,14 @@ def _synthesizer(n, seed, mode, device, workers, worker_memory, block_rows):
             X, y = data.drop(columns="income"), data["income"]
         else:
             X, y = frame.drop(columns="income"), frame["income"]
+        size = int(X.memory_usage(deep=True).sum()) if mode != "dask" else 0
         gc.collect()
+        rss_before = proc_status_kib("VmRSS")
+        exact = reset_peak_rss()
         t0 = time.perf_counter()
         synth.fit(X, y, epsilon=1.0)
         fit = time.perf_counter() - t0
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     finally:
         if client is not None:
             client.close()
@@ -194,7 +229,11 @@ def _synthesizer(n, seed, mode, device, workers, worker_memory, block_rows):
             tmp.cleanup()
     return {"fit": fit, "release": spent["seconds"],
             "releases": int(synth.privacy_report_.n_releases),
-            "epsilon": float(synth.privacy_report_.epsilon)}
+            "epsilon": float(synth.privacy_report_.epsilon),
+            # in memory: the whole process's peak, and the fit's growth over the
+            # resident set before it (the table included; approximate without reset)
+            "peak": peak * 1024, "fit_rss": (peak - (rss_before if exact else 0)) * 1024,
+            "input": size}
 
 
 # --------------------------------------------------------------------------
@@ -261,18 +300,64 @@ def run_embedding(args):
 def run_synthesizer(args):
     table = Table(
         f"DPHPSynthesizer fit (defaults, eps=1, device={args.device!r}) on Adult rows "
-        "resampled to n",
-        ["n", "mode", "fit s", "release s", "train s", "releases", "report eps", "load"],
-        [6, 9, 7, 9, 7, 8, 10, 5],
+        "resampled to n (in-memory: fit on the DataFrame; csv: `skdpgen synthesize` on a "
+        "CSV with the public schema file, the whole command; input: the DataFrame's or "
+        "the file's size)",
+        ["n", "mode", "fit s", "release s", "train s", "input MiB", "peak RSS MiB",
+         "fit dRSS MiB", "load"],
+        [6, 9, 7, 9, 7, 9, 12, 12, 5],
     )
+    results = []
     for n in args.synth_n:
-        for mode in ("in-memory", "dask"):
+        for mode in args.modes:
             r = run_isolated(_synthesizer, n=n, seed=0, mode=mode.split("-")[0],
                              device=args.device, workers=args.workers,
                              worker_memory=args.worker_memory, block_rows=args.block_rows)
+            results.append({"n": n, "mode": mode, **r})
             table.row([_fmt_n(n), mode, f"{r['fit']:.1f}", f"{r['release']:.1f}",
-                       f"{r['fit'] - r['release']:.1f}", r["releases"],
-                       f"{r['epsilon']:.4f}", f"{os.getloadavg()[0]:.1f}"])
+                       f"{r['fit'] - r['release']:.1f}", mib(r.get("input", 0)),
+                       mib(r.get("peak", 0)), mib(r["fit_rss"]) if "fit_rss" in r else "-",
+                       f"{os.getloadavg()[0]:.1f}"])
+    if args.json:
+        import json
+
+        with open(args.json, "w") as f:
+            json.dump({"machine": machine_line(), "commit": _commit(),
+                       "date": datetime.date.today().isoformat(), "results": results}, f,
+                      indent=1)
+    if args.figure:
+        figure(results, args.figure)
+
+
+def _commit():
+    import subprocess
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True)
+    return out.stdout.strip() or "unknown"
+
+
+def figure(results, path):
+    """Log-log plot of fit time and peak resident memory against rows, per mode."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    for mode in dict.fromkeys(r["mode"] for r in results):
+        rs = [r for r in results if r["mode"] == mode]
+        ns = [r["n"] for r in rs]
+        axes[0].loglog(ns, [r["fit"] for r in rs], "o-", label=mode)
+        axes[1].loglog(ns, [r["peak"] / 2**20 for r in rs], "o-", label=mode)
+    axes[0].set(xlabel="rows", ylabel="seconds (whole fit)", title="Time")
+    axes[1].set(xlabel="rows", ylabel="peak RSS, MiB", title="Memory (whole process)")
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 def main(argv=None):
@@ -283,8 +368,13 @@ def main(argv=None):
     parser.add_argument("--part", choices=("all", "embedding", "synthesizer"), default="all")
     parser.add_argument("--n", type=_parse_ns, default="1e4,1e5,1e6,1e7",
                         help="rows of the embedding table")
-    parser.add_argument("--synth-n", type=_parse_ns, default="1e4,1e5,1e6",
+    parser.add_argument("--synth-n", type=_parse_ns, default="1e4,1e5,1e6,1e7",
                         help="rows of the synthesizer table")
+    parser.add_argument("--modes", type=lambda t: t.split(","), default="in-memory,csv",
+                        help="synthesizer modes: in-memory, csv, dask")
+    parser.add_argument("--json", default=None, help="write the synthesizer results here")
+    parser.add_argument("--figure", default=None,
+                        help="write the log-log figure of the synthesizer results here")
     parser.add_argument("--max-in-memory", type=float, default=1e7,
                         help="largest n run in memory (X is n x 14 float64)")
     parser.add_argument("--repeats", type=int, default=3,

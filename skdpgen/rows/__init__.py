@@ -55,6 +55,10 @@ __all__ = ["ArrayRows", "DaskRows", "chunk_feature_sums", "encode_labels", "make
            "release_mean_embedding", "release_mean_embeddings"]
 
 
+#: Labels read (as canonical tags) at a time by :func:`encode_labels`.
+LABEL_CHUNK = 65_536
+
+
 def encode_labels(y, classes, *, unlisted=None, missing=None):
     """Index of each label of ``y`` in ``classes``, compared by canonical key.
 
@@ -99,8 +103,13 @@ def encode_labels(y, classes, *, unlisted=None, missing=None):
     if missing is not None:  # a missing label's tag is None (no class's is)
         lookup[None] = missing
     values = y if isinstance(y, pd.Series) else np.asarray(y, dtype=object).reshape(-1)
-    codes = np.fromiter((lookup.get(t, -1) for t in canonical(values).tags()),
-                        dtype=np.intp, count=len(values))
+    codes = np.empty(len(values), dtype=np.intp)
+    for start in range(0, len(values), LABEL_CHUNK):  # the tags of a chunk at a time
+        part = (values.iloc if isinstance(values, pd.Series) else values)[
+            start:start + LABEL_CHUNK]
+        codes[start:start + len(part)] = np.fromiter(
+            (lookup.get(t, -1) for t in canonical(part).tags()), dtype=np.intp,
+            count=len(part))
     unknown = codes < 0
     if unknown.any():
         if unlisted is None:
