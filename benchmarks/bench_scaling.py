@@ -7,6 +7,8 @@ with the ``dask`` extra installed (``pip install -e ".[dask]"``)::
     python benchmarks/bench_scaling.py              # n up to 10^7 / 10^6
     python benchmarks/bench_scaling.py --part embedding --n 1e6,1e7
     python benchmarks/bench_scaling.py --part synthesizer --device cuda
+    python benchmarks/bench_scaling.py --part synthesizer --modes in-memory,csv \
+        --json scaling.json --figure doc/images/bench_scaling.png
     python benchmarks/bench_scaling.py --help
 
 Every measurement runs in a fresh process (``spawn``).
@@ -29,11 +31,18 @@ sum-kernel embedding (``KernelMeanEmbedding(features=HermiteFeatures(order=100))
   the largest peak resident set of a worker process during the fit (reset
   just before it), i.e. what the memory limit must cover.
 
-**Synthesizer** (``--part synthesizer``): ``DPHPSynthesizer`` with its
-defaults, ε = 1, public Adult schema and class list, on the Adult train split
-resampled with replacement to ``n`` rows (seeded).
+**Synthesizer** (``--part synthesizer``, ``--synth-n``, ``--modes``):
+``DPHPSynthesizer`` with its defaults, ε = 1, public Adult schema and class
+list, on the Adult train split resampled with replacement to ``n`` rows
+(seeded). *peak RSS* is the whole process's largest resident set (the table
+included), *input* the table's size (the DataFrame's, deep, or the CSV
+file's), *fit dRSS* what the fit added to the resident set before it.
 
 * *in memory*: ``fit`` on the pandas DataFrame;
+* *csv*: ``skdpgen synthesize adult.csv --schema schema.json --target income
+  --epsilon 1 --n-samples 1000`` on the table written as CSV with the public
+  schema file: the whole command (reading, fitting, sampling, writing),
+  timed from outside, its peak RSS that of the child process;
 * *dask*: the same rows written to Parquet files (``--block-rows`` rows
   each) in a temporary directory and read back with ``dask.dataframe.read_parquet``
   on the cluster: each of the fit's releases (one sum-kernel release and one

@@ -24,7 +24,6 @@ command that fails writes no file.
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-import argparse
 import contextlib
 import json
 import os
@@ -34,14 +33,10 @@ import time
 import warnings
 from pathlib import Path
 
+from . import _cli_options
+from ._cli_options import MULTILINE, type_words
+
 __all__ = ["main"]
-
-
-def _type_words():
-    """The schema's column types, as every message names them (one list)."""
-    from .schema._table import SCHEMA_TYPES
-
-    return ", ".join(SCHEMA_TYPES[:-1]) + " or " + SCHEMA_TYPES[-1]
 
 
 class UsageError(Exception):
@@ -69,15 +64,11 @@ def _read_table(path, multiline=False):
         raise UsageError(f"cannot read {path} as CSV: {exc}") from None
 
 
-_MULTILINE = ("a quoted field may span lines (standard CSV): one record's quoting then "
-              "changes the number of rows and the records, so the run is not private")
-
-
 def _read_private(args):
     """``(table, leaks)``: the leak of --multiline-records, an error with --strict."""
     from .privacy import record_leak
 
-    why = f"--multiline-records: {_MULTILINE}"
+    why = f"--multiline-records: {MULTILINE}"
     if args.multiline_records and getattr(args, "strict", False):
         raise UsageError(f"--strict: {why}")
     leaks = [record_leak("records", why)] if args.multiline_records else []
@@ -188,7 +179,7 @@ def _read_schema(path):
             continue
         if spec["type"] not in SCHEMA_TYPES:
             raise UsageError(f"schema {path}, entry {col!r}: unknown type {spec['type']!r} "
-                             f"(one of {_type_words()})")
+                             f"(one of {type_words()})")
         # keys starting with "_" are notes (the refusal's template writes them)
         clean[col] = {k: v for k, v in spec.items() if v is not None and not k.startswith("_")}
     return clean
@@ -261,6 +252,19 @@ def _split_index(frame, keep):
         "pandas; it is not synthesized (--keep-index keeps it as data).")
 
 
+def _drop_columns(frame, text, target):
+    """The table without the columns ``--drop`` names (by header: public)."""
+    names = [c.strip() for c in (text or "").split(",") if c.strip()]
+    missing = [c for c in names if c not in frame.columns]
+    if missing:
+        raise UsageError(f"--drop names columns that are not in the data: {missing}")
+    if target in names:
+        raise UsageError(f"--drop names the target {target!r}")
+    if len(set(names)) >= frame.shape[1] - (target in frame.columns):
+        raise UsageError("--drop names every column but the target")
+    return frame.drop(columns=names)
+
+
 def _classes_option(text):
     if text is None:
         return None
@@ -270,18 +274,6 @@ def _classes_option(text):
     if len(set(classes)) != len(classes):
         raise UsageError("--classes lists a label twice")
     return classes
-
-
-def _share_option(text):
-    if text == "auto":
-        return text
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be 'auto' or a number in (0, 1), got {text}")
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be 'auto' or a number in (0, 1), got {text}")
-    return value
 
 
 def _template_path(data):
@@ -300,6 +292,7 @@ def _cmd_synthesize(args):
     frame, index_note = _split_index(frame, args.keep_index)
     if index_note:
         print(index_note, file=sys.stderr)
+    frame = _drop_columns(frame, args.drop, args.target)
     schema = _read_schema(args.schema)
     X, y = _split_target(frame, args.target)
     classes = _classes_option(args.classes)
@@ -427,7 +420,7 @@ def _cmd_schema(args):
         with _all_or_nothing() as stage:
             stage(args.out, lambda p: p.write_text(text))
         print(f"Schema template with {len(template)} columns written to {args.out}. Fill in "
-              f"each column's type ({_type_words()}) and its public bounds "
+              f"each column's type ({type_words()}) and its public bounds "
               "or categories, from documentation, not from the rows (an entry with a type "
               "only declares the kind; the rest is estimated privately), or estimate the "
               "whole schema privately with --epsilon.")
@@ -558,188 +551,9 @@ def _cmd_demo(args):
 
 
 def build_parser():
-    """The argument parser of the ``skdpgen`` command."""
-    from . import __version__, synthesizers, release  # noqa: F401  (they register their methods)
-    from .registry import methods
-
-    parser = argparse.ArgumentParser(
-        prog="skdpgen",
-        description="Differentially private synthetic data from kernel mean embeddings.",
-    )
-    parser.add_argument("--version", action="version", version=f"skdpgen {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    raw = argparse.RawDescriptionHelpFormatter
-    syn = sub.add_parser(
-        "synthesize", help="fit a private synthesizer on a CSV/Parquet table",
-        formatter_class=raw,
-        description=(
-            "Fit a differentially private synthesizer on a table and write as many synthetic\n"
-            "rows, with the privacy report next to them (OUT.privacy.json, OUT.privacy.txt).\n"
-            "What the --schema file leaves out (bounds, categories, the target's classes) is\n"
-            "estimated privately from a share of the budget. When that estimate is only a\n"
-            "guess at this size, the command refuses (exit status 2, nothing written) and\n"
-            "writes DATA.schema.json next to the input, with the estimated entries filled in\n"
-            "and the others marked to fill; --allow-guesses writes the output anyway.\n"
-            "Methods: dphp (DP-HP, Hermite features; the default), dpmerf (DP-MERF, random\n"
-            "Fourier features), release (Balog et al.: a weighted point set for unlabeled\n"
-            "numeric tables with public bounds for every column in --schema; no --target).\n"
-            "CSV: one record per line (LF or CRLF); a blank line is a record of missing\n"
-            "values; too few fields are padded with missing cells, too many make all missing;\n"
-            "bytes that are not UTF-8 are replaced. --multiline-records: quoted line breaks,\n"
-            "not private."),
-        epilog=(
-            "examples:\n"
-            "  skdpgen synthesize table.csv --target label --epsilon 1 --out syn.csv\n"
-            "  skdpgen synthesize table.csv --target label --schema table.schema.json "
-            "--out syn.csv --strict\n"
-            "  skdpgen synthesize table.csv --target label --classes yes,no "
-            "--allow-guesses --out syn.csv"),
-    )
-    syn.add_argument("data", help="the private table (.csv or .parquet)")
-    syn.add_argument("--target", help="label column, synthesized class by class (default: "
-                                      "none, an unlabeled table)")
-    syn.add_argument("--method", choices=list(methods()), default="dphp",
-                     help="the estimator, see above (default: dphp)")
-    syn.add_argument("--epsilon", type=float, default=1.0,
-                     help="privacy budget ε of the whole run (default: 1.0)")
-    syn.add_argument("--delta", type=float, default=1e-5,
-                     help="privacy budget δ of the whole run (default: 1e-5)")
-    syn.add_argument("--schema", help="JSON file of public column types, bounds and categories "
-                                      "(default: none, everything estimated privately; "
-                                      "'skdpgen schema DATA' writes a template)")
-    syn.add_argument("--out", required=True, help="where to write the synthetic table "
-                                                  "(.csv or .parquet; required)")
-    syn.add_argument("--n-samples", type=_positive_int, default=None,
-                     help="rows to write (default: as many as the input)")
-    syn.add_argument("--random-state", type=int, default=None,
-                     help="seed of the public random choices; the privacy noise is always "
-                          "fresh (default: none)")
-    syn.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
-                     help="where to train (default: auto, a GPU when there is one)")
-    syn.add_argument("--quiet", action="store_true", help="no progress bar (default: shown)")
-    syn.add_argument("--strict", action="store_true",
-                     help="fail (exit status 2, nothing written) if anything would be read "
-                          "from the data without privacy (default: warn)")
-    syn.add_argument("--infer-schema", choices=["private", "data", "error"], default="private",
-                     help="what the schema leaves out: estimated privately (a share of the "
-                          "budget), read from the data (a leak), or an error (default: "
-                          "private)")
-    syn.add_argument("--classes", default=None,
-                     help="comma-separated public list of the target's classes (default: "
-                          "from the --schema file, else estimated privately; a rare class "
-                          "may then be lost)")
-    syn.add_argument("--schema-share", type=_share_option, default="auto",
-                     help="share of the budget for estimating what the schema leaves out "
-                          "(default: auto, from the number of rows and columns)")
-    syn.add_argument("--allow-guesses", action="store_true",
-                     help="write the output even when the private schema estimate is a "
-                          "guess (default: refuse, exit status 2, and write a schema "
-                          "template next to the input)")
-    syn.add_argument("--keep-index", action="store_true",
-                     help="keep a first column with no header (a row index written by R "
-                          "or pandas) as data (default: drop it)")
-    multiline = f"{_MULTILINE} (a leak in its privacy report) (default: one record per line)"
-    syn.add_argument("--multiline-records", action="store_true", help=multiline)
-    syn.set_defaults(func=_cmd_synthesize)
-
-    sch = sub.add_parser(
-        "schema", help="write a schema: estimated privately with --epsilon, else a template",
-        formatter_class=raw,
-        description=(
-            "Without --epsilon: a template of the table's columns (from the header only; no\n"
-            "value is read) to fill in from documentation: each column's type\n"
-            f"({_type_words()}), bounds or categories, integer and missing.\n"
-            "An entry with a type only declares the kind; the rest is estimated privately.\n"
-            "With --epsilon: the whole schema estimated privately on that budget, with its\n"
-            "privacy report next to --out."),
-        epilog=(
-            "examples:\n"
-            "  skdpgen schema table.csv --out table.schema.json\n"
-            "  skdpgen schema table.csv --epsilon 0.2 --target label --out table.schema.json"),
-    )
-    sch.add_argument("data", help="the table (.csv or .parquet)")
-    sch.add_argument("--out", help="output JSON file (default: standard output)")
-    sch.add_argument("--epsilon", type=float, default=None,
-                     help="estimate the schema privately with this budget (writes its privacy "
-                          "report next to --out; default: none, a template)")
-    sch.add_argument("--delta", type=float, default=1e-5,
-                     help="δ of the private estimate (default: 1e-5)")
-    sch.add_argument("--target", help="label column: its classes are estimated too (default: "
-                                      "none)")
-    sch.add_argument("--multiline-records", action="store_true", help=multiline)
-    sch.set_defaults(func=_cmd_schema)
-
-    ev = sub.add_parser(
-        "evaluate", help="utility and fidelity of a synthetic table, next to real data's",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=(
-            "Score models trained on the synthetic table and tested on the real test table\n"
-            "(syn->real) next to the same models trained on real data (real->real), with the\n"
-            "same metric, and the total-variation distance of the 1- and 2-way marginals.\n"
-            "Reads the real tables as the data holder's: the output is not a private release.\n"
-            "Values are read as the synthesizer reads them (missing values, dates, booleans).\n"
-            "Metric: ROC-AUC (and PR-AUC) for 2 classes, macro F1 (and accuracy) for more,\n"
-            "R² for a numeric target with more than 10 distinct values; the classes come from\n"
-            "the schema's target categories, else from the real test table."),
-        epilog=(
-            "examples:\n"
-            "  skdpgen evaluate test.csv syn.csv --target income\n"
-            "  skdpgen evaluate test.csv syn.csv --target income --train train.csv "
-            "--schema schema.json\n"
-            "  skdpgen evaluate test.csv syn.csv --target income --all-models --json > eval.json"),
-    )
-    ev.add_argument("real", help="the real test table (.csv or .parquet), held out from the fit")
-    ev.add_argument("synthetic", help="the synthetic table, with the same columns")
-    ev.add_argument("--target", default=None,
-                    help="label column (default: none, the fidelity table only)")
-    ev.add_argument("--train", default=None, metavar="REAL_TRAIN",
-                    help="the real table the synthesizer was fitted on: real->real models "
-                         "train on it (default: none; real->real is then a 5-fold "
-                         "cross-validation on the real test table, random_state=0)")
-    ev.add_argument("--schema", default=None,
-                    help="JSON schema: column types, bins within public bounds, the "
-                         "target's classes (default: none; kinds from the real test table, "
-                         "bins at its quantiles)")
-    ev.add_argument("--all-models", action="store_true",
-                    help="the DP-HP paper's 12 classifiers (default: logistic regression "
-                         "and gradient boosting)")
-    ev.add_argument("--json", action="store_true",
-                    help="print one JSON object, nothing else, on standard output "
-                         "(default: text)")
-    ev.set_defaults(func=_cmd_evaluate)
-
-    demo = sub.add_parser(
-        "demo", help="synthesize the bundled UCI Adult data privately",
-        formatter_class=raw,
-        description="Fit on the bundled UCI Adult training split with its public schema, print\n"
-                    "the privacy report and a synthetic-to-real utility line (real->real beside).",
-        epilog="examples:\n  skdpgen demo\n  skdpgen demo --method dpmerf --epsilon 0.5 "
-               "--out adult_syn.csv")
-    demo.add_argument("--method", choices=[name for name, cls in methods().items()
-                                           if cls.supports_labels], default="dphp",
-                      help="the synthesizer (default: dphp)")
-    demo.add_argument("--epsilon", type=float, default=1.0, help="privacy budget ε "
-                                                                 "(default: 1.0)")
-    demo.add_argument("--delta", type=float, default=1e-5, help="privacy budget δ "
-                                                                "(default: 1e-5)")
-    demo.add_argument("--random-state", type=int, default=0,
-                      help="seed of the public random choices (default: 0)")
-    demo.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
-                      help="where to train (default: auto)")
-    demo.add_argument("--progress", action="store_true", help="show a progress bar "
-                                                              "(default: hidden)")
-    demo.add_argument("--out", help="write the synthetic table to this CSV file (default: "
-                                    "not written)")
-    demo.set_defaults(func=_cmd_demo)
-    return parser
-
-
-def _positive_int(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text}")
-    return value
+    """The argument parser of the ``skdpgen`` command (:mod:`skdpgen._cli_options`)."""
+    return _cli_options.build_parser({"synthesize": _cmd_synthesize, "schema": _cmd_schema,
+                                      "evaluate": _cmd_evaluate, "demo": _cmd_demo})
 
 
 def main(argv=None):

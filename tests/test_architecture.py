@@ -25,7 +25,7 @@ LAYERS = [
     {"skdpgen.embedding"},
     {"skdpgen.release", "skdpgen.synthesizers"},
     {"skdpgen.evaluation", "skdpgen.audit", "skdpgen.model_selection"},
-    {"skdpgen.cli", "skdpgen", "skdpgen.__main__"},
+    {"skdpgen.cli", "skdpgen._cli_options", "skdpgen", "skdpgen.__main__"},
 ]
 
 

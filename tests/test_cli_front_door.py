@@ -132,6 +132,22 @@ def test_a_named_first_column_is_data(tmp_path, fast_fits, capsys):
     assert "not synthesized" not in capsys.readouterr().err
 
 
+def test_drop_leaves_columns_out(tmp_path, fast_fits, capsys):
+    data = _small(tmp_path)
+    out = tmp_path / "syn.csv"
+    assert main(["synthesize", str(data), "--target", "label", "--out", str(out), "--quiet",
+                 "--allow-guesses", "--classes", "a,b,c", "--drop", "rain"]) == 0
+    assert list(pd.read_csv(out).columns) == ["weight", "label"]
+    report = json.loads((tmp_path / "syn.privacy.json").read_text())
+    assert "rain" not in json.dumps(report)  # not estimated, nothing spent on it
+    for bad, why in [("nope", "not in the data"), ("label", "the target"),
+                     ("weight,rain", "every column")]:
+        capsys.readouterr()
+        assert main(["synthesize", str(data), "--target", "label", "--out", str(out),
+                     "--quiet", "--drop", bad]) == 2
+        assert why in capsys.readouterr().err
+
+
 def test_classes_option_keeps_every_listed_class(tmp_path, fast_fits):
     data = _small(tmp_path, n=3000)  # class c: 300 rows, far above its proportion's noise
     out = tmp_path / "syn.csv"
