@@ -359,14 +359,36 @@ def figure(results, path):
         rs = [r for r in results if r["mode"] == mode]
         ns = [r["n"] for r in rs]
         axes[0].loglog(ns, [r["fit"] for r in rs], "o-", label=mode)
-        axes[1].loglog(ns, [r["peak"] / 2**20 for r in rs], "o-", label=mode)
+        line, = axes[1].loglog(ns, [r["peak"] / 2**20 for r in rs], "o-", label=mode)
+        axes[1].loglog(ns, [max(r.get("input", 0), 1) / 2**20 for r in rs], "--",
+                       color=line.get_color(), alpha=0.6, label=f"{mode}: the input")
     axes[0].set(xlabel="rows", ylabel="seconds (whole fit)", title="Time")
     axes[1].set(xlabel="rows", ylabel="peak RSS, MiB", title="Memory (whole process)")
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def replot(paths, figure_path):
+    """The figure, and an rst table, from saved ``--json`` files (merged)."""
+    import json
+
+    results, heads = [], []
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        results += data["results"]
+        heads.append(f"{data['date']}, commit {data['commit']}")
+    results.sort(key=lambda r: (r["mode"], r["n"]))
+    figure(results, figure_path)
+    print(f"Measured {'; '.join(dict.fromkeys(heads))}.\n")
+    print(".. list-table::\n   :header-rows: 1\n")
+    for row in [["rows", "mode", "fit s", "input MiB", "peak RSS MiB"]] + [
+            [f"{r['n']:,}", r["mode"], f"{r['fit']:.1f}", mib(r.get("input", 0)),
+             mib(r["peak"])] for r in results]:
+        print("   * - " + "\n     - ".join(row))
 
 
 def main(argv=None):
@@ -394,7 +416,12 @@ def main(argv=None):
     parser.add_argument("--device", default="cpu", help="device of the synthesizer")
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: n = 1e3,1e4 (embedding), 2e3 (synthesizer)")
+    parser.add_argument("--replot", default=None, metavar="A.json,B.json",
+                        help="no run: the figure (--figure) and an rst table from saved "
+                             "--json files")
     args = parser.parse_args(argv)
+    if args.replot:
+        return replot(args.replot.split(","), args.figure or "bench_scaling.png")
     if args.quick:
         args.n, args.synth_n, args.block_rows = [1_000, 10_000], [2_000], 1_000
     header(args)
