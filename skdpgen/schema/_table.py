@@ -160,7 +160,6 @@ def check_spec(key, spec):
     return out
 
 
-_check_spec = check_spec  # the former name
 
 
 def output_dtype(spec):

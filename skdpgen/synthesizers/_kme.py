@@ -305,8 +305,9 @@ class KMESynthesizer(PrivateEstimator):
     __init__ = estimator_init(features=None, **SHARED_DEFAULTS)
 
     # -- what presets change -------------------------------------------------
-    def _mechanism(self, rng):
-        """The (not yet set up) mechanism of this synthesizer; ``rng`` for public seeds."""
+    def _mechanism(self, rng, *, labeled=True):
+        """The (not yet set up) mechanism of this synthesizer; ``rng`` for public seeds,
+        ``labeled``: whether the fit has labels (public)."""
         return EmbeddingMechanism(self.features)
 
     supports_labels = True
@@ -389,7 +390,7 @@ class KMESynthesizer(PrivateEstimator):
         # the public row count, counted at most once (a pass over Dask data)
         n_rows = functools.cache(functools.partial(_n_rows, X))
         self._plan_release(n_rows, len(plan.columns), budget, labeled=y is not None)
-        mechanism = self._mechanism(rng)
+        mechanism = self._mechanism(rng, labeled=y is not None)
         shares = dict(mechanism.budget_shares(self.epochs))
         marginal_share = self._marginal_share()
         if marginal_share:

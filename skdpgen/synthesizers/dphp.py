@@ -439,7 +439,6 @@ class DPHPSynthesizer(KMESynthesizer):
 
     def _plan_release(self, n_rows, n_columns, budget, labeled):
         # the marginal mechanism's releases and bins, from the public shape
-        self._labeled = labeled
         self.marginal_design_ = None
         if self._marginals():
             self.marginal_design_ = marginal_design(
@@ -484,10 +483,9 @@ class DPHPSynthesizer(KMESynthesizer):
             return 0.0
         return self._auto_share(self.marginal_share, 0.2)
 
-    def _mechanism(self, rng):
+    def _mechanism(self, rng, *, labeled=True):
         if self._marginals():
-            return MarginalMechanism(pair_share=self._product_share(),
-                                     by_class=getattr(self, "_labeled", True))
+            return MarginalMechanism(pair_share=self._product_share(), by_class=labeled)
         return HermiteMechanism(
             order=self.order, length_scale=self.length_scale, product_order=self.product_order,
             product_size=self.product_size, gamma=self.gamma, product_share=self._product_share(),

@@ -306,7 +306,7 @@ class DPMERFSynthesizer(KMESynthesizer):
     def _pairwise_share(self):
         return self._auto_share(self.pairwise_share, 0.5)
 
-    def _mechanism(self, rng):
+    def _mechanism(self, rng, *, labeled=True):
         auto = isinstance(self.length_scale, str)
         return _FourierMechanism(RandomFourierFeatures(
             n_components=self.n_components, length_scale=1.0 if auto else self.length_scale,
