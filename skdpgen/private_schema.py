@@ -254,61 +254,19 @@ which all get the same noise multiplier ``σ_i``.
 
 # The code lives in skdpgen.schema: the plan (releases and sensitivities) in
 # skdpgen.schema._plan, the post-processing of the noisy releases in
-# skdpgen.schema._ranges. This module keeps every name importable.
+# skdpgen.schema._ranges and the kinds' modules. This module is the public face.
 
 from .schema._dtypes import column_kind
-from .schema._plan import (  # noqa: F401
-    CATEGORIES,
-    CLASSES,
-    DATETIME,
-    KINDS,
-    MISSING_COUNT,
-    NUMERIC,
-    NUMERIC_FLAGS,
-    RELEASE_ORDER,
-    SELECTIONS,
-    SENSITIVITY,
-    VALUES,
-    SchemaPlan,
-    estimate_schema,
-    map_unlisted,
-    sensitivity_table,
-)
-from .schema._ranges import *  # noqa: F401,F403
-from .schema._ranges import (  # noqa: F401
-    _FIRST_YEAR,
-    _N_YEARS,
-    SchemaEstimateWarning,
-    _bonferroni_z,
-    _extend_ends,
-    _fine_edges,
-    _fine_positions,
-    _finish_bounds,
-    _integer_bins,
-    _lone_weak_end,
-    _numeric_grid,
-    _numeric_positions,
-    _numeric_range,
-    _occupied_range,
-    _other_label,
-    _refined_range,
-    _trimmed_range,
-    _year_label,
-    flag_stds,
-    kind_from_forms,
-    numeric_grid,
-    time_grid,
-    year_positions,
-)
-
-#: Former names of the kinds and values releases, and of the bool release.
-TYPES, TEXT, MISSING = KINDS, VALUES, MISSING_COUNT
+from .schema._issues import SchemaEstimateWarning
+from .schema._plan import SchemaPlan, estimate_schema, map_unlisted, sensitivity_table
+from .schema._ranges import flag_stds, numeric_grid, time_grid
 
 __all__ = [
     "SchemaEstimateWarning",
     "SchemaPlan",
     "column_kind",
     "estimate_schema",
+    "flag_stds",
     "map_unlisted",
     "numeric_grid",
     "time_grid",

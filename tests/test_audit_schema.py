@@ -41,13 +41,13 @@ import pandas as pd
 import pytest
 
 from skdpgen.audit import gaussian_mu, gaussian_mu_audit
-from skdpgen.private_schema import (
+from skdpgen.schema._plan import (
     CATEGORIES,
     KINDS,
     VALUES,
     CLASSES,
     DATETIME,
-    MISSING,
+    MISSING_COUNT,
     NUMERIC,
     NUMERIC_FLAGS,
     SENSITIVITY,
@@ -178,8 +178,8 @@ def _audit(mode, n_runs, noise_scale=1.0):
 
 
 EXPECTED = {
-    "histograms": {NUMERIC, DATETIME, MISSING, CATEGORIES, CLASSES},
-    "public-bounds": {NUMERIC_FLAGS, DATETIME, MISSING, CATEGORIES, CLASSES},
+    "histograms": {NUMERIC, DATETIME, MISSING_COUNT, CATEGORIES, CLASSES},
+    "public-bounds": {NUMERIC_FLAGS, DATETIME, MISSING_COUNT, CATEGORIES, CLASSES},
     "kinds": {KINDS, VALUES, CLASSES},
 }
 

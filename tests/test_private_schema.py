@@ -17,16 +17,6 @@ from scipy.stats import norm
 
 from skdpgen import privacy
 from skdpgen.private_schema import (
-    CLASSES,
-    KINDS,
-    TEXT,
-    TYPES,
-    VALUES,
-    DATETIME,
-    MISSING,
-    NUMERIC,
-    NUMERIC_FLAGS,
-    SENSITIVITY,
     SchemaEstimateWarning,
     SchemaPlan,
     column_kind,
@@ -35,6 +25,16 @@ from skdpgen.private_schema import (
     map_unlisted,
     numeric_grid,
     time_grid,
+)
+from skdpgen.schema._plan import (
+    CLASSES,
+    DATETIME,
+    KINDS,
+    MISSING_COUNT,
+    NUMERIC,
+    NUMERIC_FLAGS,
+    SENSITIVITY,
+    VALUES,
 )
 from skdpgen.privacy import GaussianAccountant, PrivacyLeakWarning, leak_ledger, reproducible_noise
 from skdpgen.schema import TableEncoder, kinds_from_dtypes
@@ -139,17 +139,17 @@ def test_plan_reads_no_row(table):
     assert sigmas[KINDS] == pytest.approx(sigmas[VALUES] * math.sqrt(2))
     # dtypes declared public (kinds_from_dtypes): the kinds' own releases
     plan = SchemaPlan.from_table(X, y, schema=kinds_from_dtypes(X))
-    assert plan.selections() == [TEXT, CLASSES]
+    assert plan.selections() == [VALUES, CLASSES]
     shares = plan.shares(0.35)
     each = 0.35 * 0.75 / 5.5
     assert shares == {NUMERIC: pytest.approx((2 * each, 2)), DATETIME: pytest.approx((each, 1)),
-                      MISSING: pytest.approx((each, 1)), TYPES: pytest.approx((each / 2, 1)),
-                      TEXT: pytest.approx((each, 1)), CLASSES: pytest.approx((0.35 / 4, 1))}
+                      MISSING_COUNT: pytest.approx((each, 1)), KINDS: pytest.approx((each / 2, 1)),
+                      VALUES: pytest.approx((each, 1)), CLASSES: pytest.approx((0.35 / 4, 1))}
     # equal shares per column release: one noise multiplier for all but the kinds'
     acc = GaussianAccountant(1.0, 1e-5, shares, selections=plan.selections())
     sigmas = acc.noise_multipliers
     assert len({round(v, 9) for k, v in sigmas.items() if k not in (CLASSES, KINDS)}) == 1
-    assert sigmas[CLASSES] == pytest.approx(sigmas[TEXT] * math.sqrt(each / (0.35 / 4)))
+    assert sigmas[CLASSES] == pytest.approx(sigmas[VALUES] * math.sqrt(each / (0.35 / 4)))
     # without estimated columns, the class list has the whole share
     z = {"type": "numeric", "bounds": [0, 1], "integer": False, "missing": False}
     labels_only = SchemaPlan.from_table(X[[]].assign(z=0.0), y, schema={"z": z})
@@ -171,7 +171,7 @@ def test_plan_follows_the_users_schema(table):
     plan = SchemaPlan.from_table(X, y, schema={**kinds_from_dtypes(X), **schema},
                                  classes=["no", "yes"], bounds=(0, 120))
     assert plan.missing_entries() == ["age", "when", "member"]
-    assert set(plan.shares()) == {NUMERIC_FLAGS, DATETIME, MISSING}
+    assert set(plan.shares()) == {NUMERIC_FLAGS, DATETIME, MISSING_COUNT}
     assert plan.selections() == []
     with pytest.raises(ValueError, match="lacks"):
         SchemaPlan.from_table(X, schema={"nope": {"type": "numeric", "bounds": [0, 1]}})
@@ -257,10 +257,10 @@ def test_estimate_schema_report_with_public_dtypes(table):
     X, y = table
     _, _, report = estimate_schema(X, y, schema=kinds_from_dtypes(X), epsilon=1.0)
     assert report.epsilon == pytest.approx(1.0, rel=1e-6)
-    assert {(name, c) for name, _, c in report.selections} == {(TEXT, 1), (CLASSES, 1)}
+    assert {(name, c) for name, _, c in report.selections} == {(VALUES, 1), (CLASSES, 1)}
     listed = {(r.name, r.sensitivity, r.count) for r in report.releases}
     assert listed == {(NUMERIC, math.sqrt(7), 2), (DATETIME, math.sqrt(3), 1),
-                      (MISSING, 1.0, 1), (TYPES, math.sqrt(2), 1), (TEXT, math.sqrt(2), 1),
+                      (MISSING_COUNT, 1.0, 1), (KINDS, math.sqrt(2), 1), (VALUES, math.sqrt(2), 1),
                       (CLASSES, math.sqrt(2), 1)}
 
 
@@ -340,7 +340,7 @@ def test_empty_histogram_falls_back_to_one_coarse_group():
 
 def test_a_starved_budget_falls_back_to_the_heaviest_decade():
     """Nothing clears a threshold: the bounds are the decade of largest noisy sum."""
-    from skdpgen.private_schema import _numeric_grid, _occupied_range
+    from skdpgen.schema._ranges import _numeric_grid, _occupied_range
 
     lower, upper, groups, _ = _numeric_grid()
     s = 10.0
@@ -355,7 +355,7 @@ def test_a_starved_budget_falls_back_to_the_heaviest_decade():
 
 def test_point_masses_with_gaps_are_bridged():
     """Values on a few points (percentages 4.5, 14.5, ...) leave empty bins between."""
-    from skdpgen.private_schema import _numeric_grid, _occupied_range
+    from skdpgen.schema._ranges import _numeric_grid, _occupied_range
 
     lower, upper, groups, _ = _numeric_grid()
     s = 10.0
@@ -377,7 +377,7 @@ def test_point_masses_with_gaps_are_bridged():
 
 
 def test_integer_bins_are_the_bins_that_hold_an_integer():
-    from skdpgen.private_schema import _integer_bins, _numeric_grid, _numeric_positions
+    from skdpgen.schema._ranges import _integer_bins, _numeric_grid, _numeric_positions
 
     lower, _, _, _ = _numeric_grid()
     ints = np.r_[np.arange(-20_000, 20_001), [-1e15, -3e9, 7e12, 1e15, 4e15]].astype(float)
@@ -395,7 +395,7 @@ def test_small_integers_are_not_cut_off_by_bins_without_integers():
     threshold but above the hysteresis line: the bins (1, 1.25], (1.25, 1.5]
     and (2, 2.5] hold no integer, and skipping them keeps round 1 in range,
     where the whole grid's test stops at 2 (two empty bins are never bridged)."""
-    from skdpgen.private_schema import (_numeric_grid, _numeric_positions, _numeric_range,
+    from skdpgen.schema._ranges import (_numeric_grid, _numeric_positions, _numeric_range,
                                         _occupied_range)
 
     lower, upper, groups, _ = _numeric_grid()
@@ -414,7 +414,7 @@ def test_thin_mass_inside_an_end_group_joins_the_range():
     4 s·sqrt(5): the rest of the decade (1, 10] joins; round 1, alone in
     the decade below at 1.9 s, does not. Without the group test the range
     stopped at 6 (Bundesliga's Round bounds [5, 40] in a quarter of fits)."""
-    from skdpgen.private_schema import _numeric_grid, _numeric_positions, _numeric_range
+    from skdpgen.schema._ranges import _numeric_grid, _numeric_positions, _numeric_range
 
     lower, upper, _, _ = _numeric_grid()
     s = 10.0
@@ -434,7 +434,7 @@ def test_a_group_missed_by_the_coarse_test_joins_next_to_the_range():
     but above 4 s·sqrt(7) next to the range: 1963-1969 join, the most
     significant run of years next to the range (the whole decade joined before,
     1960-1962 included)."""
-    from skdpgen.private_schema import _N_YEARS, _occupied_range
+    from skdpgen.schema._ranges import _N_YEARS, _occupied_range
 
     s = 10.0
     noisy = np.zeros(_N_YEARS)
@@ -454,7 +454,7 @@ def test_a_thin_shoulder_joins_without_its_whole_decade():
     s·sqrt(3)), the empty rest of the decade does not. The whole-decade test
     alone left the range at [-1, 1] (a third of N(0, 1) clipped; 100 private
     estimates at n = 4,000, three columns: coverage 0.86 before, 0.94 after)."""
-    from skdpgen.private_schema import _numeric_grid, _occupied_range
+    from skdpgen.schema._ranges import _numeric_grid, _occupied_range
 
     lower, upper, groups, _ = _numeric_grid()
     s = 10.0
@@ -474,7 +474,7 @@ def test_empty_groups_next_to_the_range_rarely_join():
     """Pure noise outside a bulk in (10, 100]: the decade below (or the one
     above) joins whole w.p. about 3e-5 each (4 s); 4,000 draws. (Single
     bins next to the bulk join at 2 s, 2.3 % each, as before.)"""
-    from skdpgen.private_schema import _numeric_grid, _occupied_range
+    from skdpgen.schema._ranges import _numeric_grid, _occupied_range
 
     lower, upper, groups, _ = _numeric_grid()
     s = 10.0
@@ -575,14 +575,14 @@ def test_integer_bounds_are_the_integers_of_the_range():
     (1750.0, 1752.0, [1750.0, 1752.0]),  # an edge inside a bin is closed
 ])
 def test_finish_bounds_of_integer_ranges(lo, hi, expected):
-    from skdpgen.private_schema import _finish_bounds
+    from skdpgen.schema._ranges import _finish_bounds
 
     assert _finish_bounds(lo, hi, True) == expected
 
 
 def test_the_fine_grid_refines_values_far_from_zero():
     """A year column: the logarithmic grid alone gives [1500, 2500]."""
-    from skdpgen.private_schema import FINE_BINS, _fine_edges, _fine_positions, _numeric_positions
+    from skdpgen.schema._ranges import FINE_BINS, _fine_edges, _fine_positions, _numeric_positions
 
     years = np.repeat(np.arange(1995, 2004), 1000)  # 1995-2003, 9,000 rows
     X = pd.DataFrame({"year": years, "w": np.linspace(0.5, 2.5, years.size)})
@@ -615,7 +615,7 @@ def _year_release(s, rng=None):
     """A simulated noisy release of a year column (1963-2008, 180 rows a
     year, Bundesliga's shape): the numeric and fine histograms, noise std
     ``s`` per bin (none without ``rng``)."""
-    from skdpgen.private_schema import (FINE_BINS, _fine_positions, _numeric_grid,
+    from skdpgen.schema._ranges import (FINE_BINS, _fine_positions, _numeric_grid,
                                         _numeric_positions)
 
     lower, _, _, _ = _numeric_grid()
@@ -630,7 +630,7 @@ def _year_release(s, rng=None):
 
 
 def _year_bounds(coarse, fine, s):
-    from skdpgen.private_schema import _numeric_range, _refined_range
+    from skdpgen.schema._ranges import _numeric_range, _refined_range
 
     first, last = _numeric_range(coarse, s, integer=True)
     return _refined_range(fine, coarse, first, last, s, integer=True), (first, last)
@@ -639,7 +639,7 @@ def _year_bounds(coarse, fine, s):
 def test_groups_of_sub_bins_extend_the_range_only_from_outside_it():
     """A thin tail that no sub-bin shows, in groups wholly outside the sub-bins'
     span, stretches the range; the groups around the span do not."""
-    from skdpgen.private_schema import (FINE_BINS, _fine_positions, _numeric_grid,
+    from skdpgen.schema._ranges import (FINE_BINS, _fine_positions, _numeric_grid,
                                         _numeric_positions, _numeric_range, _refined_range)
 
     lower, _, _, _ = _numeric_grid()
@@ -664,7 +664,7 @@ def test_a_lone_weak_end_bin_is_dropped_by_the_fine_grid():
     """An empty bin beside a year column's bins, joined on a 2 s fluctuation,
     made the range ten times too wide: (2500, 3000] gave [1500, 3000], which
     the refinement kept ("an end bin is cut, never dropped")."""
-    from skdpgen.private_schema import _numeric_grid, _numeric_positions
+    from skdpgen.schema._ranges import _numeric_grid, _numeric_positions
 
     lower, upper, _, _ = _numeric_grid()
     s = 80.0
@@ -967,24 +967,24 @@ def test_report_states_the_threshold_that_select_applies(table):
     X, y = table
     plan = SchemaPlan.from_table(X[["city"]], y)
     acc = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
-    s = acc.noise_multipliers[TEXT] * math.sqrt(2)
+    s = acc.noise_multipliers[VALUES] * math.sqrt(2)
     tau = selection_threshold(s, acc.delta_each)
     counts = np.linspace(1.0, tau + 3 * s, 2_000)  # around the threshold
     with warnings.catch_warnings(), reproducible_noise(7):  # its noise, known to the test
         warnings.simplefilter("ignore")
         seeded = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
-        kept, noisy = seeded.select(TEXT, range(counts.size), counts)
+        kept, noisy = seeded.select(VALUES, range(counts.size), counts)
     every = counts + np.random.default_rng(7).normal(0.0, s, counts.size)  # kept or not
     assert 0 < len(kept) < counts.size
     report = seeded.report()
-    assert report.selection_thresholds[TEXT] == pytest.approx(tau)
-    assert kept == np.flatnonzero(every > report.selection_thresholds[TEXT]).tolist()
+    assert report.selection_thresholds[VALUES] == pytest.approx(tau)
+    assert kept == np.flatnonzero(every > report.selection_thresholds[VALUES]).tolist()
     assert np.array_equal(noisy, every[kept])
     assert f"threshold(s) at {tau:.4g} rows" in str(report)
     # two fits at different noise levels composed: no single threshold
     other = GaussianAccountant(2.0, 1e-5, plan.shares(), selections=plan.selections())
-    other.select(TEXT, range(counts.size), counts)
-    assert (report + other.report()).selection_thresholds[TEXT] is None
+    other.select(VALUES, range(counts.size), counts)
+    assert (report + other.report()).selection_thresholds[VALUES] is None
     with pytest.raises(ValueError, match="delta_each"):
         selection_threshold(s, 0.0)
     for bad in (-1.0, float("nan")):
@@ -1007,11 +1007,11 @@ def test_partition_selection_threshold_holds_its_delta(table):
     acc = GaussianAccountant(1.0, 0.2, plan.shares(), selections=plan.selections(),
                              selection_delta=0.1)
     assert acc.delta_each == pytest.approx(0.05)
-    s = acc.noise_multipliers[TEXT] * math.sqrt(2)
+    s = acc.noise_multipliers[VALUES] * math.sqrt(2)
     tau = 1.0 + s * norm.isf(0.05)
     assert norm.sf((tau - 1.0) / s) == pytest.approx(0.05)  # the derivation: P(keep | 1) = δ_each
     trials, frequent = 20_000, 20_000
-    kept, noisy = acc.select(TEXT, range(trials + frequent),
+    kept, noisy = acc.select(VALUES, range(trials + frequent),
                              np.r_[np.ones(trials), np.full(frequent, tau + 6 * s)])
     kept = np.asarray(kept)
     survived = int(np.sum(kept < trials))
@@ -1039,7 +1039,7 @@ def test_text_columns_are_typed_privately():
     assert schema["day"]["type"] == "datetime"
     assert schema["day"]["resolution"] == "day"  # whole days: no time of day
     assert schema["city"]["type"] == "categorical"
-    assert report.is_private and {r.name for r in report.releases} == {TYPES, TEXT}
+    assert report.is_private and {r.name for r in report.releases} == {KINDS, VALUES}
     encoded = TableEncoder(schema).fit(X).transform(X)  # "n/a" is imputed, never an error
     assert np.all(np.isfinite(encoded))
 
@@ -1051,7 +1051,7 @@ def test_kind_decision_misses_a_pure_column_rarely(n, s):
     at most Φ(−4) ≈ 3e-5. The old rule (three *count* standard deviations,
     though the statistic holds several noisy counts) missed the raw CSV test's
     column (n = 3,000, s = 53) in ~0.14 % of fits, which failed a CI run."""
-    from skdpgen.private_schema import TYPE_STDS, kind_from_forms
+    from skdpgen.schema._ranges import TYPE_STDS, kind_from_forms
 
     rng = np.random.default_rng(0)  # simulated noise for a test of post-processing
     draws = 400_000
@@ -1085,7 +1085,7 @@ def test_kind_of_a_column_the_tests_cannot_read():
     too few rows): the largest noisy count decides, as likely a guess as any;
     a column whose forms clear the noise but mix (half numbers, half text) is
     categorical."""
-    from skdpgen.private_schema import kind_from_forms
+    from skdpgen.schema._ranges import kind_from_forms
 
     rng = np.random.default_rng(1)
     s = 50.0
@@ -1124,7 +1124,7 @@ def test_a_column_of_numbers_is_numeric_where_the_majority_test_failed():
     former rule (a majority by four standard deviations, else text) typed a
     column of numbers categorical in 29 % of estimates; the largest count
     with the share test, in none of 20,000 simulated releases."""
-    from skdpgen.private_schema import kind_from_forms
+    from skdpgen.schema._ranges import kind_from_forms
 
     rng = np.random.default_rng(5)
     s, n = 110.0, 1000

@@ -113,9 +113,8 @@ categories a standalone encoder then reads from the data with a
 from ._canonical import numbers_table
 from ._diagnostics import ColumnRead, check_table, read_column
 from ._dtypes import kinds_from_dtypes
-from ._issues import describe_issues
+from ._issues import SchemaEstimateError, SchemaEstimateWarning, describe_issues
 from ._numeric import bin_index
-from ._ranges import SchemaEstimateWarning
 from ._table import (
     TableEncoder,
     as_frame,
@@ -128,6 +127,7 @@ from ._table import (
 
 __all__ = [
     "ColumnRead",
+    "SchemaEstimateError",
     "SchemaEstimateWarning",
     "TableEncoder",
     "as_frame",

@@ -13,7 +13,8 @@ from ..privacy import record_leak
 from .._dask import is_dask_collection
 from ._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
 from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows
-from ._ranges import OTHER_STDS, _other_label, _warn_folded, _warn_other
+from ._issues import _warn_folded, _warn_other
+from ._ranges import OTHER_STDS, _other_label
 
 __all__ = ["CategoricalKind", "estimate_class_list", "fold_rare", "key_counts",
            "map_unlisted", "public_keys", "select_kept"]

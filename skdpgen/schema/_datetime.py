@@ -13,17 +13,9 @@ import pandas as pd
 from ..privacy import record_leak
 from ._canonical import DAY_NS, canonical
 from ._kind import ColumnCodec, ColumnKind, flag
-from ._issues import _empty
+from ._issues import _empty, _warn_guess, _warn_outside
 from ._numeric import Binned
-from ._ranges import (
-    _N_YEARS,
-    _flags,
-    _occupied_range,
-    _warn_guess,
-    _warn_outside,
-    _year_label,
-    year_positions,
-)
+from ._ranges import _N_YEARS, _flags, _occupied_range, _year_label, year_positions
 
 __all__ = ["DatetimeKind", "timestamp_ns", "wall_ns"]
 

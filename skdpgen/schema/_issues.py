@@ -21,7 +21,7 @@ import numpy as np
 
 from ..privacy import _outside_stacklevel
 
-__all__ = ["SchemaEstimateWarning", "describe_issues", "is_guess", "refusal_template",
+__all__ = ["SchemaEstimateError", "SchemaEstimateWarning", "describe_issues", "is_guess", "refusal_template",
            "template_fill"]
 
 #: Share of a column's rows clipped by its bounds, or sent to "other", from
@@ -219,6 +219,21 @@ def describe_issues(issues, interface="python", template=None):
     fix.append("or raise epsilon or schema_share.")
     lines.append("; ".join(fix))
     return "\n".join(lines)
+
+
+class SchemaEstimateError(ValueError):
+    """A fit that cannot go on from its private schema estimate (the class list
+    kept a single class, or, with ``on_guess="raise"``, the estimate guessed).
+
+    Carries what the estimate released, all post-processing of the noisy
+    releases: ``schema`` and ``classes`` (as estimated), ``issues`` (see
+    ``schema_issues_``) and ``report``, the releases made (the budget they
+    spent is spent). The command line writes its schema template from them.
+    """
+
+    def __init__(self, message, *, schema=None, classes=None, issues=(), report=None):
+        super().__init__(message)
+        self.schema, self.classes, self.issues, self.report = schema, classes, list(issues), report
 
 
 class SchemaEstimateWarning(UserWarning):

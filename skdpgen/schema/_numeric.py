@@ -18,9 +18,8 @@ from ._ranges import (
     _numeric_positions,
     _numeric_range,
     _refined_range,
-    _warn_guess,
 )
-from ._issues import _empty, _warn_outside_share
+from ._issues import _empty, _warn_guess, _warn_outside_share
 from ._mass import _follow_mass, _outside_mass, _trim_tail
 
 __all__ = ["Binned", "NumericKind", "bin_block", "bin_index", "n_levels", "numeric_layout"]

@@ -18,16 +18,6 @@ import math
 import numpy as np
 from scipy.special import ndtri
 
-from ._issues import (  # noqa: F401  (the warnings' home; kept importable here)
-    WARN_SHARE,
-    WARN_STDS,
-    SchemaEstimateWarning,
-    _warn_folded,
-    _warn_guess,
-    _warn_other,
-    _warn_outside,
-)
-
 QUANTILE = 0.005  # mass cut at each end of the occupied bins
 FALSE_BIN_RATE = 1e-4  # family-wise rate of an empty bin (group) taken as occupied, per level
 INTEGER_FRACTION = 0.01

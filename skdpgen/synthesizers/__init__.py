@@ -9,7 +9,8 @@ preset of :class:`KMESynthesizer`, registered for the command line with
 """
 
 from ._calibration import MarginalCalibration, marginal_cell_maps
-from ._kme import KMESynthesizer, SchemaEstimateError
+from ..schema import SchemaEstimateError
+from ._kme import KMESynthesizer
 from ._marginals import MarginalMechanism, marginal_design, pair_groups
 from ._mechanism import (
     EmbeddingMechanism,

@@ -20,7 +20,7 @@ from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows
 from .._dask import is_dask_collection
 from ..schema._plan import SchemaPlan
-from ..schema._issues import is_guess
+from ..schema._issues import SchemaEstimateError, is_guess
 from ..schema._ranges import CLASS_SHARE
 from ..schema import TableEncoder
 from ._calibration import MarginalCalibration
@@ -633,21 +633,6 @@ def _scaled(shares, factor):
     """Budget shares (``share`` or ``(share, count)``) multiplied by ``factor``."""
     return {name: (v[0] * factor, v[1]) if isinstance(v, tuple) else v * factor
             for name, v in shares.items()}
-
-
-class SchemaEstimateError(ValueError):
-    """A fit that cannot go on from its private schema estimate (the class list
-    kept a single class, or, with ``on_guess="raise"``, the estimate guessed).
-
-    Carries what the estimate released, all post-processing of the noisy
-    releases: ``schema`` and ``classes`` (as estimated), ``issues`` (see
-    ``schema_issues_``) and ``report``, the releases made (the budget they
-    spent is spent). The command line writes its schema template from them.
-    """
-
-    def __init__(self, message, *, schema=None, classes=None, issues=(), report=None):
-        super().__init__(message)
-        self.schema, self.classes, self.issues, self.report = schema, classes, list(issues), report
 
 
 def _n_rows(X):
