@@ -169,3 +169,46 @@ def test_a_decade_is_taken_only_on_significant_mass():
                 if list(schema[col]["bounds"]) == decade:
                     stretched.append((seed, col))
     assert stretched == []
+
+
+def test_the_rows_outside_are_counted_for_the_bounds_written(monkeypatch):
+    # a 0/1 column whose ones alone clear the noise: its range of one integer
+    # becomes [0, 1]; the zeros are inside those bounds, not "outside"
+    import skdpgen.schema._numeric as numeric
+    from skdpgen.private_schema import estimate_schema
+    from skdpgen.privacy import reproducible_noise
+
+    calls = []
+    real = numeric._outside_mass
+
+    def spy(hist, decades, first, last, *args):
+        calls.append((first, last))
+        return real(hist, decades, first, last, *args)
+
+    monkeypatch.setattr(numeric, "_outside_mass", spy)
+    X = pd.DataFrame({"flag": np.r_[np.ones(1900), np.zeros(100)]})
+    with reproducible_noise(1), warnings.catch_warnings():  # the zeros' bin not found
+        warnings.simplefilter("ignore")
+        schema, _, _ = estimate_schema(X, epsilon=0.1, delta=1e-5,
+                                       schema={"flag": {"type": "numeric"}})
+    lo, hi = schema["flag"]["bounds"]
+    grid_lo, grid_hi = _numeric_grid()[:2]
+    (first, last), = calls
+    assert grid_lo[first] <= lo and hi <= grid_hi[last]
+
+
+def test_a_noisy_estimate_names_what_it_cannot_rule_out():
+    from skdpgen.schema import describe_issues
+    from skdpgen.schema._issues import is_guess
+
+    unsure = [{"column": f"c{i}", "problem": "uncertain", "share": 0.3 + i / 100,
+               "detail": ""} for i in range(5)]
+    guess = {"column": "g", "problem": "guess", "share": None, "detail": ""}
+    text = describe_issues(unsure + [guess], "cli")
+    lines = text.splitlines()
+    assert lines[1].startswith("  - 'g': its bounds are a guess")  # guesses first
+    assert "5 columns whose bounds may clip up to 30%-34%" in lines[2]
+    assert all(f"'c{i}'" in lines[2] for i in range(5))
+    assert not any(map(is_guess, unsure))  # the noise, not a finding: no refusal
+    one = describe_issues(unsure[:1], "cli")
+    assert "'c0': its bounds may clip up to 30% of the rows" in one

@@ -46,7 +46,7 @@ def is_guess(issue):
     kept by listing them in the schema).
     """
     share = issue.get("share")
-    if issue["problem"] == "categories":
+    if issue["problem"] in ("categories", "uncertain"):
         return False
     if issue["problem"] == "guess" or share is None:
         return True
@@ -54,10 +54,14 @@ def is_guess(issue):
         return share >= CLASS_GUESS_SHARE
     return share >= GUESS_SHARE
 
+#: More columns than this named as uncertain share one line of the summary.
+UNSURE_LINES = 3
+
 #: What each problem asks the user to declare.
 _FILL = {
     "guess": "bounds",
     "outside": "bounds",
+    "uncertain": "bounds",
     "categories": "categories",
     "classes": "classes",
 }
@@ -123,6 +127,8 @@ def _what(issue):
     return {
         "guess": "its bounds are a guess",
         "outside": f"its bounds clip many values{share}",
+        "uncertain": (f"its bounds may clip up to {issue.get('share') or 0:.0%} of the rows "
+                      "(the noise hides more: declare them if they matter)"),
         "categories": f"rare values written as 'other'{share}",
         "classes": f"labels go to an 'other' class{share}",
     }.get(issue["problem"], issue["problem"])
@@ -169,7 +175,19 @@ def describe_issues(issues, interface="python", template=None):
     def mark(issue):  # "its bounds are a guess" says it already
         return " [a guess]" if is_guess(issue) and issue["problem"] != "guess" else ""
 
-    lines += [f"  - {i['column']!r}: {_what(i)}{mark(i)}" for i in columns]
+    # ranked: guesses first, then by the share of rows at stake; many columns whose
+    # noise alone is the problem, in one line
+    columns = sorted(columns, key=lambda i: (not is_guess(i), -(i.get("share") or 1.0)))
+    unsure = [i for i in columns if i["problem"] == "uncertain"]
+    if len(unsure) > UNSURE_LINES:
+        shares = [i["share"] for i in unsure]
+        lines += [f"  - {i['column']!r}: {_what(i)}{mark(i)}" for i in columns
+                  if i["problem"] != "uncertain"]
+        lines.append(f"  - {len(unsure)} columns whose bounds may clip up to "
+                     f"{min(shares):.0%}-{max(shares):.0%} of the rows (the noise hides "
+                     f"more at this size): {', '.join(repr(i['column']) for i in unsure)}")
+    else:
+        lines += [f"  - {i['column']!r}: {_what(i)}{mark(i)}" for i in columns]
     lines += [f"  - the class list: {_what(i)}{mark(i)}" for i in classes]
     bounds = [i["column"] for i in columns if template_fill(i) == "bounds"]
     cats = [i["column"] for i in columns if template_fill(i) == "categories"]
@@ -274,7 +292,9 @@ class SchemaEstimateWarning(UserWarning):
         #: The column concerned (None for the class list or a summary).
         self.column = column
         #: ``"guess"`` (bounds guessed), ``"outside"`` (rows clipped by the
-        #: bounds), ``"categories"`` (values sent to "other" or none kept),
+        #: bounds), ``"uncertain"`` (bounds that may clip a quarter of the
+        #: rows or more under the noise: ``share`` is that upper bound),
+        #: ``"categories"`` (values sent to "other" or none kept),
         #: ``"classes"`` (labels sent to "other"), or None for a summary.
         self.problem = problem
         #: The estimated share of rows concerned (None where not estimated).
@@ -329,6 +349,10 @@ def _warn_outside(key, bounds, inside, noisy_missing, n, s):
 #: Rows outside a numeric column's bounds are also warned of from this many
 #: noise standard deviations when they are this share of the rows.
 WARN_LARGE_STDS, WARN_LARGE_SHARE = 2.0, 0.1
+#: A column whose estimate plus this many noise standard deviations reaches
+#: GUESS_SHARE of the rows is named as uncertain (never a guess: the noise,
+#: not a finding, is what it reports; small tables meet it).
+UNCERTAIN_STDS = 2.0
 
 
 def _warn_outside_share(key, bounds, outside, std, n):
@@ -340,6 +364,14 @@ def _warn_outside_share(key, bounds, outside, std, n):
     4.4 %, do not warn in a quarter of the fits)."""
     if (outside < max(WARN_STDS * std, WARN_SHARE * n)
             and outside < max(WARN_LARGE_STDS * std, WARN_LARGE_SHARE * n)):
+        # nothing found, but the noise would hide a clip of a quarter of the rows
+        most = min(max(outside, 0.0) + UNCERTAIN_STDS * std, float(n))
+        if most >= GUESS_SHARE * n:
+            warnings.warn(SchemaEstimateWarning(
+                f"Column {key!r}: its private bounds {bounds} may clip up to about "
+                f"{most / n:.0%} of its rows: the noise of the estimate hides that much.",
+                column=key, problem="uncertain", share=most / n),
+                stacklevel=_outside_stacklevel())
         return
     warnings.warn(SchemaEstimateWarning(
         f"Column {key!r}: about {outside / n:.0%} of its rows (estimated from the released "

@@ -492,7 +492,10 @@ class NumericKind(ColumnKind):
                 if not _empty(missing, missing_count, n, s_missing, context.flag_stds):
                     _warn_guess(key, f"its bounds {bounds}", n, s)
             else:
-                outside, std = _outside_mass(hist, decades, first, last, s, present,
+                # the rows outside the bounds written (an integer range of one
+                # value, or refined edges, differ from the bins found)
+                first, last = _numeric_positions(np.asarray(bounds, dtype=float))
+                outside, std = _outside_mass(hist, decades, int(first), int(last), s, present,
                                              s_missing, bins)
                 _warn_outside_share(key, bounds, outside, std, n)
         else:
