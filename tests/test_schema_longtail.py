@@ -212,3 +212,35 @@ def test_a_noisy_estimate_names_what_it_cannot_rule_out():
     assert not any(map(is_guess, unsure))  # the noise, not a finding: no refusal
     one = describe_issues(unsure[:1], "cli")
     assert "'c0': its bounds may clip up to 30% of the rows" in one
+
+
+@pytest.mark.parametrize("kind", ["categorical", "numeric"])
+def test_missing_values_the_noise_hides_are_named_or_declared(kind):
+    # 2,000 rows, seven columns at epsilon 0.3: a 2.5 % missing rate is under
+    # the threshold of the missing flag; the summary names the column, and a
+    # partial spec declaring "missing" keeps the missing values
+    from skdpgen.private_schema import estimate_schema
+
+    rng = np.random.default_rng(0)
+    n = 2000
+    X = pd.DataFrame({f"v{i}": rng.integers(0, 3, n).astype(float) for i in range(6)})
+    col = rng.choice(["a", "b", "c"], n).astype(object) if kind == "categorical" \
+        else rng.uniform(0, 100, n)
+    col[rng.random(n) < 0.025] = None if kind == "categorical" else np.nan
+    X["gap"] = col
+    declared = {"gap": {"type": kind}}
+    with reproducible_noise(0), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schema, _, _ = estimate_schema(X, epsilon=0.3, delta=1e-5, schema=declared)
+    assert not schema["gap"]["missing"]
+    named = {i["column"]: i for w in caught if getattr(w.message, "issues", None)
+             for i in w.message.issues}
+    assert named["gap"]["problem"] == "missing" and named["gap"]["share"] >= 0.02
+    declared = {"gap": {"type": kind, "missing": True}}
+    with reproducible_noise(0), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schema, _, _ = estimate_schema(X, epsilon=0.3, delta=1e-5, schema=declared)
+    assert schema["gap"]["missing"] is True
+    named = {i["column"] for w in caught if getattr(w.message, "issues", None)
+             for i in w.message.issues if i["problem"] == "missing"}
+    assert "gap" not in named

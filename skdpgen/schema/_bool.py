@@ -9,6 +9,7 @@ import pandas as pd
 from ..privacy import record_leak
 from ._canonical import MISSING
 from ._categorical import CategoricalKind, _OneHot
+from ._issues import _missing_flag
 from ._ranges import _flags
 
 __all__ = ["BoolKind", "is_bool_categories"]
@@ -67,6 +68,7 @@ class BoolKind(CategoricalKind):
 
     def estimate(self, key, noisy, s, n, context):
         _, missing = _flags(None, noisy[-1], n, s, context.flag_stds)
+        missing = _missing_flag(key, missing, noisy[-1], s, n, context.partial)
         # values that are no bools, and missing ones without the flag, map to False
         return {"type": "categorical", "categories": [False, True], "ordered": False,
                 "missing": missing, "other": False}

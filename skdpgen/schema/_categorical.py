@@ -13,7 +13,7 @@ from ..privacy import record_leak
 from .._dask import is_dask_collection
 from ._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
 from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows
-from ._issues import _warn_folded, _warn_other
+from ._issues import _missing_flag, _warn_folded, _warn_other
 from ._ranges import OTHER_STDS, _other_label
 
 __all__ = ["CategoricalKind", "estimate_class_list", "fold_rare", "key_counts",
@@ -277,7 +277,8 @@ class CategoricalKind(ColumnKind):
         counts.append(float(statistic["missing"]))
         kept, kept_noisy, s = select_kept(context, tags, counts, public=[None])
         at = kept.index(None)
-        missing = bool(kept_noisy[at] > MISSING_STDS * s)
+        missing = _missing_flag(key, bool(kept_noisy[at] > MISSING_STDS * s),
+                                kept_noisy[at], s, n, context.partial)
         if not missing:  # its rows are counted with the other values
             kept, kept_noisy = kept[:at] + kept[at + 1:], np.delete(kept_noisy, at)
         context.noisy[key] = kept_noisy  # only what was released

@@ -13,7 +13,7 @@ import pandas as pd
 from ..privacy import record_leak
 from ._canonical import DAY_NS, canonical
 from ._kind import ColumnCodec, ColumnKind, flag
-from ._issues import _empty, _warn_guess, _warn_outside
+from ._issues import _empty, _missing_flag, _warn_guess, _warn_outside
 from ._numeric import Binned
 from ._ranges import _N_YEARS, _flags, _occupied_range, _year_label, year_positions
 
@@ -242,6 +242,7 @@ class DatetimeKind(ColumnKind):
     def estimate(self, key, noisy, s, n, context):
         # whole days decided like the integer flag of numeric columns
         days, missing = _flags(noisy[-2], noisy[-1], n, s, context.flag_stds)
+        missing = _missing_flag(key, missing, noisy[-1], s, n, context.partial)
         decades = [np.arange(_N_YEARS) // 10]
         found = _occupied_range(noisy[:-2], decades, s, guess=False)
         first, last = found or _occupied_range(noisy[:-2], decades, s)

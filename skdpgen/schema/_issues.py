@@ -46,7 +46,7 @@ def is_guess(issue):
     kept by listing them in the schema).
     """
     share = issue.get("share")
-    if issue["problem"] in ("categories", "uncertain"):
+    if issue["problem"] in ("categories", "uncertain", "missing"):
         return False
     if issue["problem"] == "guess" or share is None:
         return True
@@ -54,14 +54,17 @@ def is_guess(issue):
         return share >= CLASS_GUESS_SHARE
     return share >= GUESS_SHARE
 
-#: More columns than this named as uncertain share one line of the summary.
+#: More columns than this named for the same noise share one line of the summary.
 UNSURE_LINES = 3
+_NOISE_LINES = {"uncertain": "bounds may clip",
+                "missing": "missing values may be written as values,"}
 
 #: What each problem asks the user to declare.
 _FILL = {
     "guess": "bounds",
     "outside": "bounds",
     "uncertain": "bounds",
+    "missing": "missing",
     "categories": "categories",
     "classes": "classes",
 }
@@ -129,6 +132,8 @@ def _what(issue):
         "outside": f"its bounds clip many values{share}",
         "uncertain": (f"its bounds may clip up to {issue.get('share') or 0:.0%} of the rows "
                       "(the noise hides more: declare them if they matter)"),
+        "missing": (f"missing values, up to {issue.get('share') or 0:.0%} of the rows, may "
+                    "be written as values (the noise hides that many)"),
         "categories": f"rare values written as 'other'{share}",
         "classes": f"labels go to an 'other' class{share}",
     }.get(issue["problem"], issue["problem"])
@@ -178,19 +183,20 @@ def describe_issues(issues, interface="python", template=None):
     # ranked: guesses first, then by the share of rows at stake; many columns whose
     # noise alone is the problem, in one line
     columns = sorted(columns, key=lambda i: (not is_guess(i), -(i.get("share") or 1.0)))
-    unsure = [i for i in columns if i["problem"] == "uncertain"]
-    if len(unsure) > UNSURE_LINES:
-        shares = [i["share"] for i in unsure]
-        lines += [f"  - {i['column']!r}: {_what(i)}{mark(i)}" for i in columns
-                  if i["problem"] != "uncertain"]
-        lines.append(f"  - {len(unsure)} columns whose bounds may clip up to "
+    grouped = {p: [i for i in columns if i["problem"] == p] for p in _NOISE_LINES}
+    grouped = {p: g for p, g in grouped.items() if len(g) > UNSURE_LINES}
+    lines += [f"  - {i['column']!r}: {_what(i)}{mark(i)}" for i in columns
+              if i["problem"] not in grouped]
+    for problem, group in grouped.items():
+        shares = [i["share"] for i in group]
+        lines.append(f"  - {len(group)} columns whose {_NOISE_LINES[problem]} up to "
                      f"{min(shares):.0%}-{max(shares):.0%} of the rows (the noise hides "
-                     f"more at this size): {', '.join(repr(i['column']) for i in unsure)}")
-    else:
-        lines += [f"  - {i['column']!r}: {_what(i)}{mark(i)}" for i in columns]
+                     f"that many at this size): {', '.join(repr(i['column']) for i in group)}")
     lines += [f"  - the class list: {_what(i)}{mark(i)}" for i in classes]
     bounds = [i["column"] for i in columns if template_fill(i) == "bounds"]
     cats = [i["column"] for i in columns if template_fill(i) == "categories"]
+    gaps = [i["column"] for i in columns if template_fill(i) == "missing"]
+    gap_names = ", ".join(map(repr, gaps))
     if interface == "cli-schema":  # the schema command: the file it wrote, and --epsilon
         fix = []
         if bounds:
@@ -199,6 +205,9 @@ def describe_issues(issues, interface="python", template=None):
         if cats:
             fix.append(f"if the values of {', '.join(map(repr, cats))} are public knowledge "
                        "(country names, states), list them as categories in the file")
+        if gaps:
+            fix.append(f"set \"missing\": true in the file for those of {gap_names} that "
+                       "can be missing (public knowledge)")
         if classes:
             fix.append("list every class as the target's categories in the file (or "
                        "--classes a,b,c when you synthesize)")
@@ -217,6 +226,9 @@ def describe_issues(issues, interface="python", template=None):
             fix.append(f"if the values of {', '.join(map(repr, cats))} are public "
                        "knowledge (country names, states), list them as categories in "
                        + ("the schema file" if bounds else where) + " and pass it with --schema")
+        if gaps:
+            fix.append(f"declare \"missing\": true in {where} for those of {gap_names} "
+                       "that can be missing (public knowledge) and pass it with --schema")
         if classes:
             fix.append("list every class with --classes a,b,c (or as the target's "
                        "categories in the --schema file)")
@@ -232,6 +244,9 @@ def describe_issues(issues, interface="python", template=None):
     if cats:
         fix.append(f"if the values of {', '.join(map(repr, cats))} are public knowledge "
                    "(country names, states), declare them as categories in schema=")
+    if gaps:
+        fix.append(f"declare \"missing\": True in schema= for those of {gap_names} that "
+                   "can be missing (public knowledge)")
     if classes:
         fix.append("pass classes=[...] (the public list of labels)")
     fix.append("or raise epsilon or schema_share.")
@@ -324,6 +339,33 @@ def _empty(missing, missing_count, n, s_missing, stds):
     return bool(missing) and n - float(missing_count) <= stds * s_missing
 
 
+def _missing_flag(key, missing, noisy_missing, s_missing, n, partial):
+    """The missing flag of an estimated spec: the user's (a partial spec's
+    ``"missing"``, public) where declared, else the estimate's ``missing``,
+    with :func:`_warn_missing_hidden`."""
+    declared = (partial or {}).get("missing")
+    if declared is not None:
+        return bool(declared)
+    _warn_missing_hidden(key, missing, noisy_missing, s_missing, n)
+    return missing
+
+
+def _warn_missing_hidden(key, missing, noisy_missing, s_missing, n):
+    """:class:`SchemaEstimateWarning` when a column estimated without missing values
+    may have ``MISSING_HIDDEN_SHARE`` of its rows missing under the noise (the
+    noisy count plus ``UNCERTAIN_STDS`` of its noise standard deviations): its
+    missing values, if any, are written as values. Never a guess."""
+    if missing:
+        return
+    most = min(max(float(noisy_missing), 0.0) + UNCERTAIN_STDS * float(s_missing), float(n))
+    if most >= MISSING_HIDDEN_SHARE * n:
+        warnings.warn(SchemaEstimateWarning(
+            f"Column {key!r}: estimated without missing values, but the noise of its "
+            f"missing count hides up to about {most / n:.0%} of its rows: if it has missing "
+            "values, they are written as values.", column=key, problem="missing",
+            share=most / n), stacklevel=_outside_stacklevel())
+
+
 def _warn_guess(key, what, n, s):
     """:class:`SchemaEstimateWarning` for bounds guessed from the heaviest group."""
     warnings.warn(SchemaEstimateWarning(
@@ -349,6 +391,9 @@ def _warn_outside(key, bounds, inside, noisy_missing, n, s):
 #: Rows outside a numeric column's bounds are also warned of from this many
 #: noise standard deviations when they are this share of the rows.
 WARN_LARGE_STDS, WARN_LARGE_SHARE = 2.0, 0.1
+#: Missing values of at least this share of the rows are to be kept; a column
+#: whose noise could hide that many is named (see :func:`_warn_missing_hidden`).
+MISSING_HIDDEN_SHARE = 0.02
 #: A column whose estimate plus this many noise standard deviations reaches
 #: GUESS_SHARE of the rows is named as uncertain (never a guess: the noise,
 #: not a finding, is what it reports; small tables meet it).

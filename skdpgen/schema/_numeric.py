@@ -19,7 +19,7 @@ from ._ranges import (
     _numeric_range,
     _refined_range,
 )
-from ._issues import _empty, _warn_guess, _warn_outside_share
+from ._issues import _empty, _missing_flag, _warn_guess, _warn_outside_share
 from ._mass import _follow_mass, _outside_mass, _trim_tail
 
 __all__ = ["Binned", "NumericKind", "bin_block", "bin_index", "n_levels", "numeric_layout"]
@@ -471,6 +471,7 @@ class NumericKind(ColumnKind):
             missing_count, s_missing = noisy[-1], s
         integer, missing = _flags(noisy[-2], missing_count, n, s, context.flag_stds,
                                   s_missing=s_missing)
+        missing = _missing_flag(key, missing, missing_count, s_missing, n, context.partial)
         if context.bounds is None:
             hist, decades = noisy[part["bins"]], noisy[part["decades"]]
             found = _numeric_range(hist, s, integer, guess=False, decades=decades)
