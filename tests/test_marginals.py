@@ -344,3 +344,22 @@ def test_unlabeled_data_gets_one_release_of_each_marginal():
     out = synth.sample(200, random_state=0)
     Xs = out[0] if isinstance(out, tuple) else out
     assert list(Xs.columns) == list(X.columns) and len(Xs) == 200
+
+
+def test_columns_spread_by_the_noise_are_named():
+    # the noise a column's empty cells may hold, from public quantities only:
+    # named on 150 rows of 10 columns, not on 20,000
+    rng = np.random.default_rng(0)
+    schema = {f"b{i}": {"type": "categorical", "categories": [0, 1]} for i in range(9)}
+    schema["age"] = {"type": "numeric", "bounds": [0, 100], "integer": True}
+    for n, named in [(150, True), (20_000, False)]:
+        X = pd.DataFrame({f"b{i}": rng.integers(0, 2, n) for i in range(9)})
+        X["age"] = rng.integers(20, 40, n)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            synth = DPHPSynthesizer(schema=schema, **FAST).fit(X)
+        spread = [i for i in synth.schema_issues_ if i["problem"] == "spread"]
+        assert [i["column"] for i in spread] == (["age"] if named else [])
+        if named:
+            assert spread[0]["share"] >= 0.1
+            assert any("'age': up to" in str(w.message) for w in caught)

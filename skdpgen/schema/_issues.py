@@ -46,7 +46,7 @@ def is_guess(issue):
     kept by listing them in the schema).
     """
     share = issue.get("share")
-    if issue["problem"] in ("categories", "uncertain", "missing"):
+    if issue["problem"] in ("categories", "uncertain", "missing", "spread"):
         return False
     if issue["problem"] == "guess" or share is None:
         return True
@@ -57,7 +57,8 @@ def is_guess(issue):
 #: More columns than this named for the same noise share one line of the summary.
 UNSURE_LINES = 3
 _NOISE_LINES = {"uncertain": "bounds may clip",
-                "missing": "missing values may be written as values,"}
+                "missing": "missing values may be written as values,",
+                "spread": "values may lie where the data has none,"}
 
 #: What each problem asks the user to declare.
 _FILL = {
@@ -65,9 +66,13 @@ _FILL = {
     "outside": "bounds",
     "uncertain": "bounds",
     "missing": "missing",
+    "spread": "bounds",
     "categories": "categories",
     "classes": "classes",
 }
+
+
+_WEIGHT = {"bounds": 3, "categories": 2, "missing": 1, "classes": 0}
 
 
 def template_fill(issue):
@@ -101,7 +106,13 @@ def refusal_template(columns, target, schema, classes, issues):
     template : dict
         JSON-serializable, keyed by column in ``columns``' order.
     """
-    affected = {i["column"]: i for i in issues if i["problem"] != "classes"}
+    affected = {}  # a column's weightiest issue: bounds, then categories, then missing
+    for i in issues:
+        if i["problem"] == "classes":
+            continue
+        old = affected.get(i["column"])
+        if old is None or _WEIGHT[template_fill(i)] > _WEIGHT[template_fill(old)]:
+            affected[i["column"]] = i
     out = {}
     for col in columns:
         if col == target:
@@ -134,6 +145,9 @@ def _what(issue):
                       "(the noise hides more: declare them if they matter)"),
         "missing": (f"missing values, up to {issue.get('share') or 0:.0%} of the rows, may "
                     "be written as values (the noise hides that many)"),
+        "spread": (f"up to {issue.get('share') or 0:.0%} of its values may lie where the "
+                   "data has none (the noise of its histogram at this size; narrower "
+                   "public bounds help)"),
         "categories": f"rare values written as 'other'{share}",
         "classes": f"labels go to an 'other' class{share}",
     }.get(issue["problem"], issue["problem"])
@@ -173,7 +187,8 @@ def describe_issues(issues, interface="python", template=None):
         return ""
     columns = [i for i in issues if i["problem"] != "classes"]
     classes = [i for i in issues if i["problem"] == "classes"]
-    count = f"{len(columns)} column{'s' if len(columns) != 1 else ''}"
+    distinct = len({i["column"] for i in columns})
+    count = f"{distinct} column{'s' if distinct != 1 else ''}"
     if classes:
         count = f"{count} and the class list" if columns else "the class list"
     lines = [f"The private schema estimate is weak for {count} at this budget:"]
@@ -193,9 +208,10 @@ def describe_issues(issues, interface="python", template=None):
                      f"{min(shares):.0%}-{max(shares):.0%} of the rows (the noise hides "
                      f"that many at this size): {', '.join(repr(i['column']) for i in group)}")
     lines += [f"  - the class list: {_what(i)}{mark(i)}" for i in classes]
-    bounds = [i["column"] for i in columns if template_fill(i) == "bounds"]
-    cats = [i["column"] for i in columns if template_fill(i) == "categories"]
-    gaps = [i["column"] for i in columns if template_fill(i) == "missing"]
+    def named(part):  # each column once, in the summary's order
+        return list(dict.fromkeys(i["column"] for i in columns if template_fill(i) == part))
+
+    bounds, cats, gaps = named("bounds"), named("categories"), named("missing")
     gap_names = ", ".join(map(repr, gaps))
     if interface == "cli-schema":  # the schema command: the file it wrote, and --epsilon
         fix = []

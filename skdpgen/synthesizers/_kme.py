@@ -4,6 +4,7 @@
 # License: BSD 3-Clause
 
 import functools
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -20,7 +21,8 @@ from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows
 from .._dask import is_dask_collection
 from ..schema._plan import SchemaPlan
-from ..schema._issues import SchemaEstimateError, is_guess
+from ..schema._issues import (SchemaEstimateError, SchemaEstimateWarning,
+                              describe_issues, is_guess)
 from ..schema._ranges import CLASS_SHARE
 from ..schema import TableEncoder
 from ._calibration import MarginalCalibration
@@ -178,13 +180,20 @@ SHARED_ATTRIBUTES_DOC = """\
         The complete public schema of the fit: the declared entries and the
         estimated ones (reuse it in later fits to spend nothing on it).
     schema_issues_ : list of dict
-        The weak spots of the private schema estimate (empty when nothing was
-        estimated, or nothing is weak): one dict per column (or the class
-        list) with ``column``, ``problem`` (``"guess"``, ``"outside"``,
-        ``"categories"``, ``"classes"``), ``share`` and ``detail``; the fit
-        warns once with their summary
+        The weak spots of the private schema estimate and of the releases
+        (empty when nothing is weak): one dict per column and problem (or
+        the class list) with ``column``, ``problem``, ``share`` and
+        ``detail``. Problems: ``"guess"`` (bounds no range stood out for),
+        ``"outside"`` (bounds that clip rows), ``"uncertain"`` (bounds that
+        may clip a quarter of the rows or more under the noise),
+        ``"missing"`` (missing values the noise may hide),
+        ``"categories"`` (rare values written as "other"), ``"classes"``
+        (labels folded into an other class), and ``"spread"`` (a numeric
+        column whose one-way release's noise may put a tenth of its values
+        where the data has none; from public noise levels, with a declared
+        schema too). The fit warns with their summary
         (:func:`skdpgen.schema.describe_issues`). Post-processing of the
-        releases: no value.
+        releases and of public quantities: no value.
     missing_label_ : object
         The class of ``classes_`` that stands for missing labels (the private
         estimate of the class list kept their noisy count), returned by
@@ -479,6 +488,11 @@ class KMESynthesizer(PrivateEstimator):
                                            torch_generator(rng, device))
         self.schema_ = dict(schema) if schema is not None else {}
         self.schema_issues_ = list(plan.issues_) if estimate else []
+        spread = mechanism.issues()  # the releases' own weak spots (public noise levels)
+        if spread:
+            warnings.warn(SchemaEstimateWarning(describe_issues(spread, "python"),
+                                                issues=spread), stacklevel=2)
+            self.schema_issues_ += spread
         self.missing_label_ = missing_label
         self.encoder_ = encoder
         self.classes_ = rows.classes

@@ -540,6 +540,12 @@ class Mechanism:
         by default never (every planned step is taken)."""
         return False
 
+    def issues(self):
+        """Weak spots of the releases, from public quantities only (their noise
+        levels, ``n``, the encoding), in the form of ``schema_issues_``
+        (``column``, ``problem``, ``share``, ``detail``); by default none."""
+        return []
+
     def loss(self, generated, labels):  # pragma: no cover - protocol
         """The loss of a batch of generated (encoded) rows, a scalar tensor.
 
