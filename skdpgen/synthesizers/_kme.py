@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._device import resolve_device
 from ..utils import check_generator, torch_generator
 from ..base import PrivateEstimator, estimator_init
-from ..privacy import score_without_noise
+from ..privacy import _outside_stacklevel, score_without_noise
 from ..embedding import mmd2
 from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows
@@ -491,7 +491,8 @@ class KMESynthesizer(PrivateEstimator):
         spread = mechanism.issues()  # the releases' own weak spots (public noise levels)
         if spread:
             warnings.warn(SchemaEstimateWarning(describe_issues(spread, "python"),
-                                                issues=spread), stacklevel=2)
+                                                issues=spread),
+                          stacklevel=_outside_stacklevel())
             self.schema_issues_ += spread
         self.missing_label_ = missing_label
         self.encoder_ = encoder
