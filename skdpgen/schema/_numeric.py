@@ -236,6 +236,30 @@ def _zero_mass(hist, bounds, n, s, z):
     return 0.0 in (float(bounds[0]), float(bounds[1])) and count > max(z * s, ZERO_SHARE * n)
 
 
+def _zero_snapped(bounds):
+    """Bounds with an end within the output's resolution of zero set to zero.
+
+    A range holding an exact-zero point mass may end a tiny bin past it,
+    e.g. ``[-1.25e-06, 10]`` (noise in the grid's bins next to zero), and a
+    column of half zeros then had no zero bound, so its zeros came back as
+    small numbers; an end within ``OUTPUT_RESOLUTION`` of the range's width
+    of zero is zero (no written value can tell them apart).
+
+    Examples
+    --------
+    >>> from skdpgen.schema._numeric import _zero_snapped
+    >>> _zero_snapped([-1.25e-06, 10.0]), _zero_snapped([-0.5, 10.0])
+    ([0.0, 10.0], [-0.5, 10.0])
+    """
+    lo, hi = (float(b) for b in bounds)
+    width = hi - lo
+    if lo < 0.0 < hi and -lo <= OUTPUT_RESOLUTION * width:
+        lo = 0.0
+    elif lo < 0.0 < hi and hi <= OUTPUT_RESOLUTION * width:
+        hi = 0.0
+    return [lo, hi]
+
+
 def _bin_edges(first, last):
     """The lower edge of bin ``first`` and the upper edge of bin ``last``."""
     lower, upper, _, _ = _numeric_grid()
@@ -487,7 +511,7 @@ class NumericKind(ColumnKind):
             if found is not None:
                 lo, hi = _refined_range(noisy[part["fine"]], hist, first, last, s, integer,
                                         decades=decades)
-            bounds = _finish_bounds(lo, hi, integer)
+            bounds = _zero_snapped(_finish_bounds(lo, hi, integer))
             zero = _zero_mass(hist, bounds, n, s, context.flag_stds)
             if found is None:  # a guess, unless no row has a value
                 if not _empty(missing, missing_count, n, s_missing, context.flag_stds):
