@@ -75,6 +75,17 @@ def estimated(table):
         return estimate_schema(X, y, epsilon=1.0, delta=1e-5)
 
 
+@pytest.fixture(scope="module")
+def estimated_once(table):
+    """One noise draw: the checks of the estimate's values allow for the rare
+    outcomes of the noise one by one (an empty year joining the range, ...),
+    which fresh noise met in about one run in twenty across them."""
+    X, y = table
+    with warnings.catch_warnings(), reproducible_noise(0):
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # the seeded noise's own
+        return estimate_schema(X, y, epsilon=1.0, delta=1e-5)
+
+
 def _edges():
     return set(numeric_grid().ravel().tolist())
 
@@ -196,9 +207,9 @@ def test_complete_schema_spends_nothing_and_reads_nothing(table):
 # ---------------------------------------------------------------------------
 
 
-def test_estimate_schema_is_complete_and_sensible(table, estimated):
+def test_estimate_schema_is_complete_and_sensible(table, estimated_once):
     X, y = table
-    schema, classes, _ = estimated
+    schema, classes, _ = estimated_once
     assert list(schema) == list(X.columns)
     json.dumps(schema)  # public and serializable
     # numeric with 10 % missing: bounds cover the bulk, are grid edges
