@@ -273,3 +273,18 @@ def test_each_interface_names_only_its_own_remedies():
     # a column sent to "other" is a weak spot written as output, not a guess
     assert "'country': rare values written as 'other' (about 40% of the rows)\n" in cli
     assert "'age': its bounds are a guess" in cli
+
+
+def test_a_template_asks_for_the_missing_flag_in_words():
+    from skdpgen.schema._issues import refusal_template
+
+    issues = [{"column": "region", "problem": "missing", "share": 0.04, "detail": ""},
+              {"column": "age", "problem": "missing", "share": 0.03, "detail": ""},
+              {"column": "age", "problem": "guess", "share": None, "detail": ""}]
+    schema = {"region": {"type": "categorical", "categories": ["n", "s"], "missing": False},
+              "age": {"type": "numeric", "bounds": [0, 9], "missing": False}}
+    out = refusal_template(["region", "age"], None, schema, None, issues)
+    assert out["region"]["missing"] is None and out["region"]["_estimated"] is False
+    assert out["region"]["_fill"].startswith("true if this column can have missing values")
+    # a column's weightiest issue is the one to fill: its bounds
+    assert out["age"]["bounds"] is None and out["age"]["missing"] is False

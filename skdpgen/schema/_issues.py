@@ -73,6 +73,8 @@ _FILL = {
 
 
 _WEIGHT = {"bounds": 3, "categories": 2, "missing": 1, "classes": 0}
+_FILL_NOTE = {"missing": "true if this column can have missing values, else false (public, "
+                         "from documentation, not from the rows)"}
 
 
 def template_fill(issue):
@@ -129,8 +131,8 @@ def refusal_template(columns, target, schema, classes, issues):
             part = template_fill(affected[col])
             entry["_estimated"] = entry.get(part)
             entry[part] = None
-            entry["_fill"] = (f"public {part} of this column, from documentation, not from "
-                              "the rows")
+            entry["_fill"] = _FILL_NOTE.get(part, f"public {part} of this column, from "
+                                            "documentation, not from the rows")
         out[col] = entry
     return out
 
