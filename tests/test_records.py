@@ -372,3 +372,17 @@ def test_synthesize_help_states_the_record_contract(capsys):
     for words in ("one record per line", "blank line", "missing", "UTF-8",
                   "--multiline-records", "not private"):
         assert words in text, words
+
+
+def test_equal_texts_of_a_column_share_one_string():
+    # memory only: a column of a few values holds a pointer a cell
+    import io
+
+    from skdpgen._records import read_records
+
+    rows = "".join(f"{'yes' if i % 2 else 'no'},{i}\n" for i in range(200_000))
+    frame = read_records(io.BytesIO(("a,b\n" + rows).encode()))
+    a = frame["a"].to_numpy()
+    assert a[0] == "no" and a[1] == "yes" and len(frame) == 200_000
+    assert len({id(v) for v in a}) == 2  # across blocks too
+    assert frame["b"].tolist()[:3] == ["0", "1", "2"]
