@@ -264,6 +264,7 @@ def header(args):
         f"date:      {datetime.datetime.now().isoformat(timespec='seconds')}",
         f"command:   {' '.join(['python', os.path.relpath(sys.argv[0])] + sys.argv[1:])}",
         f"machine:   {machine_line()}",
+        f"commit:    {_commit()}",
         f"python:    {platform.python_version()}; numpy {np.__version__}; torch "
         f"{torch.__version__}; dask {version('dask')}; distributed {version('distributed')}; "
         f"skdpgen {skdpgen.__version__}",
