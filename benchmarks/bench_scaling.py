@@ -62,6 +62,7 @@ print the load average.
 
 import argparse
 import datetime
+import functools
 import gc
 import os
 import platform
@@ -339,7 +340,9 @@ def run_synthesizer(args):
         figure(results, args.figure)
 
 
+@functools.lru_cache(maxsize=1)
 def _commit():
+    """The repository's commit, read once (at the header: the code measured)."""
     import subprocess
 
     here = os.path.dirname(os.path.abspath(__file__))
