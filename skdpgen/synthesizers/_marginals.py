@@ -30,10 +30,10 @@ PAIR_PRECISION = 64
 #: Bins of a numeric column: an equal share of the rows is at least this many
 #: noise standard deviations of the one-way release (see :func:`~skdpgen.synthesizers.marginal_design`).
 BIN_PRECISION = 4
-#: The expected positive part of a cell's Gaussian noise, in standard deviations
-#: (``φ(0) = 1/√(2π)``), and the share of the rows from which the noise a
-#: column's empty cells may hold is named (:meth:`MarginalMechanism.issues`).
-SPREAD_FACTOR = 1.0 / math.sqrt(2.0 * math.pi)
+#: A cell whose released share is below this many noise standard deviations
+#: cannot be told from empty; the share of the rows in such cells from which a
+#: column is named (:meth:`MarginalMechanism.issues`).
+SPREAD_STDS = 2.0
 SPREAD_SHARE = 0.10
 #: The fewest and the most bins ``marginal_design`` chooses, in steps of
 #: ``BIN_STEP``: decimal bins, so that tenths of a column's public range
@@ -310,21 +310,27 @@ class MarginalMechanism(Mechanism):
                          for name, std in self._inverse.items()}
 
     def issues(self):
-        """Ordered columns whose one-way release spreads many rows by its noise.
+        """Ordered columns whose one-way release may spread many rows by its noise.
 
-        A numeric or date column of ``k`` cells (bins, integer levels) whose
-        overall one-way release carries noise ``σ`` rows a cell: the fit gives
-        a cell the data leaves empty the noise's positive part, ``0.4σ`` rows
-        on average, so up to ``0.4σk/n`` of the synthetic values may lie where
-        the data has none. Named (``problem="spread"``) from ``SPREAD_SHARE``
-        of the rows: on 111 rows of 35 columns every numeric column, on 1,400
-        rows of 33 none. A function of public quantities only.
+        For a numeric or date column (``k`` ordered cells: bins, integer
+        levels, and its missing or zero slot), the overall one-way release
+        projected onto the probability simplex (:func:`simplex_projection`,
+        the histogram a fit to it tends to) puts some mass in cells whose
+        released share is below ``SPREAD_STDS`` noise standard deviations:
+        cells the noise cannot tell from empty. That mass is the share of
+        synthetic values that may lie where the data has none; a column is
+        named (``problem="spread"``) from ``SPREAD_SHARE`` of the rows.
+        Post-processing of the release and its public noise level.
         """
         out = []
-        for key, slots in zip(self._block_keys, self._ordered_slots):
-            if not slots or key not in self._numeric_keys:
+        release = self.targets_[ONE_WAY][0][0]
+        std = self._cell_noise_rows / self._n_rows  # a cell's noise, as a share
+        for key, slots, cells in zip(self._block_keys, self._ordered_slots,
+                                     self.features_.cells(release)):
+            if not slots or key not in self._numeric_keys or std <= 0:
                 continue
-            share = min(SPREAD_FACTOR * self._cell_noise_rows * slots / self._n_rows, 1.0)
+            projected = simplex_projection(cells)[:slots]
+            share = float(projected[cells[:slots] < SPREAD_STDS * std].sum())
             if share >= SPREAD_SHARE:
                 out.append({"column": key, "problem": "spread", "share": share,
                             "detail": f"{slots} cells, noise {self._cell_noise_rows:.3g} "
