@@ -213,63 +213,61 @@ def describe_issues(issues, interface="python", template=None):
     def named(part):  # each column once, in the summary's order
         return list(dict.fromkeys(i["column"] for i in columns if template_fill(i) == part))
 
-    bounds, cats, gaps = named("bounds"), named("categories"), named("missing")
-    gap_names = ", ".join(map(repr, gaps))
-    if interface == "cli-schema":  # the schema command: the file it wrote, and --epsilon
-        fix = []
-        if bounds:
-            fix.append(f"replace the bounds of {', '.join(map(repr, bounds))} in the file "
-                       "with public ones (from documentation, not from the rows)")
-        if cats:
-            fix.append(f"if the values of {', '.join(map(repr, cats))} are public knowledge "
-                       "(country names, states), list them as categories in the file")
-        if gaps:
-            fix.append(f"set \"missing\": true in the file for those of {gap_names} that "
-                       "can be missing (public knowledge)")
-        if classes:
-            fix.append("list every class as the target's categories in the file (or "
-                       "--classes a,b,c when you synthesize)")
-        fix.append("or rerun with a larger --epsilon")
-        lines.append("To fix: " + "; ".join(fix) + ".")
-        return "\n".join(lines)
-    if interface == "cli":
-        where = (f"the schema file {template}" if template else
-                 "a schema file ('skdpgen schema DATA --out FILE' writes a template)")
-        fix = []
-        if bounds:
-            fix.append(f"fill in {where} (public bounds of "
-                       f"{', '.join(map(repr, bounds))}, from documentation, not "
-                       "from the rows) and pass it with --schema")
-        if cats:
-            fix.append(f"if the values of {', '.join(map(repr, cats))} are public "
-                       "knowledge (country names, states), list them as categories in "
-                       + ("the schema file" if bounds else where) + " and pass it with --schema")
-        if gaps:
-            fix.append(f"declare \"missing\": true in {where} for those of {gap_names} "
-                       "that can be missing (public knowledge) and pass it with --schema")
-        if classes:
-            fix.append("list every class with --classes a,b,c (or as the target's "
-                       "categories in the --schema file)")
-        fix.append("or raise --epsilon or --schema-share")
-        lines.append("To fix: " + "; ".join(fix) + ".")
-        return "\n".join(lines)
+    words = _REMEDIES[interface]
+    where = (f"the schema file {template}" if template else
+             "a schema file ('skdpgen schema DATA --out FILE' writes a template)")
     fix = []
-    if bounds:
-        example = {bounds[0]: "{\"type\": \"numeric\", \"bounds\": [lo, hi]}"}
-        fix.append("Declare them: schema=" + "{" + ", ".join(
-            f"{k!r}: {v}" for k, v in example.items()) + "} (public bounds, from "
-            "documentation, not from the rows)")
-    if cats:
-        fix.append(f"if the values of {', '.join(map(repr, cats))} are public knowledge "
-                   "(country names, states), declare them as categories in schema=")
-    if gaps:
-        fix.append(f"declare \"missing\": True in schema= for those of {gap_names} that "
-                   "can be missing (public knowledge)")
+    for part in ("bounds", "categories", "missing"):
+        cols = named(part)
+        if cols:  # the file named in full once
+            fix.append(words[part].format(names=", ".join(map(repr, cols)), first=cols[0],
+                                          where="the schema file" if fix else where))
     if classes:
-        fix.append("pass classes=[...] (the public list of labels)")
-    fix.append("or raise epsilon or schema_share.")
-    lines.append("; ".join(fix))
+        fix.append(words["classes"])
+    fix.append(words["last"])
+    lines.append(words["head"] + "; ".join(fix) + ".")
     return "\n".join(lines)
+
+
+#: Each interface's remedies, in its own words: Python's parameters, ``skdpgen
+#: synthesize``'s flags and schema file, ``skdpgen schema``'s file and --epsilon.
+_REMEDIES = {
+    "python": {
+        "head": "",
+        "bounds": ("Declare them: schema={{{first!r}: {{\"type\": \"numeric\", \"bounds\": "
+                   "[lo, hi]}}}} (public bounds, from documentation, not from the rows)"),
+        "categories": ("if the values of {names} are public knowledge (country names, "
+                       "states), declare them as categories in schema="),
+        "missing": ("declare \"missing\": True in schema= for those of {names} that can be "
+                    "missing (public knowledge)"),
+        "classes": "pass classes=[...] (the public list of labels)",
+        "last": "or raise epsilon or schema_share",
+    },
+    "cli": {
+        "head": "To fix: ",
+        "bounds": ("fill in {where} (public bounds of {names}, from documentation, not "
+                   "from the rows) and pass it with --schema"),
+        "categories": ("if the values of {names} are public knowledge (country names, "
+                       "states), list them as categories in {where} and pass it with --schema"),
+        "missing": ("declare \"missing\": true in {where} for those of {names} that can be "
+                    "missing (public knowledge) and pass it with --schema"),
+        "classes": ("list every class with --classes a,b,c (or as the target's categories "
+                    "in the --schema file)"),
+        "last": "or raise --epsilon or --schema-share",
+    },
+    "cli-schema": {
+        "head": "To fix: ",
+        "bounds": ("replace the bounds of {names} in the file with public ones (from "
+                   "documentation, not from the rows)"),
+        "categories": ("if the values of {names} are public knowledge (country names, "
+                       "states), list them as categories in the file"),
+        "missing": ("set \"missing\": true in the file for those of {names} that can be "
+                    "missing (public knowledge)"),
+        "classes": ("list every class as the target's categories in the file (or "
+                    "--classes a,b,c when you synthesize)"),
+        "last": "or rerun with a larger --epsilon",
+    },
+}
 
 
 class SchemaEstimateError(ValueError):
