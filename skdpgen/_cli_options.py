@@ -122,7 +122,7 @@ def build_parser(commands):
                           "or pandas) as data (default: drop it)")
     multiline = f"{MULTILINE} (a leak in its privacy report) (default: one record per line)"
     syn.add_argument("--multiline-records", action="store_true", help=multiline)
-    syn.set_defaults(func=commands['synthesize'])
+    syn.set_defaults(func=commands["synthesize"])
 
     sch = sub.add_parser(
         "schema", help="write a schema: estimated privately with --epsilon, else a template",
@@ -149,7 +149,7 @@ def build_parser(commands):
     sch.add_argument("--target", help="label column: its classes are estimated too (default: "
                                       "none)")
     sch.add_argument("--multiline-records", action="store_true", help=multiline)
-    sch.set_defaults(func=commands['schema'])
+    sch.set_defaults(func=commands["schema"])
 
     ev = sub.add_parser(
         "evaluate", help="utility and fidelity of a synthetic table, next to real data's",
@@ -188,7 +188,7 @@ def build_parser(commands):
     ev.add_argument("--json", action="store_true",
                     help="print one JSON object, nothing else, on standard output "
                          "(default: text)")
-    ev.set_defaults(func=commands['evaluate'])
+    ev.set_defaults(func=commands["evaluate"])
 
     demo = sub.add_parser(
         "demo", help="synthesize the bundled UCI Adult data privately",
@@ -212,7 +212,7 @@ def build_parser(commands):
                                                               "(default: hidden)")
     demo.add_argument("--out", help="write the synthetic table to this CSV file (default: "
                                     "not written)")
-    demo.set_defaults(func=commands['demo'])
+    demo.set_defaults(func=commands["demo"])
     return parser
 
 

@@ -87,7 +87,7 @@ _DIALECT = dict(delimiter=",", quotechar='"', doublequote=True, skipinitialspace
 _BLOCK_CHARS = 1 << 20
 #: Records parsed at a time in multiline mode, then moved into the columns.
 _BLOCK_RECORDS = 1 << 16
-# Distinct texts of a column whose cells share one object across blocks (see _shared).
+#: Distinct texts of a column whose cells share one object across blocks (see _shared).
 _SHARED_TEXTS = 100_000
 #: The spaces that start a field (at the start of a line or after a comma).
 _LEADING_SPACES = re.compile("(?<![^,]) +")

@@ -254,7 +254,7 @@ def _split_index(frame, keep):
 
 def _drop_columns(frame, text, target):
     """The table without the columns ``--drop`` names (by header: public)."""
-    names = [c.strip() for c in (text or "").split(",") if c.strip()]
+    names = _comma_list(text or "")
     missing = [c for c in names if c not in frame.columns]
     if missing:
         raise UsageError(f"--drop names columns that are not in the data: {missing}")
@@ -265,10 +265,15 @@ def _drop_columns(frame, text, target):
     return frame.drop(columns=names)
 
 
+def _comma_list(text):
+    """The non-empty, stripped items of a comma-separated option."""
+    return [c.strip() for c in text.split(",") if c.strip()]
+
+
 def _classes_option(text):
     if text is None:
         return None
-    classes = [c.strip() for c in text.split(",") if c.strip()]
+    classes = _comma_list(text)
     if not classes:
         raise UsageError("--classes needs a comma-separated list of labels")
     if len(set(classes)) != len(classes):

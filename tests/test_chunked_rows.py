@@ -6,6 +6,7 @@ under the same reproducible noise), and never encodes more than a chunk of
 rows at once.
 """
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -34,9 +35,9 @@ def table(n=400, seed=0):
     return X, rng.integers(0, 2, n)
 
 
-def fit_recorded(make, X, y):
-    """The releases of one fit under reproducible noise, and the largest
-    number of rows encoded at once."""
+@contextlib.contextmanager
+def encoded_rows():
+    """The number of rows of every block the table encoder encodes, as a list."""
     seen = []
     transform = TableEncoder.transform_table
 
@@ -47,8 +48,14 @@ def fit_recorded(make, X, y):
     with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mp.setattr(TableEncoder, "transform_table", counting)
-        with reproducible_noise(0), release_tape() as tape:
-            make().fit(X, y)
+        yield seen
+
+
+def fit_recorded(make, X, y):
+    """The releases of one fit under reproducible noise, and the largest
+    number of rows encoded at once."""
+    with encoded_rows() as seen, reproducible_noise(0), release_tape() as tape:
+        make().fit(X, y)
     return tape.records, max(seen)
 
 
@@ -85,16 +92,7 @@ def test_the_marginal_releases_read_the_rows_once():
     # four releases (one- and two-way, overall and by class), one pass: each
     # row is encoded once, whatever the number of chunks
     X, y = table(2000)
-    encoded = []
-    transform = TableEncoder.transform_table
-
-    def counting(self, frame):
-        encoded.append(len(frame))
-        return transform(self, frame)
-
-    with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        mp.setattr(TableEncoder, "transform_table", counting)
+    with encoded_rows() as encoded, pytest.MonkeyPatch.context() as mp:
         mp.setattr(_memory, "_CHUNK_VALUES", 20_000)
         synth = DPHPSynthesizer(schema=SCHEMA, classes=[0, 1], epochs=2, random_state=0,
                                 epsilon=1.0).fit(X, y)

@@ -10,7 +10,7 @@ import torch
 
 from skdpgen import DPHPSynthesizer
 from skdpgen.kernels import MarginalFeatures
-from skdpgen.privacy import GaussianAccountant, calibrate_gaussian
+from skdpgen.privacy import GaussianAccountant, calibrate_gaussian, reproducible_noise
 from skdpgen.schema import TableEncoder
 from skdpgen.synthesizers import MixtureGenerator, marginal_design, pair_groups
 from skdpgen.synthesizers._marginals import (BIN_PRECISION, BIN_RANGE, BIN_STEP,
@@ -355,7 +355,7 @@ def test_columns_spread_by_the_noise_are_named():
     for n, named in [(150, True), (20_000, False)]:
         X = pd.DataFrame({f"b{i}": rng.integers(0, 2, n) for i in range(9)})
         X["age"] = rng.integers(20, 40, n)
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, reproducible_noise(0):
             warnings.simplefilter("always")
             synth = DPHPSynthesizer(schema=schema, **FAST).fit(X)
         spread = [i for i in synth.schema_issues_ if i["problem"] == "spread"]

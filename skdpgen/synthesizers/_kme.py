@@ -189,9 +189,8 @@ SHARED_ATTRIBUTES_DOC = """\
         ``"missing"`` (missing values the noise may hide),
         ``"categories"`` (rare values written as "other"), ``"classes"``
         (labels folded into an other class), and ``"spread"`` (a numeric
-        column whose one-way release, fitted, may put a tenth of its values
-        in cells its noise cannot tell from empty; with a declared schema
-        too). The fit warns with their summary
+        column whose one-way release's noise may put a tenth of its values
+        where the data has none; with a declared schema too). The fit warns with their summary
         (:func:`skdpgen.schema.describe_issues`). Post-processing of the
         releases and of public quantities: no value.
     missing_label_ : object
