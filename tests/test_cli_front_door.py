@@ -286,5 +286,9 @@ def test_a_template_asks_for_the_missing_flag_in_words():
     out = refusal_template(["region", "age"], None, schema, None, issues)
     assert out["region"]["missing"] is None and out["region"]["_estimated"] is False
     assert out["region"]["_fill"].startswith("true if this column can have missing values")
-    # a column's weightiest issue is the one to fill: its bounds
-    assert out["age"]["bounds"] is None and out["age"]["missing"] is False
+    # every part an issue names is asked for, never a "missing": false the noise may
+    # hide missing values behind: the bounds first, then the missing flag
+    assert out["age"]["bounds"] is None and out["age"]["missing"] is None
+    assert out["age"]["_estimated"] == [0, 9] and out["age"]["_estimated_missing"] is False
+    assert out["age"]["_fill"].startswith("public bounds")
+    assert "true if this column can have missing values" in out["age"]["_fill"]

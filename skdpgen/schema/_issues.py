@@ -88,7 +88,10 @@ def refusal_template(columns, target, schema, classes, issues):
 
     Every entry is post-processing of the run's releases (the estimate), or
     the user's declaration: affected columns have the part to fill set to
-    null with a ``"_fill"`` note (notes are ignored when the file is read).
+    null with a ``"_fill"`` note (notes are ignored when the file is read):
+    every part an issue names (a column whose bounds and missing flag are
+    both weak has both null, the weightiest part's estimate in
+    ``"_estimated"``, the others' in ``"_estimated_<part>"``).
 
     Parameters
     ----------
@@ -108,13 +111,10 @@ def refusal_template(columns, target, schema, classes, issues):
     template : dict
         JSON-serializable, keyed by column in ``columns``' order.
     """
-    affected = {}  # a column's weightiest issue: bounds, then categories, then missing
+    affected = {}  # each column's parts to fill, the weightiest first
     for i in issues:
-        if i["problem"] == "classes":
-            continue
-        old = affected.get(i["column"])
-        if old is None or _WEIGHT[template_fill(i)] > _WEIGHT[template_fill(old)]:
-            affected[i["column"]] = i
+        if i["problem"] != "classes":
+            affected.setdefault(i["column"], set()).add(template_fill(i))
     out = {}
     for col in columns:
         if col == target:
@@ -127,12 +127,15 @@ def refusal_template(columns, target, schema, classes, issues):
             out[col] = entry
             continue
         entry = dict(schema.get(col, {"type": None}))
-        if col in affected:
-            part = template_fill(affected[col])
-            entry["_estimated"] = entry.get(part)
+        parts = sorted(affected.get(col, ()), key=_WEIGHT.get, reverse=True)
+        notes = []
+        for k, part in enumerate(parts):  # "_estimated", then "_estimated_missing", ...
+            entry["_estimated" if k == 0 else f"_estimated_{part}"] = entry.get(part)
             entry[part] = None
-            entry["_fill"] = _FILL_NOTE.get(part, f"public {part} of this column, from "
-                                            "documentation, not from the rows")
+            notes.append(_FILL_NOTE.get(part, f"public {part} of this column, from "
+                                        "documentation, not from the rows"))
+        if notes:
+            entry["_fill"] = "; ".join(notes)
         out[col] = entry
     return out
 
