@@ -46,8 +46,8 @@ BUGS = {
         ["tests/test_replay.py"]),
     "stretch-without-sd": (
         "skdpgen/schema/_ranges.py",
-        "if rest > max(DECADE_STDS * s * math.sqrt(1 + inside.size), 4 * QUANTILE * mass):",
-        "if rest > max(DECADE_STDS * math.sqrt(1 + inside.size), 4 * QUANTILE * mass):",
+        "if rest > max(POLICY.decade_stds * s * math.sqrt(1 + inside.size), least):",
+        "if rest > max(POLICY.decade_stds * math.sqrt(1 + inside.size), least):",
         ["tests/test_schema_longtail.py"]),
     "share-from-complete-rows": (
         "skdpgen/synthesizers/_kme.py",

@@ -247,6 +247,15 @@ Labels outside the list are thus rows of a known class, never an error.
 a quarter of the schema's share (the whole of it when no column is
 estimated) and splits the rest equally over the estimated columns' releases,
 which all get the same noise multiplier ``σ_i``.
+
+**Thresholds.** Every threshold of the rules above is a field of one frozen
+policy, ``skdpgen.schema._policy.POLICY`` (an ``EstimationPolicy``); this
+table is
+generated from it ("stds": noise standard deviations of the quantity
+tested, "rate": a probability under the noise alone, "share": a fraction
+of ``n``):
+
+{policy_table}
 """
 
 # Authors: the skdpgen developers
@@ -259,6 +268,7 @@ which all get the same noise multiplier ``σ_i``.
 from .schema._dtypes import column_kind
 from .schema._issues import SchemaEstimateWarning
 from .schema._plan import SchemaPlan, estimate_schema, map_unlisted, sensitivity_table
+from .schema._policy import POLICY
 from .schema._ranges import flag_stds, numeric_grid, time_grid
 
 __all__ = [
@@ -273,18 +283,18 @@ __all__ = [
 ]
 
 
-def _table_rst(rows):
-    """The release table as reStructuredText (the module docstring's)."""
-    w0 = max(len(f"``{name}``") for name, _, _ in rows + [("release (report name)", "", "")])
-    w1 = 46
+def _table_rst(rows, head=("release (report name)", "released vector", "Δ"), widths=(46, 6)):
+    """A table of ``(name, text, short)`` rows as reStructuredText (the module
+    docstring's tables)."""
     import textwrap
 
+    w0 = max(len(f"``{name}``") for name, _, _ in rows + [(head[0], "", "")])
+    w1, w2 = widths
     lines = []
-    head = ("release (report name)", "released vector", "Δ")
-    rule = f"{'=' * w0}  {'=' * w1}  ======"
+    rule = f"{'=' * w0}  {'=' * w1}  {'=' * w2}"
     lines += [rule, f"{head[0]:<{w0}}  {head[1]:<{w1}}  {head[2]}", rule]
     for name, what, s in rows:
-        wrapped = textwrap.wrap(what, w1) or [""]
+        wrapped = textwrap.wrap(str(what), w1) or [""]
         lines.append(f"{'``' + name + '``':<{w0}}  {wrapped[0]:<{w1}}  {s}")
         lines += [f"{'':<{w0}}  {part}" for part in wrapped[1:]]
     lines.append(rule)
@@ -293,3 +303,6 @@ def _table_rst(rows):
 
 if __doc__ is not None:  # python -OO strips docstrings
     __doc__ = __doc__.replace("{sensitivity_table}", _table_rst(sensitivity_table()))
+    __doc__ = __doc__.replace("{policy_table}", _table_rst(
+        [(name, reason, value) for name, value, reason in POLICY.table()],
+        head=("field", "rule", "value"), widths=(60, 6)))

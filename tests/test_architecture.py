@@ -244,3 +244,38 @@ def test_one_function_releases_a_mean_embedding():
     assert calibrated == {"skdpgen.rows._release"}
     # KernelMeanEmbedding.score reads the rows without noise (a diagnostic)
     assert sums == {"skdpgen.rows._release", "skdpgen.embedding"}
+
+
+#: Module-level numbers of the schema package that are not estimate thresholds:
+#: the public grids, the canonical forms' codes, the encoding's resolution, the
+#: releases' sensitivities and weights, the template's order of parts.
+_SCHEMA_NUMBERS = {"FINE_BINS", "FINE_GROUP", "_DECADES", "_FIRST_YEAR", "_END_YEAR",
+                   "NUMBER", "BOOL", "DATE", "TEXT", "MISSING", "DAY_NS", "_INT_LIMIT",
+                   "EDGE_TOLERANCE", "OUTPUT_RESOLUTION", "MISSING_WEIGHT", "KIND_WEIGHT",
+                   "SENSITIVITY", "_WEIGHT"}
+
+
+def test_the_schema_estimate_reads_its_thresholds_from_one_policy():
+    """No module of ``skdpgen.schema`` defines a threshold of its own: a number
+    assigned at module level is a grid or an encoding constant, or it belongs to
+    ``EstimationPolicy`` (whose every field states its rule)."""
+    from skdpgen.schema._policy import POLICY
+
+    found = []
+    for path in sorted((PACKAGE / "schema").glob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            targets = [node.target] if isinstance(node, ast.AnnAssign) else getattr(
+                node, "targets", [])
+            value = getattr(node, "value", None)
+            names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+            numbers = [n for n in ast.walk(value) if isinstance(n, ast.Constant)
+                       and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)
+                       ] if value is not None else []
+            if numbers and not isinstance(node, ast.FunctionDef):
+                found += [f"{path.name}: {name}" for name in names
+                          if name not in _SCHEMA_NUMBERS]
+    assert found == []
+    table = POLICY.table()
+    assert len(table) >= 30 and all(reason for _, _, reason in table)
+    with pytest.raises(AttributeError):  # frozen: one policy for every rule
+        POLICY.flag_stds = 3.0

@@ -1058,11 +1058,12 @@ def test_text_columns_are_typed_privately():
 @pytest.mark.parametrize("n, s", [(3000, 53.0), (500, 140.0), (10**6, 5.0)])
 def test_kind_decision_misses_a_pure_column_rarely(n, s):
     """A column whose values are all dates (numbers, bools) is typed so unless the
-    noise of the share test passes TYPE_STDS of its standard deviation: rate
+    noise of the share test passes POLICY.type_stds of its standard deviation: rate
     at most Φ(−4) ≈ 3e-5. The old rule (three *count* standard deviations,
     though the statistic holds several noisy counts) missed the raw CSV test's
     column (n = 3,000, s = 53) in ~0.14 % of fits, which failed a CI run."""
-    from skdpgen.schema._ranges import TYPE_STDS, kind_from_forms
+    from skdpgen.schema._policy import POLICY
+    from skdpgen.schema._ranges import kind_from_forms
 
     rng = np.random.default_rng(0)  # simulated noise for a test of post-processing
     draws = 400_000
@@ -1074,8 +1075,8 @@ def test_kind_decision_misses_a_pure_column_rarely(n, s):
         missed = sum(kind_from_forms(row, s) != kind for row in noisy[:20_000])
         # the share test on all draws, vectorized, against its stated rate
         stat = noisy[:, t] - q * noisy[:, :4].sum(axis=1)
-        rate = np.mean(stat < -TYPE_STDS * s * np.sqrt((1 - q) ** 2 + 3 * q * q))
-        assert rate <= norm.sf(TYPE_STDS) + 4 * np.sqrt(norm.sf(TYPE_STDS) / draws)
+        rate = np.mean(stat < -POLICY.type_stds * s * np.sqrt((1 - q) ** 2 + 3 * q * q))
+        assert rate <= norm.sf(POLICY.type_stds) + 4 * np.sqrt(norm.sf(POLICY.type_stds) / draws)
         if n >= 1000:
             assert missed == 0
         else:  # noise comparable to n: the largest noisy count decides, mostly right

@@ -14,7 +14,8 @@ from scipy.optimize import brentq
 
 from ._leaks import PrivacyLeakWarning, _outside_stacklevel
 
-__all__ = ["calibrate_gaussian", "check_epsilon_delta", "gaussian_epsilon", "selection_threshold"]
+__all__ = ["approximate_rho", "calibrate_gaussian", "check_epsilon_delta", "gaussian_epsilon",
+           "selection_threshold"]
 
 
 def _autodp():
@@ -113,6 +114,37 @@ def gaussian_epsilon(noise_multiplier, delta):
     with _silenced():
         eps = mechanism_zoo.ExactGaussianMechanism(sigma=sigma).get_approxDP(delta)
     return float(eps)
+
+
+def approximate_rho(epsilon, delta):
+    """The zCDP ``ρ`` of an ``(ε, δ)`` budget, for sizing shares before calibration.
+
+    ``ρ`` solves ``ε = ρ + 2·sqrt(ρ·log(1/δ))`` (the conversion of ρ-zCDP to
+    ``(ε, δ)``-DP): ``ρ = (sqrt(log(1/δ) + ε) − sqrt(log(1/δ)))²``. A Gaussian
+    release of sensitivity ``Δ`` and noise ``σ`` spends ``ρ = Δ²/(2σ²)``, so
+    a share ``w`` of the budget gives a noise of about ``Δ/sqrt(2wρ)``: a
+    rule of thumb for choosing shares, never for noise, which
+    :class:`GaussianAccountant` calibrates exactly from the shares.
+
+    Parameters
+    ----------
+    epsilon : float
+        Positive and finite.
+    delta : float
+        In (0, 1).
+
+    Returns
+    -------
+    rho : float
+
+    Examples
+    --------
+    >>> from skdpgen.privacy import approximate_rho
+    >>> round(approximate_rho(1.0, 1e-5), 4)
+    0.0208
+    """
+    log_delta = math.log(1.0 / float(delta))
+    return (math.sqrt(log_delta + float(epsilon)) - math.sqrt(log_delta)) ** 2
 
 
 def _selection_epsilon(delta_each):

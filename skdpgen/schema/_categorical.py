@@ -14,15 +14,11 @@ from .._dask import is_dask_collection
 from ._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
 from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows
 from ._issues import _missing_flag, _warn_folded, _warn_other
-from ._ranges import OTHER_STDS, _other_label
+from ._ranges import _other_label
+from ._policy import POLICY
 
 __all__ = ["CategoricalKind", "estimate_class_list", "fold_rare", "key_counts",
            "map_unlisted", "public_keys", "select_kept"]
-
-
-#: A categorical column may be missing when the noisy count of its missing values
-#: exceeds this many noise standard deviations (see ``CategoricalKind.privatize``).
-MISSING_STDS = 3.0
 
 
 def key_counts(canon):
@@ -65,7 +61,7 @@ def fold_rare(kept, kept_noisy, n, s, *, column=None):
     anything; the mass of the dropped values (and, for labels, of missing
     ones) is estimated from released numbers only, ``r = n − Σ_kept ñ_k``
     (noise standard deviation ``s·sqrt(len(kept))``). When ``r`` exceeds
-    ``OTHER_STDS`` of it, or nothing was kept, a public other label is added
+    ``POLICY.other_stds`` of it, or nothing was kept, a public other label is added
     (``"other"``, ``"__other__"`` if that is kept; for a class list of
     numbers only, ``-1`` or the smallest minus one), with a
     :class:`SchemaEstimateWarning` when it holds a twentieth of the rows or
@@ -82,7 +78,7 @@ def fold_rare(kept, kept_noisy, n, s, *, column=None):
     tags = [t for t in kept if t is not None]
     values = public_keys(tags)
     residual = n - float(np.sum(kept_noisy))
-    if not values or residual > OTHER_STDS * s * math.sqrt(len(kept)):
+    if not values or residual > POLICY.other_stds * s * math.sqrt(len(kept)):
         numeric = column is None and bool(tags) and all(t[0] == 1 for t in tags)
         other = _other_label(values, numeric=numeric)
         _warn_other(values, other, residual, n, column=column)
@@ -265,7 +261,7 @@ class CategoricalKind(ColumnKind):
         The missing key is a candidate whatever the data (every column may
         have missing values), so its noisy count is released like any count
         of a public histogram and needs no selection threshold: the column
-        is ``"missing": true`` when that count exceeds ``MISSING_STDS`` noise
+        is ``"missing": true`` when that count exceeds ``POLICY.missing_stds`` noise
         standard deviations. A slot where no value is missing would put
         missing values in the output (about one fit in a thousand at three
         standard deviations); missing values without a slot are lost. Missing
@@ -277,7 +273,7 @@ class CategoricalKind(ColumnKind):
         counts.append(float(statistic["missing"]))
         kept, kept_noisy, s = select_kept(context, tags, counts, public=[None])
         at = kept.index(None)
-        missing = _missing_flag(key, bool(kept_noisy[at] > MISSING_STDS * s),
+        missing = _missing_flag(key, bool(kept_noisy[at] > POLICY.missing_stds * s),
                                 kept_noisy[at], s, n, context.partial)
         if not missing:  # its rows are counted with the other values
             kept, kept_noisy = kept[:at] + kept[at + 1:], np.delete(kept_noisy, at)

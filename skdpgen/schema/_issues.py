@@ -20,16 +20,10 @@ import warnings
 import numpy as np
 
 from ..privacy import _outside_stacklevel
+from ._policy import POLICY
 
 __all__ = ["SchemaEstimateError", "SchemaEstimateWarning", "describe_issues", "is_guess", "refusal_template",
            "template_fill"]
-
-#: Share of a column's rows clipped by its bounds, or sent to "other", from
-#: which its estimate is a guess rather than a weak spot (the command line
-#: refuses it by default).
-GUESS_SHARE = 0.25
-#: ... and of the rows whose labels may have gone to another class.
-CLASS_GUESS_SHARE = 0.05
 
 
 def is_guess(issue):
@@ -51,11 +45,10 @@ def is_guess(issue):
     if issue["problem"] == "guess" or share is None:
         return True
     if issue["problem"] == "classes":  # a class of a twentieth of the rows may be lost
-        return share >= CLASS_GUESS_SHARE
-    return share >= GUESS_SHARE
+        return share >= POLICY.class_guess_share
+    return share >= POLICY.guess_share
 
-#: More columns than this named for the same noise share one line of the summary.
-UNSURE_LINES = 3
+
 _NOISE_LINES = {"uncertain": "bounds may clip",
                 "missing": "missing values may be written as values,",
                 "spread": "values may lie where the data has none,"}
@@ -204,7 +197,7 @@ def describe_issues(issues, interface="python", template=None):
     # noise alone is the problem, in one line
     columns = sorted(columns, key=lambda i: (not is_guess(i), -(i.get("share") or 1.0)))
     grouped = {p: [i for i in columns if i["problem"] == p] for p in _NOISE_LINES}
-    grouped = {p: g for p, g in grouped.items() if len(g) > UNSURE_LINES}
+    grouped = {p: g for p, g in grouped.items() if len(g) > POLICY.unsure_lines}
     lines += [f"  - {i['column']!r}: {_what(i)}{mark(i)}" for i in columns
               if i["problem"] not in grouped]
     for problem, group in grouped.items():
@@ -343,13 +336,6 @@ class SchemaEstimateWarning(UserWarning):
                 "detail": str(self)}
 
 
-#: Share of a column's rows (estimated from the released counts) above which
-#: values sent to "other", or clipped by the bounds, are warned of (when the
-#: estimate also exceeds WARN_STDS of its noise).
-WARN_SHARE = 0.05
-WARN_STDS = 3.0
-
-
 def _empty(missing, missing_count, n, s_missing, stds):
     """Whether the released missing count says every row of a column is missing
     (the present count within ``stds`` noise standard deviations of 0): its
@@ -371,13 +357,13 @@ def _missing_flag(key, missing, noisy_missing, s_missing, n, partial):
 
 def _warn_missing_hidden(key, missing, noisy_missing, s_missing, n):
     """:class:`SchemaEstimateWarning` when a column estimated without missing values
-    may have ``MISSING_HIDDEN_SHARE`` of its rows missing under the noise (the
-    noisy count plus ``UNCERTAIN_STDS`` of its noise standard deviations): its
+    may have ``POLICY.missing_hidden_share`` of its rows missing under the noise (the
+    noisy count plus ``POLICY.uncertain_stds`` of its noise standard deviations): its
     missing values, if any, are written as values. Never a guess."""
     if missing:
         return
-    most = min(max(float(noisy_missing), 0.0) + UNCERTAIN_STDS * float(s_missing), float(n))
-    if most >= MISSING_HIDDEN_SHARE * n:
+    most = min(max(float(noisy_missing), 0.0) + POLICY.uncertain_stds * float(s_missing), float(n))
+    if most >= POLICY.missing_hidden_share * n:
         warnings.warn(SchemaEstimateWarning(
             f"Column {key!r}: estimated without missing values, but the noise of its "
             f"missing count hides up to about {most / n:.0%} of its rows: if it has missing "
@@ -407,30 +393,18 @@ def _warn_outside(key, bounds, inside, noisy_missing, n, s):
     _warn_outside_share(key, bounds, outside, s * math.sqrt(np.size(inside) + 1), n)
 
 
-#: Rows outside a numeric column's bounds are also warned of from this many
-#: noise standard deviations when they are this share of the rows.
-WARN_LARGE_STDS, WARN_LARGE_SHARE = 2.0, 0.1
-#: Missing values of at least this share of the rows are to be kept; a column
-#: whose noise could hide that many is named (see :func:`_warn_missing_hidden`).
-MISSING_HIDDEN_SHARE = 0.02
-#: A column whose estimate plus this many noise standard deviations reaches
-#: GUESS_SHARE of the rows is named as uncertain (never a guess: the noise,
-#: not a finding, is what it reports; small tables meet it).
-UNCERTAIN_STDS = 2.0
-
-
 def _warn_outside_share(key, bounds, outside, std, n):
     """:class:`SchemaEstimateWarning` when ``outside`` (the rows estimated outside
-    ``bounds`` from the released counts, noise ``std``) exceeds ``WARN_STDS`` of
-    its noise and ``WARN_SHARE`` of ``n``, or ``WARN_LARGE_STDS`` and
-    ``WARN_LARGE_SHARE`` (a large clip is warned of at a lower significance,
+    ``bounds`` from the released counts, noise ``std``) exceeds ``POLICY.warn_stds`` of
+    its noise and ``POLICY.warn_share`` of ``n``, or ``POLICY.warn_large_stds`` and
+    ``POLICY.warn_large_share`` (a large clip is warned of at a lower significance,
     a small one is not, so that a normal column's ±2 sd bounds, which clip
     4.4 %, do not warn in a quarter of the fits)."""
-    if (outside < max(WARN_STDS * std, WARN_SHARE * n)
-            and outside < max(WARN_LARGE_STDS * std, WARN_LARGE_SHARE * n)):
+    if (outside < max(POLICY.warn_stds * std, POLICY.warn_share * n)
+            and outside < max(POLICY.warn_large_stds * std, POLICY.warn_large_share * n)):
         # nothing found, but the noise would hide a clip of a quarter of the rows
-        most = min(max(outside, 0.0) + UNCERTAIN_STDS * std, float(n))
-        if most >= GUESS_SHARE * n:
+        most = min(max(outside, 0.0) + POLICY.uncertain_stds * std, float(n))
+        if most >= POLICY.guess_share * n:
             warnings.warn(SchemaEstimateWarning(
                 f"Column {key!r}: its private bounds {bounds} may clip up to about "
                 f"{most / n:.0%} of its rows: the noise of the estimate hides that much.",
@@ -459,7 +433,7 @@ def _warn_other(kept, other, residual, n, column=None):
     classes = column is None
     subject = "The class list" if classes else f"Column {column!r}"
     # few rows hold other values (none kept: the column is missing in nearly every row)
-    if residual < WARN_SHARE * n and not classes:
+    if residual < POLICY.warn_share * n and not classes:
         return
     share = max(residual, 0.0) / n
     what = (f"keeps none of its values: every value becomes {other!r}" if not kept else
@@ -480,12 +454,13 @@ def _warn_folded(kept, largest, residual, s_residual, n):
     twentieth of the rows or more into its largest class.
 
     The residual ``r = n − Σ_kept ñ_k`` (noise ``s_residual``) did not
-    clear its test for an "other" label; but unless ``r + 2·s_residual``
-    stays under ``WARN_SHARE·n``, a dropped class of that size is not ruled
+    clear its test for an "other" label; but unless ``r +
+    POLICY.uncertain_stds·s_residual`` stays under ``POLICY.warn_share·n``, a
+    dropped class of that size is not ruled
     out, and its rows would silently become ``largest``'s.
     """
-    upper = max(residual, 0.0) + 2.0 * s_residual
-    if upper < WARN_SHARE * n:
+    upper = max(residual, 0.0) + POLICY.uncertain_stds * s_residual
+    if upper < POLICY.warn_share * n:
         return
     warnings.warn(SchemaEstimateWarning(
         f"The class list: its private category selection keeps {len(kept)} classes; up to about "

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._policy import POLICY
+
 __all__ = ["ColumnCodec", "ColumnKind", "EstimateContext", "flag", "one_hot_rows"]
 
 
@@ -82,7 +84,7 @@ class EstimateContext:
 
     partial: dict = field(default_factory=dict)
     bounds: list = None
-    flag_stds: float = 4.0
+    flag_stds: float = POLICY.flag_stds
     accountant: object = None
     release: str = ""
     scaled_sensitivity: float = None

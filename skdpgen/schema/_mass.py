@@ -17,22 +17,8 @@ import numpy as np
 from scipy.special import ndtri
 from sklearn.isotonic import IsotonicRegression
 
-from ._ranges import GROW_STDS, _numeric_grid
-
-#: The range follows the mass outside it while the estimate exceeds this many
-#: of its noise standard deviations ...
-FOLLOW_STDS = 2.0
-#: ... and this share of the present rows.
-FOLLOW_SHARE = 0.05
-#: A group away from the range, with nothing significant in between, draws
-#: it when its count exceeds this Bonferroni threshold (family-wise rate over
-#: the grid's groups).
-FAR_GROUP_RATE = 0.01
-#: A group joined away from zero ends where the rest of its count is under
-#: this many of its noise standard deviations (:func:`_into_group`).
-TRIM_STDS = 1.0
-#: Whole groups a run next to the range may hold.
-FOLLOW_GROUPS = 2
+from ._ranges import _numeric_grid
+from ._policy import POLICY
 
 
 def _outside_mass(hist, decades, first, last, s, present, s_present, bins=None):
@@ -90,11 +76,12 @@ def _units(hist, decades, bins, end, step):
 def _into_group(hist, count, mine, s):
     """The bin of a joined group's bins ``mine`` (nearest first) where its mass ends:
     the first whose prefix leaves a remainder ``count − prefix`` (noise
-    ``s·sqrt(1 + j)`` after ``j`` bins) under ``TRIM_STDS`` of its noise (else its
+    ``s·sqrt(1 + j)`` after ``j`` bins) under ``POLICY.trim_stds`` of its noise (else its
     last bin: the bins cannot tell where in the group its rows are)."""
     prefix = np.cumsum(hist[mine])
     rest = (count - prefix) / (s * np.sqrt(2.0 + np.arange(mine.size)))
-    j = int(np.argmax(rest < TRIM_STDS)) if np.any(rest < TRIM_STDS) else mine.size - 1
+    ends = rest < POLICY.trim_stds
+    j = int(np.argmax(ends)) if np.any(ends) else mine.size - 1
     return int(mine[j])
 
 
@@ -107,15 +94,16 @@ def _away(position, step):
 def _follow_mass(hist, decades, first, last, s, present, s_present, bins=None):
     """The range ``first..last`` grown towards its rows outside it.
 
-    While :func:`_outside_mass` puts more than ``FOLLOW_STDS`` (2) noise
-    standard deviations and ``FOLLOW_SHARE`` (5 %) of the present rows
+    While :func:`_outside_mass` puts more than ``POLICY.follow_stds`` (2) noise
+    standard deviations and ``POLICY.follow_share`` (5 %) of the present rows
     outside the range, the range takes the most significant run of units
     next to it (the rest of its end group bin by bin, then up to
-    ``FOLLOW_GROUPS`` whole groups towards zero, one away from it: ``k`` units of noisy sum ``r`` score
+    ``POLICY.follow_groups`` whole groups towards zero, one away from it:
+    ``k`` units of noisy sum ``r`` score
     ``r/(s·sqrt(k))``), on the side and of the length that score highest,
-    when the score exceeds ``GROW_STDS`` (2); without one, the group of
+    when the score exceeds ``POLICY.grow_stds`` (2); without one, the group of
     largest count beyond the range, when above the Bonferroni threshold
-    of ``FAR_GROUP_RATE`` over the grid's groups (3.5 s), with everything
+    of ``POLICY.far_group_rate`` over the grid's groups (3.5 s), with everything
     in between. A group joined away from zero is taken up to the bin where its mass
     ends (:func:`_into_group`), not to its far edge (a price's tail over
     ``(0.1, 1]`` mostly lies below 0.2). The rows are known to be outside
@@ -133,10 +121,10 @@ def _follow_mass(hist, decades, first, last, s, present, s_present, bins=None):
     _, _, groups, _ = _numeric_grid()
     bins = np.arange(hist.size) if bins is None else np.asarray(bins)
     n_groups = np.unique(groups[bins]).size
-    z_far = float(-ndtri(FAR_GROUP_RATE / n_groups))
+    z_far = float(-ndtri(POLICY.far_group_rate / n_groups))
     for _ in range(bins.size):
         out, std = _outside_mass(hist, decades, first, last, s, present, s_present, bins)
-        if out <= max(FOLLOW_STDS * std, FOLLOW_SHARE * present):
+        if out <= max(POLICY.follow_stds * std, POLICY.follow_share * present):
             break
         best, far = None, None
         for end, step in ((first, -1), (last, 1)):
@@ -144,12 +132,12 @@ def _follow_mass(hist, decades, first, last, s, present, s_present, bins=None):
             near = [u for u in units if u[2] is None]
             groups_next = [u for u in units if u[2] is not None]
             near += groups_next[:1 if groups_next and _away(groups_next[0][1], step)
-                                else FOLLOW_GROUPS]
+                                else POLICY.follow_groups]
             if not near:
                 continue
             score = np.cumsum([u[0] for u in near]) / (s * np.sqrt(1.0 + np.arange(len(near))))
             k = int(np.argmax(score))
-            if score[k] > GROW_STDS and (best is None or score[k] > best[0]):
+            if score[k] > POLICY.grow_stds and (best is None or score[k] > best[0]):
                 best = float(score[k]), step, near[k]
             heavy = max(units, key=lambda u: u[0])
             if heavy[0] > z_far * s and (far is None or heavy[0] > far[0]):
@@ -164,11 +152,6 @@ def _follow_mass(hist, decades, first, last, s, present, s_present, bins=None):
             break
         first, last = (end, last) if step < 0 else (first, end)
     return first, last
-
-
-#: A tail decade is trimmed where the rows beyond are estimated below this
-#: share of the present rows (:func:`_trim_tail`).
-TAIL_SHARE = 0.02
 
 
 def _bin_widths(bins, integer):
@@ -191,7 +174,7 @@ def _trim_tail(hist, decades, first, last, present, bins=None, integer=False):
     zero) is fitted to the noisy counts of its bins over their widths
     (isotonic regression, weights ``width²``: the counts' noise is equal),
     and the range ends at the first bin beyond which the fitted mass is
-    under ``TAIL_SHARE`` of the ``present`` rows. The bins' noise cannot
+    under ``POLICY.tail_share`` of the ``present`` rows. The bins' noise cannot
     say where in a decade a thin tail ends (ten bins of noise ``s`` each);
     the fitted decreasing density can, without reading a row.
 
@@ -220,7 +203,7 @@ def _trim_tail(hist, decades, first, last, present, bins=None, integer=False):
             np.arange(mine.size), hist[mine] / widths, sample_weight=widths ** 2)
         mass = np.maximum(density, 0.0) * widths
         beyond = np.cumsum(mass[::-1])[::-1] - mass  # fitted rows beyond each bin
-        keep = np.flatnonzero(beyond <= TAIL_SHARE * present)
+        keep = np.flatnonzero(beyond <= POLICY.tail_share * present)
         cut = int(mine[keep[0]]) if keep.size else end
         if step > 0:
             last = min(last, cut)

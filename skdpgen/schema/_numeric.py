@@ -21,6 +21,7 @@ from ._ranges import (
 )
 from ._issues import _empty, _missing_flag, _warn_guess, _warn_outside_share
 from ._mass import _follow_mass, _outside_mass, _trim_tail
+from ._policy import POLICY
 
 __all__ = ["Binned", "NumericKind", "bin_block", "bin_index", "n_levels", "numeric_layout"]
 
@@ -216,24 +217,19 @@ class _Levels(ColumnCodec):
         return _numeric_output(self.spec, values, missing, is_frame)
 
 
-#: A column whose exact zeros hold this share of the rows (estimated from the
-#: released count, beyond its flag threshold) at an end of its bounds gets
-#: ``"zero": true``.
-ZERO_SHARE = 0.05
-
-
 def _zero_mass(hist, bounds, n, s, z):
     """Whether the released exact-zero count makes a point mass at an end of ``bounds``.
 
     Post-processing: the noisy count of the grid's exact-zero bin above
-    ``z·s`` (the flags' threshold) and above ``ZERO_SHARE`` of ``n``, and 0
+    ``z·s`` (the flags' threshold) and above ``POLICY.zero_share`` of ``n``, and 0
     one of the bounds (rain, earnings, counts of events: the exact zeros
     are then synthesized as zeros, not as small positive numbers).
     """
     lower, upper, _, _ = _numeric_grid()
     zero_bin = int(np.flatnonzero((lower == 0.0) & (upper == 0.0))[0])
     count = float(hist[zero_bin])
-    return 0.0 in (float(bounds[0]), float(bounds[1])) and count > max(z * s, ZERO_SHARE * n)
+    at_end = 0.0 in (float(bounds[0]), float(bounds[1]))
+    return at_end and count > max(z * s, POLICY.zero_share * n)
 
 
 def _zero_snapped(bounds):

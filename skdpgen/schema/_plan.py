@@ -40,8 +40,9 @@ from ._categorical import (
 from ._issues import SchemaEstimateWarning, describe_issues
 from ._shares import auto_share
 from ._kind import EstimateContext
-from ._ranges import CLASS_SHARE, _other_label, flag_stds
+from ._ranges import _other_label, flag_stds
 from ._text import KINDS as _KIND
+from ._policy import POLICY
 
 __all__ = [
     "RELEASE_ORDER",
@@ -335,7 +336,7 @@ class SchemaPlan:
         return {name: c * (KIND_WEIGHT if name == KINDS else 1.0)
                 for name, c in self.release_counts().items()}
 
-    def shares(self, schema_share=1.0, class_fraction=CLASS_SHARE):
+    def shares(self, schema_share=1.0, class_fraction=POLICY.class_share):
         """Budget shares of the estimation releases.
 
         ``schema_share`` is split over the estimation releases in
@@ -343,7 +344,7 @@ class SchemaPlan:
         kind release (``"schema: kinds"``), which weighs ``KIND_WEIGHT`` (a
         half: its noise multiplier is √2 times that of the column's values
         release, since its tests need less precision than a histogram). An estimated
-        class list gets ``CLASS_SHARE`` (a quarter) of ``schema_share`` when
+        class list gets ``POLICY.class_share`` (a quarter) of ``schema_share`` when
         columns are estimated too, and the columns split the rest: a class
         that does not survive its selection merges into the other label,
         while a noisier bound only blurs its column, and on a wide table an
@@ -357,7 +358,7 @@ class SchemaPlan:
         schema_share : float, default=1.0
             Share of the schema estimation, relative to the fit's other
             shares (the accountant normalizes all shares together).
-        class_fraction : float, default=CLASS_SHARE
+        class_fraction : float, default=POLICY.class_share
             The estimated class list's fraction of ``schema_share`` when
             columns are estimated too (see :meth:`auto_share`).
 
@@ -375,7 +376,7 @@ class SchemaPlan:
             total = sum(weight.values())
             return {name: (schema_share * w / total, counts[name]) for name, w in weight.items()}
         # a lost class merges into "other", an imprecise bound only blurs a
-        # column: the class list keeps CLASS_SHARE however wide the table
+        # column: the class list keeps POLICY.class_share however wide the table
         total = sum(columns.values())
         rest = schema_share * (1.0 - class_fraction)
         shares = {name: (rest * w / total, counts[name]) for name, w in columns.items()}
@@ -452,7 +453,7 @@ class SchemaPlan:
                 None not in list(partial["bounds"])):
             bounds = partial["bounds"]
         return EstimateContext(partial=partial, bounds=bounds,
-                               flag_stds=getattr(self, "_flag_stds", 4.0),
+                               flag_stds=getattr(self, "_flag_stds", POLICY.flag_stds),
                                accountant=accountant, release=release, noisy=self.noisy_)
 
     def _first_pass(self, frame, y, cache):

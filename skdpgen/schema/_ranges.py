@@ -18,38 +18,12 @@ import math
 import numpy as np
 from scipy.special import ndtri
 
-QUANTILE = 0.005  # mass cut at each end of the occupied bins
-FALSE_BIN_RATE = 1e-4  # family-wise rate of an empty bin (group) taken as occupied, per level
-INTEGER_FRACTION = 0.01
-#: Least threshold (in noise standard deviations) of the missing and integer flags.
-FLAG_STDS = 4.0
-#: Family-wise rate of a wrong flag over a table's estimated columns (union bound).
-FALSE_FLAG_RATE = 1e-4
-# A column is numeric (bool, datetime) when at least this share of its present
-# values (noisy counts) are numbers (bools, dates).
-TYPE_SHARE = 0.98
-# Share of the schema budget of an estimated class list (with estimated columns).
-CLASS_SHARE = 0.25
-#: Noise standard deviations of the text-type tests (see :func:`kind_from_forms`).
-TYPE_STDS = 4.0
-OTHER_STDS = 3.0
-GROW_STDS = 2.0
-#: A bin one empty bin away from the occupied ones joins above this many stds.
-BRIDGE_STDS = 3.0
-#: The rest of an end group, or the next group, joins the range above this many
-#: stds of its sum (:func:`_extend_ends`).
-GROUP_STDS = 4.0
-#: A decade's released count unaccounted for by the range's bins stretches the
-#: range over the decade above this many stds (:func:`_unaccounted_decades`).
-DECADE_STDS = 3.0
+from ._policy import POLICY
+
 #: Each numeric bin is also split into this many equal sub-bins (the fine grid).
 FINE_BINS = 256
 #: Sub-bins per group of the fine grid's coarse level.
 FINE_GROUP = 16
-#: A range refined on the fine grid is widened by this share of its width at each end.
-FINE_MARGIN = 0.5
-#: ... and replaces the range only when at most this share of its width.
-FINE_SHRINK = 0.25
 
 _MANTISSAS = ("1", "1.25", "1.5", "2", "2.5", "3", "4", "5", "6", "8")
 _DECADES = range(-6, 15)  # edges 1e-6 … 8e14, then 1e15
@@ -165,11 +139,11 @@ def _refined_range(fine, coarse, first, last, s, integer, decades=None):
     hysteresis on the sub-bins, no cut); the lowest and the highest
     occupied sub-bin, stretched to the occupied groups entirely outside
     them (or the groups alone when no sub-bin is occupied), widened by
-    ``FINE_MARGIN`` times their distance at each end, bound the range
+    ``POLICY.fine_margin`` times their distance at each end, bound the range
     where they fall inside its first and last bin (or beyond them): an end
     bin is cut, never dropped, unless it is a lone weak end bin
     (:func:`_lone_weak_end`) that they do not reach. The refined range
-    replaces the range only when it is at most ``FINE_SHRINK`` of its width,
+    replaces the range only when it is at most ``POLICY.fine_shrink`` of its width,
     and when the mass it leaves out is not significant: neither the noisy
     bins of the range entirely outside it, nor (with ``decades``, the
     directly released decade counts) the range's decades less the noisy
@@ -201,7 +175,7 @@ def _refined_range(fine, coarse, first, last, s, integer, decades=None):
         return lo, hi
     found_lo = _fine_edges(first * FINE_BINS + found[0])[0]
     found_hi = _fine_edges(first * FINE_BINS + found[1])[1]
-    margin = FINE_MARGIN * (found_hi - found_lo)  # the tails too thin to be found
+    margin = POLICY.fine_margin * (found_hi - found_lo)  # the tails too thin to be found
     new_lo, new_hi = found_lo - margin, found_hi + margin
     # an end bin is cut, never dropped: it holds values; except a lone weak end
     # bin out of reach, an empty bin that joined on a fluctuation far more often
@@ -212,7 +186,7 @@ def _refined_range(fine, coarse, first, last, s, integer, decades=None):
         last = _lone_weak_end(coarse, bins, last, first, s, -1)
     new_lo = float(lower[first]) if new_lo > upper[first] else max(float(lower[first]), new_lo)
     new_hi = float(upper[last]) if new_hi < lower[last] else min(float(upper[last]), new_hi)
-    if new_hi - new_lo > FINE_SHRINK * (hi - lo):  # no big gain: lone sub-bins, not a range
+    if new_hi - new_lo > POLICY.fine_shrink * (hi - lo):  # no big gain: lone sub-bins, not a range
         return lo, hi
     # the bins of the range entirely outside the refined one must hold no
     # significant mass: a spike of repeated values found on the fine grid is
@@ -220,7 +194,7 @@ def _refined_range(fine, coarse, first, last, s, integer, decades=None):
     out = [b for b in range(first, last + 1) if upper[b] <= new_lo or lower[b] >= new_hi]
     mass = float(np.clip(coarse[first:last + 1], 0.0, None).sum())
     left = float(np.sum(coarse[out])) if out else 0.0
-    if out and left > max(GROUP_STDS * s * np.sqrt(len(out)), QUANTILE * 4 * mass):
+    if out and left > max(POLICY.group_stds * s * np.sqrt(len(out)), POLICY.quantile * 4 * mass):
         return lo, hi
     if decades is not None:  # ... nor the rest of the range's decades, released directly
         _, _, groups, _ = _numeric_grid()
@@ -229,8 +203,8 @@ def _refined_range(fine, coarse, first, last, s, integer, decades=None):
         sub_lo, sub_hi = _fine_bin_edges(positions)
         inside = (sub_hi > new_lo) & (sub_lo < new_hi)
         rest = float(np.sum(np.asarray(decades)[gids])) - float(np.sum(fine[positions[inside]]))
-        if rest > max(GROUP_STDS * s * math.sqrt(int(inside.sum()) + gids.size),
-                      QUANTILE * 4 * mass):
+        if rest > max(POLICY.group_stds * s * math.sqrt(int(inside.sum()) + gids.size),
+                      POLICY.quantile * 4 * mass):
             return lo, hi
     return new_lo, new_hi
 
@@ -238,7 +212,7 @@ def _refined_range(fine, coarse, first, last, s, integer, decades=None):
 def _lone_weak_end(coarse, bins, end, other, s, step):
     """End bin ``end`` of a range, or its inner neighbour when it is a lone weak end.
 
-    A lone weak end bin is at most ``GROUP_STDS·s`` (4 s: above that
+    A lone weak end bin is at most ``POLICY.group_stds·s`` (4 s: above that
     :func:`_extend_ends` would take it as mass; an empty bin gets there
     w.p. 3e-5), below the detection threshold of the numeric grid's bins
     (``z·s``, the Bonferroni ``z`` of :func:`_trimmed_range` over ``bins``,
@@ -277,7 +251,7 @@ def _lone_weak_end(coarse, bins, end, other, s, step):
     if k >= bins.size or bins[k] != end or not 0 <= k + step < bins.size:
         return end
     inner = int(bins[k + step])
-    if (inner - other) * step > 0 or coarse[end] > GROUP_STDS * s or coarse[inner] <= z * s:
+    if (inner - other) * step > 0 or coarse[end] > POLICY.group_stds * s or coarse[inner] <= z * s:
         return end
     return inner
 
@@ -322,11 +296,11 @@ def year_positions(wall_ns):
 
 @functools.lru_cache(maxsize=16)
 def _bonferroni_z(n_ids):
-    """``Φ⁻¹(1 − FALSE_BIN_RATE / n_ids)``."""
-    return float(-ndtri(FALSE_BIN_RATE / n_ids))
+    """``Φ⁻¹(1 − POLICY.false_bin_rate / n_ids)``."""
+    return float(-ndtri(POLICY.false_bin_rate / n_ids))
 
 
-def _trimmed_range(sums, sizes, s, grow, quantile=QUANTILE):
+def _trimmed_range(sums, sizes, s, grow, quantile=POLICY.quantile):
     """First and last occupied id after the robust cut, or None (see module doc)."""
     n_ids = sums.size
     z = _bonferroni_z(n_ids)
@@ -334,8 +308,8 @@ def _trimmed_range(sums, sizes, s, grow, quantile=QUANTILE):
     occupied = sums > z * noise
     if not occupied.any():
         return None
-    weak = sums > GROW_STDS * noise  # hysteresis: weak bins next to occupied ones join
-    bridge = sums > BRIDGE_STDS * noise  # ... and stronger ones across one empty bin
+    weak = sums > POLICY.grow_stds * noise  # hysteresis: weak bins next to occupied ones join
+    bridge = sums > POLICY.bridge_stds * noise  # ... and stronger ones across one empty bin
     while grow:
         near = np.r_[False, occupied[:-1]] | np.r_[occupied[1:], False]
         across = np.r_[False, False, occupied[:-2]] | np.r_[occupied[2:], False, False]
@@ -407,13 +381,13 @@ def _occupied_range(noisy, levels, s, guess=True, direct=None):
 
 def _extend_ends(noisy, groups, first, last, s):
     """The range ``first..last`` grown, group by group, over significant mass
-    just outside it (hysteresis on the coarse level, at ``GROUP_STDS``).
+    just outside it (hysteresis on the coarse level, at ``POLICY.group_stds``).
 
     Outside each end, in the nearest group (the rest of the end's own
     group, or the whole next group once the range reaches the group's
     edge), a run of the ``k`` bins next to the range, of noisy sum ``r``,
-    passes when ``r > GROUP_STDS·s·sqrt(k)`` and ``r`` exceeds
-    ``QUANTILE`` of the range's noisy mass; the passing run of largest
+    passes when ``r > POLICY.group_stds·s·sqrt(k)`` and ``r`` exceeds
+    ``POLICY.quantile`` of the range's noisy mass; the passing run of largest
     ``r/sqrt(k)`` (the most significant) joins; repeated while one joins.
     The bins' hysteresis stops inside mass spread thin over several bins
     (Bundesliga's rounds 2-5, ~240 rows in each of four bins at
@@ -434,7 +408,7 @@ def _extend_ends(noisy, groups, first, last, s):
         """The bins of ``part`` (nearest the range first) that join, or None."""
         sums = np.cumsum(noisy[part])
         root = np.sqrt(np.arange(1, part.size + 1))
-        ok = (sums > GROUP_STDS * s * root) & (sums > QUANTILE * mass)
+        ok = (sums > POLICY.group_stds * s * root) & (sums > POLICY.quantile * mass)
         if not ok.any():
             return None
         return part[:int(np.argmax(np.where(ok, sums / root, -np.inf))) + 1]
@@ -480,7 +454,7 @@ def _unaccounted_decades(noisy, decades, first, last, s):
 
     A decade's direct count (noise ``s``) minus the noisy bins of the range
     that lie in it (``k`` bins) estimates the decade's rows outside the
-    range, noise ``s·sqrt(1 + k)``; above ``DECADE_STDS`` (3) times that (an
+    range, noise ``s·sqrt(1 + k)``; above ``POLICY.decade_stds`` (3) times that (an
     empty remainder passes w.p. 1.3e-3 per decade) and above 2 % of the
     range's mass (on a large table's small noise a fluctuation never does:
     a year column 1995-2003 of 9,000 rows once became ``[1001, 10000]``),
@@ -497,7 +471,8 @@ def _unaccounted_decades(noisy, decades, first, last, s):
         in_decade = np.flatnonzero(groups == gid)
         inside = in_decade[(in_decade >= first) & (in_decade <= last)]
         rest = float(decades[gid]) - float(noisy[inside].sum())
-        if rest > max(DECADE_STDS * s * math.sqrt(1 + inside.size), 4 * QUANTILE * mass):
+        least = 4 * POLICY.quantile * mass
+        if rest > max(POLICY.decade_stds * s * math.sqrt(1 + inside.size), least):
             new_first = min(new_first, int(in_decade[0]))
             new_last = max(new_last, int(in_decade[-1]))
     return new_first, new_last
@@ -519,17 +494,17 @@ def flag_stds(n_columns):
     >>> flag_stds(1), round(flag_stds(784), 2)
     (4.0, 5.15)
     """
-    return max(FLAG_STDS, float(-ndtri(FALSE_FLAG_RATE / max(int(n_columns), 1))))
+    return max(POLICY.flag_stds, float(-ndtri(POLICY.false_flag_rate / max(int(n_columns), 1))))
 
 
-def _flags(noisy_nonint, noisy_missing, n, s, z=FLAG_STDS, s_missing=None):
+def _flags(noisy_nonint, noisy_missing, n, s, z=POLICY.flag_stds, s_missing=None):
     """(integer, missing) from the noisy counts, threshold ``z·s`` (see the module doc);
     ``s_missing``: the missing count's own noise std when it differs from ``s``."""
     present = min(max(n - noisy_missing, 0.0), float(n))
     missing = bool(noisy_missing > z * (s if s_missing is None else s_missing))
     integer = None
     if noisy_nonint is not None:
-        limit = min(0.5 * present, max(INTEGER_FRACTION * present, z * s))
+        limit = min(0.5 * present, max(POLICY.integer_fraction * present, z * s))
         integer = bool(noisy_nonint < limit)
     return integer, missing
 
@@ -547,14 +522,15 @@ def kind_from_forms(noisy, s):
     with the largest noisy count is the candidate: text (or no positive
     count) makes the column ``"categorical"``; a number, bool or date
     makes it ``"numeric"``, ``"bool"`` or ``"datetime"`` when its count
-    ``ñ_t`` also makes ``TYPE_SHARE`` of the noisy present values ``p̃ =
-    ñ_0 + ñ_1 + ñ_2 + ñ_3``: ``ñ_t − TYPE_SHARE·p̃ ≥ −TYPE_STDS·s_share``,
-    where ``s_share = s·sqrt((1 − q)² + 3q²)`` (``q = TYPE_SHARE``) is that
+    ``ñ_t`` also makes ``POLICY.type_share`` of the noisy present values ``p̃ =
+    ñ_0 + ñ_1 + ñ_2 + ñ_3``:
+    ``ñ_t − POLICY.type_share·p̃ ≥ −POLICY.type_stds·s_share``,
+    where ``s_share = s·sqrt((1 − q)² + 3q²)`` (``q = POLICY.type_share``) is that
     statistic's noise standard deviation; otherwise (a mix of forms) it is
     categorical.
 
     So a column whose present values all take form ``t`` fails the share
-    test w.p. at most ``Φ(−TYPE_STDS) ≈ 3e-5``, and loses the comparison
+    test w.p. at most ``Φ(−POLICY.type_stds) ≈ 3e-5``, and loses the comparison
     with another form's noise w.p. about ``3·Φ(−ñ_t/(s√2))`` (1e-9 at
     ``ñ_t = 8.6 s``; 13 % for a table of 344 rows and 17 columns at ε = 1,
     where the noise hides the counts). Exact counts (``s = 0``) type a
@@ -573,13 +549,13 @@ def kind_from_forms(noisy, s):
     'bool'
     """
     noisy = np.asarray(noisy, dtype=np.float64)
-    q = TYPE_SHARE
+    q = POLICY.type_share
     present = max(float(noisy[:4].sum()), 0.0)
     s_share = s * math.sqrt((1.0 - q) ** 2 + 3.0 * q * q)
     t = int(np.argmax(noisy[:4]))
     if t == 3 or not noisy[t] > 0:
         return "categorical"
-    if noisy[t] - q * present >= -TYPE_STDS * s_share:
+    if noisy[t] - q * present >= -POLICY.type_stds * s_share:
         return _FORM_KINDS[t]
     return "categorical"
 

@@ -8,19 +8,13 @@ delta)``. Never of a value.
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-import math
-
 from scipy.special import ndtri
 
-from ._ranges import CLASS_SHARE
+from ..privacy import approximate_rho
+from ._policy import POLICY
+
 
 __all__ = ["auto_share"]
-
-#: Least and largest share of a fit's budget that ``schema_share="auto"`` gives
-#: the columns' estimate, and the largest it gives an estimated class list.
-COLUMN_SHARE = 0.075
-MAX_COLUMN_SHARE = 0.3
-MAX_CLASS_SHARE = 0.2
 
 
 def _selection_z(delta):
@@ -37,17 +31,18 @@ def auto_share(units, estimate_classes, n, epsilon, delta):
 
     * the columns (``units``: the plan's column releases, a kind release
       weighing ``KIND_WEIGHT``): a numeric column's noise per bin at most
-      ``n/40`` rows (a bin or decade holding an eighth of the rows then
+      ``n/POLICY.bin_noise_rows`` (40) rows (a bin or decade holding an eighth of the rows then
       stands out of the noise at five of its standard deviations), a share
       between
-      ``COLUMN_SHARE`` (0.075) and ``MAX_COLUMN_SHARE`` (0.3);
+      ``POLICY.column_share`` (0.075) and ``POLICY.max_column_share`` (0.3);
     * the class list, when it is estimated: its selection threshold plus
-      two noise standard deviations at most 5 % of ``n`` (a class of 5 %
+      two noise standard deviations at most ``POLICY.class_noise_share``
+      (5 %) of ``n`` (a class of 5 %
       of the rows is then kept in about 98 % of fits), a share between
-      ``CLASS_SHARE × 0.1`` (0.025) and ``MAX_CLASS_SHARE`` (0.2).
+      ``POLICY.class_share × 0.1`` (0.025) and ``POLICY.max_class_share`` (0.2).
 
-    Sized with the zCDP approximation ``ρ ≈ (sqrt(log(1/δ) + ε) −
-    sqrt(log(1/δ)))²`` of the Gaussian budget (the accountant still
+    Sized with the zCDP approximation of the Gaussian budget
+    (:func:`skdpgen.privacy.approximate_rho`) (the accountant still
     calibrates the noise exactly from the shares). Ten columns and a class
     list: 0.1 from about 15,000 rows, 0.5 at 1,500 rows and fewer.
 
@@ -73,18 +68,19 @@ def auto_share(units, estimate_classes, n, epsilon, delta):
     >>> [round(auto_share(15, True, n, 1.0, 1e-5)[0], 2) for n in (1000, 5000, 20000)]
     [0.5, 0.2, 0.1]
     """
-    log_delta = math.log(1.0 / float(delta))
-    rho = (math.sqrt(log_delta + float(epsilon)) - math.sqrt(log_delta)) ** 2
+    rho = approximate_rho(epsilon, delta)
     n = max(int(n), 1)
     columns = 0.0
-    if units:  # s = sqrt(3.5 / rho_values) per numeric bin (√7 scaled to √2)
-        columns = min(max(3.5 * units * 1600.0 / (rho * n * n), COLUMN_SHARE),
-                      MAX_COLUMN_SHARE)
+    if units:  # a numeric bin's noise s = sqrt(3.5 / rho_values) (√7 scaled to √2) <= n/rows
+        rows = POLICY.bin_noise_rows
+        columns = min(max(3.5 * units * rows * rows / (rho * n * n), POLICY.column_share),
+                      POLICY.max_column_share)
     classes = 0.0
-    if estimate_classes:  # sigma (z + 2) <= 0.05 n, sigma = 1/sqrt(rho_classes)
-        sigma = 0.05 * n / (_selection_z(delta) + 2.0)
-        classes = min(max(1.0 / (sigma * sigma * rho), 0.1 * CLASS_SHARE), MAX_CLASS_SHARE)
+    if estimate_classes:  # sigma (z + 2) <= class_noise_share n, sigma = 1/sqrt(rho_classes)
+        sigma = POLICY.class_noise_share * n / (_selection_z(delta) + 2.0)
+        classes = min(max(1.0 / (sigma * sigma * rho), 0.1 * POLICY.class_share),
+                      POLICY.max_class_share)
     total = columns + classes
     if total == 0.0:
-        return 0.1, CLASS_SHARE
+        return 0.1, POLICY.class_share
     return total, classes / total

@@ -160,8 +160,6 @@ def check_spec(key, spec):
     return out
 
 
-
-
 def output_dtype(spec):
     """The public dtype of a column in decoded (synthetic) tables.
 

@@ -23,7 +23,7 @@ from .._dask import is_dask_collection
 from ..schema._plan import SchemaPlan
 from ..schema._issues import (SchemaEstimateError, SchemaEstimateWarning,
                               describe_issues, is_guess)
-from ..schema._ranges import CLASS_SHARE
+from ..schema._policy import POLICY
 from ..schema import TableEncoder
 from ._calibration import MarginalCalibration
 from ._mechanism import EmbeddingMechanism, ReleaseContext
@@ -409,7 +409,7 @@ class KMESynthesizer(PrivateEstimator):
             shares["label proportions"] = self.label_share
         selections = ()
         if estimate:
-            schema_share, class_fraction = self.schema_share, CLASS_SHARE
+            schema_share, class_fraction = self.schema_share, POLICY.class_share
             if schema_share == "auto":
                 schema_share, class_fraction = plan.auto_share(n_rows(), budget.epsilon,
                                                                budget.delta)
