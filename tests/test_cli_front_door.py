@@ -292,3 +292,25 @@ def test_a_template_asks_for_the_missing_flag_in_words():
     assert out["age"]["_estimated"] == [0, 9] and out["age"]["_estimated_missing"] is False
     assert out["age"]["_fill"].startswith("public bounds")
     assert "true if this column can have missing values" in out["age"]["_fill"]
+
+
+def test_a_single_kept_class_is_named_with_the_columns_weak_spots(tmp_path, capsys):
+    """holdout4's azcabgptca (1,959 rows, 'died' 1.8 % ones): the class list kept one
+    class and the refusal printed only the columns' "missing" lines, with
+    "--allow-guesses writes the output anyway", never naming the class list nor
+    --classes. The refusal names the class list, --classes, and that
+    --allow-guesses does not apply."""
+    rng = np.random.default_rng(3)
+    n = 2000
+    pd.DataFrame({"age": rng.integers(40, 90, n), "stay": rng.integers(1, 60, n),
+                  "died": (rng.random(n) < 0.004).astype(int)}).to_csv(
+        tmp_path / "heart.csv", index=False)
+    with reproducible_noise(0), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(["synthesize", str(tmp_path / "heart.csv"), "--target", "died",
+                     "--epsilon", "1", "--out", str(tmp_path / "s.csv"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and not (tmp_path / "s.csv").exists()
+    assert "the class list" in err and "--classes" in err
+    assert "--allow-guesses does not apply to the class list" in err
+    assert "--allow-guesses writes the output anyway" not in err

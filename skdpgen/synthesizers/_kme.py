@@ -446,12 +446,16 @@ class KMESynthesizer(PrivateEstimator):
         only = rows.classes[0] if k else None
         only = getattr(only, "item", lambda: only)()  # a Python scalar in the messages
         if y is not None and k < 2 and estimate and plan.estimate_classes:
-            raise SchemaEstimateError(
-                "The private class list kept a single class: at this budget the noisy "
-                "label counts do not clear the partition-selection threshold. Pass "
-                "classes=[...] (the public list of labels), or a larger epsilon or "
-                "schema_share.", schema=schema, classes=classes, issues=plan.issues_,
-                report=accountant.report())
+            message = ("The private class list kept a single class: at this budget the noisy "
+                       "label counts do not clear the partition-selection threshold. Pass "
+                       "classes=[...] (the public list of labels), or a larger epsilon or "
+                       "schema_share.")
+            # the class list is what refuses: named with the columns' weak spots
+            issues = [i for i in plan.issues_ if i["problem"] != "classes"]
+            issues.append({"column": None, "problem": "classes", "share": None,
+                           "detail": message})
+            raise SchemaEstimateError(message, schema=schema, classes=classes, issues=issues,
+                                      report=accountant.report())
         if y is not None and k < 2:
             raise ValueError(
                 f"y has a single class ({only!r}); fit without y to synthesize "
