@@ -78,7 +78,7 @@ import re
 import numpy as np
 import pandas as pd
 
-__all__ = ["read_records"]
+__all__ = ["RecordBlocks", "read_records"]
 
 #: The csv module's reading of a line (or, multiline, of the file).
 _DIALECT = dict(delimiter=",", quotechar='"', doublequote=True, skipinitialspace=True,
@@ -140,20 +140,108 @@ def read_records(path_or_buffer, *, multiline=False):
     >>> len(read_records(io.BytesIO(data), multiline=True))  # the open quote takes in 3 lines
     3
     """
-    newline = "" if multiline else "\n"  # "": the csv module sees every line end
-    with _decoded(path_or_buffer, newline) as text, _field_limit(_FIELD_LIMIT):
-        if multiline:
-            blocks, fields_of, cells_of = _record_blocks(text), list, _cells_of_records
+    blocks = RecordBlocks(path_or_buffer, multiline=multiline, block_rows=None)
+    cells = [block.to_numpy(dtype=object) for block in blocks]
+    return pd.DataFrame(np.concatenate(cells) if cells else np.empty((0, len(blocks.columns)),
+                                                                    dtype=object),
+                        columns=blocks.columns, dtype=object, copy=False)
+
+
+class RecordBlocks:
+    """A CSV file's records, a block of rows at a time (see the module docstring).
+
+    The same records as :func:`read_records`, never all at once: each pass
+    (``iter``) reads the file again and yields DataFrames of text cells of
+    at most about ``block_rows`` rows, so a fit that sums over blocks holds
+    one block of the file at a time. Equal texts of a column share one
+    string object within a pass (memory only).
+
+    Parameters
+    ----------
+    path_or_buffer : str, path-like or binary file object
+        The CSV file. A file object is read once, from its current position:
+        it gives one pass (a path gives any number).
+    multiline : bool, default=False
+        Whether a quoted field may span lines (see :func:`read_records`).
+    block_rows : int or None, default=65_536
+        Rows a block holds at least (the last one excepted), and at most
+        that plus the lines of about a megabyte of text (the reader's own
+        blocks); None: the reader's blocks.
+
+    Attributes
+    ----------
+    columns : list of str
+        The header's column names (read when the object is made; a header's
+        problem raises :class:`ValueError` then).
+
+    Examples
+    --------
+    >>> import io
+    >>> from skdpgen._records import RecordBlocks
+    >>> blocks = RecordBlocks(io.BytesIO(b"a,b\\n1,x\\n2,y\\n"))
+    >>> blocks.columns
+    ['a', 'b']
+    >>> [block["a"].tolist() for block in blocks]  # one block: the file is small
+    [['1', '2']]
+    """
+
+    def __init__(self, path_or_buffer, *, multiline=False, block_rows=65_536):
+        self.path_or_buffer = path_or_buffer
+        self.multiline = multiline
+        self.block_rows = block_rows
+        self._first = None
+        if hasattr(path_or_buffer, "read"):  # one pass: read as it is iterated
+            self._first = self._blocks()
+            self.columns = next(self._first)
         else:
-            blocks, fields_of, cells_of = _lines(text), _split_line, _cells_of_lines
-        first = next(blocks, None)
-        if first is None:
-            raise ValueError("the file is empty: there is no header line")
-        names = _column_names(fields_of(first[0]))
-        shared = [{} for _ in names]
-        cells = [_shared(cells_of(block, len(names)), shared)
-                 for block in itertools.chain([first[1:]], blocks)]
-    return pd.DataFrame(np.concatenate(cells), columns=names, dtype=object, copy=False)
+            with self._opened() as (names, _):
+                self.columns = names
+
+    @contextlib.contextmanager
+    def _opened(self):
+        newline = "" if self.multiline else "\n"  # "": the csv module sees every line end
+        with _decoded(self.path_or_buffer, newline) as text, _field_limit(_FIELD_LIMIT):
+            if self.multiline:
+                blocks, fields_of, cells_of = _record_blocks(text), list, _cells_of_records
+            else:
+                blocks, fields_of, cells_of = _lines(text), _split_line, _cells_of_lines
+            first = next(blocks, None)
+            if first is None:
+                raise ValueError("the file is empty: there is no header line")
+            names = _column_names(fields_of(first[0]))
+            yield names, (cells_of(block, len(names))
+                          for block in itertools.chain([first[1:]], blocks))
+
+    def _blocks(self):
+        """The column names, then the blocks: one pass over the file."""
+        with self._opened() as (names, cells):
+            yield names
+            shared = [{} for _ in names]
+            pending, rows = [], 0
+            for block in cells:
+                pending.append(_shared(block, shared))
+                rows += len(block)
+                if self.block_rows is None or rows >= self.block_rows:
+                    yield self._frame(pending, names)
+                    pending, rows = [], 0
+            if pending and (rows or self.block_rows is None):
+                yield self._frame(pending, names)
+
+    @staticmethod
+    def _frame(cells, names):
+        return pd.DataFrame(np.concatenate(cells) if len(cells) > 1 else cells[0],
+                            columns=names, dtype=object, copy=False)
+
+    def __iter__(self):
+        if self._first is not None:
+            first, self._first = self._first, None
+            yield from first
+            return
+        if hasattr(self.path_or_buffer, "read"):
+            raise ValueError("a file object gives one pass over its records; pass a path")
+        blocks = self._blocks()
+        next(blocks)  # the names, read when the object was made
+        yield from blocks
 
 
 @contextlib.contextmanager

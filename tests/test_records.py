@@ -180,6 +180,31 @@ def test_blocks_of_any_size_read_alike(monkeypatch):
         pd.testing.assert_frame_equal(read_records(io.BytesIO(data)), whole)
 
 
+def test_record_blocks_are_the_records_a_block_at_a_time(tmp_path, monkeypatch):
+    """Issue 43: the command line reads a CSV block by block. The blocks of
+    every size, concatenated, are the records read whole (the same
+    adversarial lines), a path gives a pass each time it is iterated, and a
+    file object gives one."""
+    data = 'h,i\n"a, b",1\r\n\nc\r,d\ré,"e\n'.encode() + b"x,y\n" * 7 + b"z"
+    (tmp_path / "t.csv").write_bytes(data)
+    for multiline in (False, True):
+        whole = read_records(io.BytesIO(data), multiline=multiline)
+        for chars, rows in ((1, 1), (3, 2), (7, 4), (1 << 20, 1)):
+            monkeypatch.setattr(_records, "_BLOCK_CHARS", chars)
+            monkeypatch.setattr(_records, "_BLOCK_RECORDS", rows)
+            blocks = _records.RecordBlocks(tmp_path / "t.csv", multiline=multiline,
+                                           block_rows=rows)
+            assert blocks.columns == ["h", "i"]
+            for _ in range(2):  # a path: any number of passes
+                parts = list(blocks)
+                assert len(parts) > 1 or rows > 1  # a block a row
+                pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), whole)
+    once = _records.RecordBlocks(io.BytesIO(data))
+    assert len(pd.concat(list(once))) == len(read_records(io.BytesIO(data)))
+    with pytest.raises(ValueError, match="one pass"):
+        list(once)
+
+
 def test_long_field_reads_and_the_field_limit_is_restored():
     limit = csv.field_size_limit()
     long = "x" * (limit + 10)
