@@ -47,12 +47,13 @@ from sklearn.utils.validation import validate_data
 from .._dask import is_dask_collection, meta
 from ..privacy import record_leak
 from ..schema._canonical import canonical, canonical_keys, numbers_table, sort_keys
+from ..schema._rows import TableRows, table_rows
 from ._distributed import DaskRows, unique_labels
 from ._memory import ArrayRows, chunk_feature_sums
 from ._release import release_mean_embedding, release_mean_embeddings
 
-__all__ = ["ArrayRows", "DaskRows", "chunk_feature_sums", "encode_labels", "make_rows",
-           "release_mean_embedding", "release_mean_embeddings"]
+__all__ = ["ArrayRows", "DaskRows", "TableRows", "chunk_feature_sums", "encode_labels",
+           "make_rows", "release_mean_embedding", "release_mean_embeddings", "table_rows"]
 
 
 #: Labels read (as canonical tags) at a time by :func:`encode_labels`.
