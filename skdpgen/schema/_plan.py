@@ -415,14 +415,15 @@ class SchemaPlan:
                     for key, kind in kinds.items()}
         return statistics
 
-    def _check_rows(self, rows):
-        """``rows`` as a :class:`~skdpgen.schema._rows.TableRows` of the planned table."""
+    def _check_rows(self, rows, summed=True):
+        """``rows``, a :class:`~skdpgen.schema._rows.TableRows` of the planned table
+        (whose labels can be ``summed`` with it when the classes are estimated)."""
         if not isinstance(rows, TableRows):
-            raise TypeError("Pass the table as skdpgen.schema._rows.table_rows(X, y), "
+            raise TypeError("Pass the table as skdpgen.private_schema.table_rows(X, y), "
                             f"not {type(rows).__name__}.")
         if rows.columns != self.columns:
             raise ValueError(f"X has columns {rows.columns}; the plan has {self.columns}.")
-        if self.estimate_classes:
+        if self.estimate_classes and summed:
             rows.check_labels()
         return rows
 
@@ -577,7 +578,7 @@ class SchemaPlan:
         ----------
         rows : TableRows
             The table and its labels (:func:`~skdpgen.schema._rows.table_rows`);
-            a Dask table is computed on the client.
+            a Dask table's columns are computed on the client, one at a time.
 
         Returns
         -------
@@ -587,7 +588,8 @@ class SchemaPlan:
         self.class_other_ = None
         if not self.release_counts():  # complete: nothing is read
             return self._user_schema(), self.classes
-        rows = self._check_rows(rows.in_memory())  # the leaky path reads on the client
+        rows = self._check_rows(rows, summed=False)  # read on the client, column by column
+        y = rows.labels() if self.estimate_classes else None
         schema = {}
         for key in self.columns:
             if key not in self.estimated:
@@ -606,7 +608,7 @@ class SchemaPlan:
                 "without privacy. Pass classes=[...] (the public list of possible "
                 "labels) to avoid this.",
             )
-            stats = key_counts(canonical(rows.labels()))
+            stats = key_counts(canonical(y))
             tags = sorted_tags(stats["keys"])
             classes = public_keys(tags)
             if not classes or stats["missing"]:

@@ -9,8 +9,11 @@ object it returns, whose interface is the same either way:
 ``columns``
     The column keys: names, or positions for arrays (public; never a dtype
     or a value).
-``is_dask``
-    Whether the rows are held by Dask: the decision, made once.
+``is_dask``, ``labels_dask``
+    Whether the rows, and the labels, are held by Dask: the decisions,
+    made once.
+``is_frame``
+    Whether the table is a (pandas or Dask) DataFrame: named columns.
 ``X``, ``y``
     The table and labels as given, for the encoding layer
     (:func:`skdpgen.rows.make_rows`).
@@ -30,9 +33,11 @@ object it returns, whose interface is the same either way:
     and dropped at its end.
 ``check_labels()``
     Raises unless the labels can be summed with the rows.
-``in_memory()``
-    The table in memory (a Dask table computed on the client: the leaky
-    path only), with ``canonical(key)`` and ``labels()``.
+``canonical(key)``, ``labels()``
+    One column's canonical forms, and the labels as a checked pandas
+    Series, on the client: for the leaky reads only (``infer_schema="data"``,
+    a :class:`~skdpgen.schema.TableEncoder` without a complete schema), which
+    compute a Dask column there.
 
 It lives in the schema layer, below :mod:`skdpgen.rows`, because the schema
 estimate (which must not import the rows layer) reads through it;
@@ -43,6 +48,7 @@ estimate (which must not import the rows layer) reads through it;
 # License: BSD 3-Clause
 
 import contextlib
+import functools
 
 import pandas as pd
 
@@ -82,9 +88,10 @@ def table_rows(X, y=None):
     """
     if isinstance(X, TableRows):
         return X
+    labels_dask = is_dask_collection(y)
     if is_dask_collection(X):
-        return _DaskTable(X, y)
-    return _MemoryTable(X, y)
+        return _DaskTable(X, y, labels_dask)
+    return _MemoryTable(X, y, labels_dask)
 
 
 class _Part:
@@ -121,13 +128,27 @@ class TableRows:
         Column keys in table order.
     is_dask : bool
         Whether the rows are held by Dask.
+    labels_dask : bool
+        Whether the labels are held by Dask.
+    is_frame : bool
+        Whether the table has named columns (a pandas or Dask DataFrame).
     """
 
     is_dask = False
 
-    def __init__(self, X, y):
+    def __init__(self, X, y, labels_dask):
         self.X = X
         self.y = y
+        self.labels_dask = labels_dask
+
+    def labels(self):
+        """The labels as a pandas Series on the client, one per row (else ValueError)."""
+        if self.y is None:
+            raise ValueError("The plan estimates the class list: pass the labels y.")
+        y = labels_series(self.y.compute() if self.labels_dask else self.y)
+        if len(y) != self.n_rows:
+            raise ValueError(f"y has {len(y)} labels for {self.n_rows} rows.")
+        return y
 
     def __repr__(self):
         return (f"{type(self).__name__}(columns={len(self.columns)}, "
@@ -137,11 +158,20 @@ class TableRows:
 class _MemoryTable(TableRows):
     """A table in memory: one partition, the canonical forms cached by :meth:`caching`."""
 
-    def __init__(self, X, y):
-        super().__init__(X, y)
-        self.frame = table_frame(X)
-        self.columns = list(self.frame.columns)
+    def __init__(self, X, y, labels_dask):
+        super().__init__(X, y, labels_dask)
+        self.is_frame = isinstance(X, pd.DataFrame)
         self._cache = None
+
+    @functools.cached_property
+    def frame(self):
+        """The table as a DataFrame whose values keep their form (:func:`table_frame`)."""
+        return table_frame(self.X)
+
+    @property
+    def columns(self):
+        """Column keys in table order."""
+        return list(self.frame.columns)
 
     @property
     def n_rows(self):
@@ -162,16 +192,7 @@ class _MemoryTable(TableRows):
 
     def check_labels(self):
         """Raise unless there is one label per row."""
-        if self.y is None:
-            raise ValueError("The plan estimates the class list: pass the labels y.")
-        y = labels_series(self.y)
-        if len(y) != len(self.frame):
-            raise ValueError(f"y has {len(y)} labels for {len(self.frame)} rows.")
-        return y
-
-    def labels(self):
-        """The labels as a pandas Series, checked (:meth:`check_labels`)."""
-        return self.check_labels()
+        self.labels()
 
     def canonical(self, key):
         """The canonical forms of column ``key`` (cached inside :meth:`caching`)."""
@@ -196,21 +217,19 @@ class _MemoryTable(TableRows):
         """
         return func(_Part(self.frame, self._cache), self.labels() if labels else None)
 
-    def in_memory(self):
-        """This table."""
-        return self
-
 
 class _DaskTable(TableRows):
     """A table held by Dask: summed partition by partition on the workers."""
 
     is_dask = True
 
-    def __init__(self, X, y):
-        super().__init__(X, y)
+    def __init__(self, X, y, labels_dask):
+        super().__init__(X, y, labels_dask)
+        self.is_frame = hasattr(X, "columns")
+        if not self.is_frame and X.ndim != 2:  # a Dask array
+            raise ValueError(f"Expected a 2-D array, got {X.ndim}-D.")
         # column names only (the meta)
-        self.columns = (list(meta(X).columns) if hasattr(X, "columns")
-                        else list(range(X.shape[1])))
+        self.columns = list(meta(X).columns) if self.is_frame else list(range(X.shape[1]))
         self._n_rows = None
 
     @property
@@ -227,7 +246,7 @@ class _DaskTable(TableRows):
 
     def check_labels(self):
         """Raise unless the labels are a Dask collection (partitioned like ``X``)."""
-        if not is_dask_collection(self.y):
+        if not self.labels_dask:
             raise ValueError("With a Dask X, y must be a Dask collection partitioned "
                              "like X.")
 
@@ -251,10 +270,10 @@ class _DaskTable(TableRows):
             self._n_rows, total = int(total["n"]), total["sum"]
         return total
 
-    def in_memory(self):
-        """The table computed on the client (the leaky path reads its columns there)."""
-        y = self.y.compute() if is_dask_collection(self.y) else self.y
-        return _MemoryTable(self.X.compute(), y)
+    def canonical(self, key):
+        """The canonical forms of column ``key``, computed on the client (a leak only)."""
+        column = self.X[key] if self.is_frame else self.X[:, key]
+        return canonical(column.compute())
 
 
 def count_rows(X):

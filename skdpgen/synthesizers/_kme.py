@@ -438,8 +438,8 @@ class KMESynthesizer(PrivateEstimator):
             unlisted = encode_labels([plan.class_other_], classes)[0]
         if missing_label is not None:  # missing labels: a class of their own
             missing = encode_labels([missing_label], classes)[0]
-        encoder = self._encoder(schema).fit(X)
-        rows = make_rows(self, X, y, reset=True, encoder=encoder, classes=classes,
+        encoder = self._encoder(schema).fit(table)
+        rows = make_rows(self, table, reset=True, encoder=encoder, classes=classes,
                          private=budget.private, min_rows=2, unlisted=unlisted,
                          missing=missing)
         k = rows.n_classes
