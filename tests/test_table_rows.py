@@ -95,3 +95,20 @@ def test_the_estimate_takes_only_a_table():
     assert plan.estimate_classes
     with pytest.raises(TypeError, match="table_rows"):
         plan.estimate(X, None)
+
+
+def test_an_array_is_turned_into_a_frame_once_per_read_and_not_kept(monkeypatch):
+    X = np.random.default_rng(0).integers(0, 3, (200, 6)).astype(float)
+    built, build = [], table_module.table_frame
+    monkeypatch.setattr(table_module, "table_frame", lambda X: built.append(1) or build(X))
+    plan = SchemaPlan.from_table(table_rows(X))
+    rows = table_rows(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        built.clear()
+        plan.read_from_data(rows)  # its shape, then one frame for the six columns
+        assert len(built) == 2
+        built.clear()
+        plan.read_from_data(rows)
+        assert len(built) == 1
+    assert rows._cache is None

@@ -591,15 +591,16 @@ class SchemaPlan:
         rows = self._check_rows(rows, summed=False)  # read on the client, column by column
         y = rows.labels() if self.estimate_classes else None
         schema = {}
-        for key in self.columns:
-            if key not in self.estimated:
-                schema[key] = copy.deepcopy(self.schema[key])
-                continue
-            canon = rows.canonical(key)
-            kind = _KIND[self.estimated[key]]
-            if kind.name == "text":
-                kind = kind.read(key, canon, None)
-            schema[key] = kind.read(key, canon, self._context(key))
+        with rows.caching(forms=False):  # one frame in memory, one column's forms at a time
+            for key in self.columns:
+                if key not in self.estimated:
+                    schema[key] = copy.deepcopy(self.schema[key])
+                    continue
+                canon = rows.canonical(key)
+                kind = _KIND[self.estimated[key]]
+                if kind.name == "text":
+                    kind = kind.read(key, canon, None)
+                schema[key] = kind.read(key, canon, self._context(key))
         classes = self.classes
         if self.estimate_classes:
             record_leak(

@@ -27,10 +27,10 @@ object it returns, whose interface is the same either way:
     and ``labels_p`` is a pandas Series of labels (or None). One call in
     memory; one call per partition on the Dask workers, only the partial
     sums travelling to the client (:func:`skdpgen._dask.partition_sums`).
-``caching()``
-    A context in which the canonical forms of a column are computed once
-    for all passes (in memory; a measured speed-up of the schema estimate)
-    and dropped at its end.
+``caching(forms=True)``
+    A context in which the table's frame, and the canonical forms of a
+    column, are computed once for all passes (in memory; a measured
+    speed-up of the schema estimate) and dropped at its end.
 ``check_labels()``
     Raises unless the labels can be summed with the rows.
 ``canonical(key)``, ``labels()``
@@ -48,7 +48,6 @@ estimate (which must not import the rows layer) reads through it;
 # License: BSD 3-Clause
 
 import contextlib
-import functools
 
 import pandas as pd
 
@@ -156,34 +155,49 @@ class TableRows:
 
 
 class _MemoryTable(TableRows):
-    """A table in memory: one partition, the canonical forms cached by :meth:`caching`."""
+    """A table in memory: one partition; the frame and the canonical forms are
+    kept between passes only inside :meth:`caching` (a fit holds no copy of ``X``)."""
 
     def __init__(self, X, y, labels_dask):
         super().__init__(X, y, labels_dask)
         self.is_frame = isinstance(X, pd.DataFrame)
         self._cache = None
+        self._shape = None
 
-    @functools.cached_property
+    @property
     def frame(self):
         """The table as a DataFrame whose values keep their form (:func:`table_frame`)."""
-        return table_frame(self.X)
+        if self._cache is not None and "frame" in self._cache:
+            return self._cache["frame"]
+        frame = table_frame(self.X)
+        self._shape = len(frame), list(frame.columns)
+        if self._cache is not None:
+            self._cache["frame"] = frame
+        return frame
+
+    def _measured(self):
+        """``(n_rows, columns)``, read once (the frame built for it is not kept)."""
+        if self._shape is None:
+            _ = self.frame  # sets the shape
+        return self._shape
 
     @property
     def columns(self):
         """Column keys in table order."""
-        return list(self.frame.columns)
+        return list(self._measured()[1])
 
     @property
     def n_rows(self):
         """The number of rows."""
-        return len(self.frame)
+        return self._measured()[0]
 
     @contextlib.contextmanager
-    def caching(self):
-        """Keep each column's canonical forms between the passes of this block."""
+    def caching(self, forms=True):
+        """Keep the frame, and each column's canonical forms unless not ``forms``,
+        between the passes of this block."""
         outer = self._cache is not None
         if not outer:
-            self._cache = {}
+            self._cache = {"forms": {} if forms else None}
         try:
             yield self
         finally:
@@ -196,7 +210,10 @@ class _MemoryTable(TableRows):
 
     def canonical(self, key):
         """The canonical forms of column ``key`` (cached inside :meth:`caching`)."""
-        return _Part(self.frame, self._cache)[key]
+        return self._part()[key]
+
+    def _part(self):
+        return _Part(self.frame, self._cache and self._cache["forms"])
 
     def partition_sums(self, func, *, labels=False):
         """``func(part, labels)`` on the whole table: one partition.
@@ -215,7 +232,7 @@ class _MemoryTable(TableRows):
         total : object
             What ``func`` returns.
         """
-        return func(_Part(self.frame, self._cache), self.labels() if labels else None)
+        return func(self._part(), self.labels() if labels else None)
 
 
 class _DaskTable(TableRows):
@@ -240,7 +257,7 @@ class _DaskTable(TableRows):
         return self._n_rows
 
     @contextlib.contextmanager
-    def caching(self):
+    def caching(self, forms=True):
         """Nothing is kept: each partition's forms live on its worker."""
         yield self
 

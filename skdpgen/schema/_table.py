@@ -360,8 +360,9 @@ class TableEncoder:
         if unknown:
             raise ValueError(f"The schema names columns that X lacks: {sorted(map(str, unknown))}.")
         self.columns_ = columns
-        self.specs_ = [check_spec(key, schema[key]) if key in schema
-                       else self._spec_from_data(key, table) for key in columns]
+        with table.caching(forms=False):  # one frame for the leaky reads
+            self.specs_ = [check_spec(key, schema[key]) if key in schema
+                           else self._spec_from_data(key, table) for key in columns]
         self.dtypes_ = [output_dtype(spec) for spec in self.specs_]
         self.codecs_ = [kind_of_spec(spec).codec(key, spec, max_levels=self.max_levels,
                                                  bins=self.bins)
