@@ -186,14 +186,14 @@ def noisy_marginals_private(table, n_samples, epsilon, delta, rng, schema_share=
     (``SchemaPlan``, as a synthesizer's fit does), the rest releases the
     marginals over the estimated schema's cells, all in one accountant
     (exact composition); returns (X_syn, y_syn, report, seconds)."""
-    from skdpgen.private_schema import SchemaPlan, map_unlisted
+    from skdpgen.private_schema import SchemaPlan, map_unlisted, table_rows
     from skdpgen.privacy import GaussianAccountant
 
     t0 = time.perf_counter()
     plan = SchemaPlan.from_table(table.X_train, table.y_train)
     shares = {**plan.shares(schema_share), "one-way marginals": 1.0 - schema_share}
     accountant = GaussianAccountant(epsilon, delta, shares, selections=plan.selections())
-    schema, classes = plan.estimate(table.X_train, table.y_train, accountant)
+    schema, classes = plan.estimate(table_rows(table.X_train, table.y_train), accountant)
     y = map_unlisted(np.asarray(table.y_train, dtype=object), classes, plan.class_other_)
     X = table.X_train.copy()
     for c, spec in schema.items():  # values the estimate dropped: its "other" category

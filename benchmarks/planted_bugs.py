@@ -51,7 +51,7 @@ BUGS = {
         ["tests/test_schema_longtail.py"]),
     "share-from-complete-rows": (
         "skdpgen/synthesizers/_kme.py",
-        "plan.auto_share(_n_rows(X), budget.epsilon,",
+        "plan.auto_share(table.n_rows, budget.epsilon,",
         "plan.auto_share(int(__import__('pandas').DataFrame(X).notna().all(axis=1).sum()), "
         "budget.epsilon,",
         ["tests/test_replay.py"]),

@@ -34,6 +34,7 @@ import pandas as pd
 from skdpgen.privacy import GaussianAccountant, reproducible_noise
 from skdpgen.schema._issues import is_guess
 from skdpgen.schema._plan import SchemaPlan
+from skdpgen.schema._rows import table_rows
 
 
 def _shapes(rng, n):
@@ -74,7 +75,7 @@ def estimate(X, y, epsilon=1.0, delta=1e-5, seed=0):
         with reproducible_noise(seed):
             accountant = GaussianAccountant(epsilon, delta, shares,
                                             selections=plan.selections())
-            schema, _ = plan.estimate(X, y, accountant)
+            schema, _ = plan.estimate(table_rows(X, y), accountant)
     return schema, plan.issues_
 
 

@@ -46,9 +46,10 @@ def partition_sums(func, X, y=None):
     ``y`` (or None) and returns a small partial statistic: a number, an
     array, a :class:`collections.Counter` or a dict of those, summed across
     partitions (dicts key by key). Only these partial results travel to the
-    client; no column is computed there. ``y`` must be partitioned like
-    ``X`` (a column of the same Dask DataFrame, or a Dask array with the
-    same row chunks).
+    client; no column is computed there. ``y`` must be a Dask collection
+    partitioned like ``X`` (a column of the same Dask DataFrame, or a Dask
+    array with the same row chunks): the caller,
+    :class:`skdpgen.schema._rows.TableRows`, has checked that it is one.
     """
     import dask
     import dask.array as da
@@ -57,15 +58,10 @@ def partition_sums(func, X, y=None):
         xs = list(X.rechunk({1: -1}).to_delayed()[:, 0])
     else:
         xs = list(X.to_delayed())
-    if y is None:
-        ys = [None] * len(xs)
-    elif is_dask_collection(y):
-        ys = list(y.to_delayed())
-        if len(ys) != len(xs):
-            raise ValueError(
-                f"y has {len(ys)} partitions but X has {len(xs)}; partition them alike.")
-    else:
-        raise ValueError("With a Dask X, y must be a Dask collection partitioned like X.")
+    ys = [None] * len(xs) if y is None else list(y.to_delayed())
+    if len(ys) != len(xs):
+        raise ValueError(
+            f"y has {len(ys)} partitions but X has {len(xs)}; partition them alike.")
     parts = dask.compute(*[dask.delayed(func)(xp, yp) for xp, yp in zip(xs, ys)])
     total = parts[0]
     for part in parts[1:]:

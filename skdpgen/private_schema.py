@@ -270,15 +270,18 @@ from .schema._issues import SchemaEstimateWarning
 from .schema._plan import SchemaPlan, estimate_schema, map_unlisted, sensitivity_table
 from .schema._policy import POLICY
 from .schema._ranges import flag_stds, numeric_grid, time_grid
+from .schema._rows import TableRows, table_rows
 
 __all__ = [
     "SchemaEstimateWarning",
     "SchemaPlan",
+    "TableRows",
     "column_kind",
     "estimate_schema",
     "flag_stds",
     "map_unlisted",
     "numeric_grid",
+    "table_rows",
     "time_grid",
 ]
 

@@ -54,6 +54,7 @@ from skdpgen.schema._plan import (
     SchemaPlan,
 )
 from skdpgen.privacy import GaussianAccountant
+from skdpgen.schema._rows import table_rows
 
 from _capture import capture_fits
 
@@ -124,7 +125,7 @@ def _pair(mode="histograms"):
 def _fit(plan):
     def fit(X, y):
         acc = GaussianAccountant(EPSILON, DELTA, plan.shares(1.0), selections=plan.selections())
-        plan.estimate(X, y, acc)
+        plan.estimate(table_rows(X, y), acc)
         return acc.report()
     return fit
 
@@ -242,7 +243,7 @@ def _selection_keep_rate(n_runs, noise_scale=1.0, threshold_shift=0.0):
             for _ in range(n_runs):
                 acc = GaussianAccountant(1.0, 0.2, plan.shares(1.0),
                                          selections=plan.selections(), selection_delta=0.05)
-                spec, _ = plan.estimate(table, None, acc)
+                spec, _ = plan.estimate(table_rows(table), acc)
                 kept += table is d and "solo" in spec["c"]["categories"]
                 out.append(plan.noisy_["c"][0])  # "a", kept in every run at this noise
     s = acc.noise_multipliers["schema: categories"] * math.sqrt(2.0)

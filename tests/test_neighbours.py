@@ -23,7 +23,7 @@ import pytest
 
 from skdpgen import DPHPSynthesizer
 from skdpgen.cli import main
-from skdpgen.private_schema import SchemaPlan, estimate_schema
+from skdpgen.private_schema import SchemaPlan, estimate_schema, table_rows
 from skdpgen.privacy import GaussianAccountant, reproducible_noise
 
 N = 400
@@ -394,7 +394,7 @@ def test_noisy_keeps_only_the_released_counts():
         with warnings.catch_warnings(), reproducible_noise(0):
             warnings.simplefilter("ignore")
             acc = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
-            plan.estimate(X, None, acc)
+            plan.estimate(table_rows(X), acc)
         lengths.append(len(plan.noisy_["c"]))
     assert lengths == [2, 2]
 

@@ -38,6 +38,7 @@ from skdpgen.schema._plan import (
 )
 from skdpgen.privacy import GaussianAccountant, PrivacyLeakWarning, leak_ledger, reproducible_noise
 from skdpgen.schema import TableEncoder, kinds_from_dtypes
+from skdpgen.schema._rows import table_rows
 
 N = 5_000
 
@@ -195,7 +196,7 @@ def test_complete_schema_spends_nothing_and_reads_nothing(table):
     full, classes, _ = estimate_schema(X, y, epsilon=np.inf)
     plan = SchemaPlan.from_table(X, y, schema=full, classes=classes)
     assert plan.shares() == {} and plan.selections() == [] and plan.missing_entries() == []
-    out, out_classes = plan.estimate(None, None, None)  # the rows are not even looked at
+    out, out_classes = plan.estimate(None, None)  # the rows are not even looked at
     assert out == full and out_classes == classes
     schema, classes2, report = estimate_schema(X, y, schema=full, classes=classes)
     assert schema == full and classes2 == classes
@@ -294,7 +295,7 @@ def test_a_singleton_is_dropped_and_frequent_values_kept():
     y = np.r_[rng.choice([3, 7], N - 1), [99]]  # numeric labels, one held by one record
     plan = SchemaPlan.from_table(X, y)
     acc = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
-    schema, classes = plan.estimate(X, y, acc)
+    schema, classes = plan.estimate(table_rows(X, y), acc)
     # lonely survives w.p. δ_each = 2.5e-6; the other category is added w.p. 0.13 %
     categories = schema["c"]["categories"]
     assert categories[:2] == ["x", "y"] and "lonely" not in categories
@@ -865,11 +866,11 @@ def test_estimate_checks_its_input(table):
     plan = SchemaPlan.from_table(X, y)
     acc = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
     with pytest.raises(ValueError, match="labels"):
-        plan.estimate(X, None, acc)
+        plan.estimate(table_rows(X), acc)
     with pytest.raises(ValueError, match="columns"):
-        plan.estimate(X[["age"]], y, acc)
+        plan.estimate(table_rows(X[["age"]], y), acc)
     # a column of another dtype is the same column: its form is not public
-    schema, _ = plan.estimate(X.assign(age=X["age"].astype(str)), y, acc)
+    schema, _ = plan.estimate(table_rows(X.assign(age=X["age"].astype(str)), y), acc)
     assert schema["age"]["type"] == "numeric"
 
 
@@ -899,7 +900,7 @@ def test_no_noise_is_drawn_outside_the_accountant(table, monkeypatch):
     plan = SchemaPlan.from_table(X, y)
     acc = GaussianAccountant(1.0, 1e-5, plan.shares(), selections=plan.selections())
     with leak_ledger() as leaks:
-        plan.estimate(X, y, acc)
+        plan.estimate(table_rows(X, y), acc)
     assert leaks == []
     assert sorted(made) == sorted([(KINDS, math.sqrt(2))] * 5 + [(VALUES, math.sqrt(2))] * 5
                                   + [(CLASSES, math.sqrt(2))])
@@ -914,7 +915,7 @@ def test_read_from_data_records_leaks(table):
     plan = SchemaPlan.from_table(X, y, schema={"age": {"type": "numeric", "bounds": [0, 120],
                                                        "integer": True}})
     with pytest.warns(PrivacyLeakWarning), leak_ledger() as leaks:
-        schema, classes = plan.read_from_data(X, y)
+        schema, classes = plan.read_from_data(table_rows(X, y))
     assert [(leak.what, leak.column) for leak in leaks] == [
         ("bounds", "income"), ("bounds", "when"), ("missing", "member"),
         ("categories", "city"), ("classes", None)]
@@ -928,7 +929,7 @@ def test_read_from_data_records_leaks(table):
     assert classes == ["no", "yes"]
     # public bounds: the flags are still read (and recorded)
     with pytest.warns(PrivacyLeakWarning), leak_ledger() as leaks:
-        SchemaPlan.from_table(X[["age"]], bounds=(0, 200)).read_from_data(X[["age"]])
+        SchemaPlan.from_table(X[["age"]], bounds=(0, 200)).read_from_data(table_rows(X[["age"]]))
     assert [leak.what for leak in leaks] == ["integer"]
 
 

@@ -18,6 +18,7 @@ from skdpgen.schema._kind import EstimateContext
 from skdpgen.schema._mass import _outside_mass
 from skdpgen.schema._numeric import NumericKind, _numeric_statistic, numeric_layout
 from skdpgen.schema._plan import SchemaPlan
+from skdpgen.schema._rows import table_rows
 from skdpgen.schema._ranges import _numeric_grid
 
 
@@ -50,7 +51,7 @@ def _fit_estimate(X, y, seed, epsilon=1.0, delta=1e-5):
         with reproducible_noise(seed):
             accountant = GaussianAccountant(epsilon, delta, shares,
                                             selections=plan.selections())
-            schema, _ = plan.estimate(X, y, accountant)
+            schema, _ = plan.estimate(table_rows(X, y), accountant)
     return schema, plan.issues_
 
 

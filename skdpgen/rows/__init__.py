@@ -1,7 +1,11 @@
 """The private-rows layer: the one interface to the data of a fit.
 
-Every estimator reads its private data through :func:`make_rows`, once per
-fit. It validates the rows (or encodes them with a public
+A fit first makes its raw private table once, :func:`table_rows` (from the
+schema layer, whose private estimate reads the table through it before any
+encoding: its module states that protocol); that object alone decides
+whether the rows are in memory or held by Dask. Every estimator then reads
+its private data through :func:`make_rows`, once per fit, given that table
+(or a raw one, which it wraps the same way). It validates the rows (or encodes them with a public
 :class:`~skdpgen.schema.TableEncoder`), checks the labels and turns them into
 class codes (taking the class list from ``classes=``, or from the data as a
 recorded leak), and returns an object with one interface whether the rows
@@ -44,15 +48,16 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import validate_data
 
-from .._dask import is_dask_collection, meta
+from .._dask import meta
 from ..privacy import record_leak
 from ..schema._canonical import canonical, canonical_keys, numbers_table, sort_keys
+from ..schema._rows import TableRows, table_rows
 from ._distributed import DaskRows, unique_labels
 from ._memory import ArrayRows, chunk_feature_sums
 from ._release import release_mean_embedding, release_mean_embeddings
 
-__all__ = ["ArrayRows", "DaskRows", "chunk_feature_sums", "encode_labels", "make_rows",
-           "release_mean_embedding", "release_mean_embeddings"]
+__all__ = ["ArrayRows", "DaskRows", "TableRows", "chunk_feature_sums", "encode_labels",
+           "make_rows", "release_mean_embedding", "release_mean_embeddings", "table_rows"]
 
 
 #: Labels read (as canonical tags) at a time by :func:`encode_labels`.
@@ -148,9 +153,11 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
     estimator : BaseEstimator
         Whose ``n_features_in_`` and ``feature_names_in_`` are set
         (``reset=True``) or checked.
-    X : array-like, DataFrame, Dask array or Dask DataFrame of shape (n_samples, n_features)
+    X : array-like, DataFrame, Dask array, Dask DataFrame or TableRows
+        The rows, of shape (n_samples, n_features); a fit passes its
+        :func:`table_rows` (which decided memory or Dask, and holds ``y``).
     y : array-like, Dask array or Dask Series of shape (n_samples,), default=None
-        Class labels.
+        Class labels (those of ``X`` when it is a ``TableRows``).
     reset : bool
         True in ``fit``; False when scoring or transforming.
     encoder : TableEncoder, default=None
@@ -176,7 +183,9 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
     -------
     rows : ArrayRows or DaskRows
     """
-    if is_dask_collection(X):
+    table = table_rows(X, y)
+    X, y = table.X, table.y
+    if table.is_dask:
         validate_data(estimator, meta(X), reset=reset, skip_check_array=True)
         convert = numbers_table if encoder is None else encoder.transform
         width = None if encoder is None else encoder.n_encoded_
@@ -197,7 +206,7 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
                          n_columns=width)
     if y is None:
         return rows
-    dask_y = is_dask_collection(y)
+    dask_y = table.labels_dask
     if not dask_y:
         y = _labels_in_memory(y, rows.n_rows)
     if classes is not None:
@@ -216,7 +225,7 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
     if isinstance(rows, DaskRows):
         rows.set_labels(y, classes,
                         lambda block: encode_labels(block, classes, unlisted=unlisted,
-                                                    missing=missing))
+                                                    missing=missing), dask=dask_y)
     else:
         rows.codes = encode_labels(y, classes, unlisted=unlisted, missing=missing)
         rows.classes = classes

@@ -19,7 +19,6 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._dask import is_dask_collection
 from ..kernels import prepare_feature_map
 from ._memory import chunk_feature_sums, split_sums
 
@@ -168,11 +167,11 @@ class DaskRows:
                  for b, m in zip(self.blocks, self.lengths)]
         return da.concatenate(parts, axis=0)
 
-    def set_labels(self, y, classes, encode):
+    def set_labels(self, y, classes, encode, *, dask):
         """Class codes of ``y``, one (Delayed) int array per block.
 
-        ``y`` is in memory, or a Dask array or Series in the same row order
-        as ``X``; Dask labels are re-blocked to ``X``'s blocks (their
+        ``y`` is in memory, or (``dask``, as :func:`table_rows` decided) a
+        Dask array or Series in the same row order as ``X``; Dask labels are re-blocked to ``X``'s blocks (their
         partitions need not match: reading fewer columns of a Parquet file,
         Dask may merge partitions). This needs the block lengths, so for a
         Dask DataFrame it costs one counting pass over ``X``.
@@ -181,7 +180,7 @@ class DaskRows:
         import dask.array as da
 
         self.classes = classes
-        if not is_dask_collection(y):
+        if not dask:
             y = np.asarray(y)
             if y.ndim != 1 or y.shape[0] != self.n_rows:
                 raise ValueError(

@@ -2,8 +2,9 @@
 
 This module is the only place where the schema estimate touches the rows
 and states a sensitivity. It computes each release's exact statistic from
-the rows' canonical forms (:mod:`skdpgen.schema._canonical`), summed per
-chunk or per Dask partition, hands it to the
+the rows' canonical forms (:mod:`skdpgen.schema._canonical`), summed by the
+table's :class:`~skdpgen.schema._rows.TableRows` (in one call in memory, per
+partition on the Dask workers: its only way to the rows), hands it to the
 :class:`~skdpgen.privacy.GaussianAccountant` (which draws the noise), and
 passes the noisy vector to the post-processing of
 :mod:`skdpgen.schema._ranges`. The mechanisms are explained in
@@ -17,9 +18,6 @@ import copy
 import math
 import warnings
 
-import pandas as pd
-
-from .._dask import is_dask_collection, meta, partition_sums
 from ..privacy import (
     _outside_stacklevel,
     GaussianAccountant,
@@ -28,8 +26,7 @@ from ..privacy import (
     leak_ledger,
     record_leak,
 )
-from ._canonical import canonical, table_frame
-from ._canonical import labels_series as _labels
+from ._canonical import canonical
 from ._categorical import (
     estimate_class_list,
     key_counts,
@@ -41,6 +38,7 @@ from ._issues import SchemaEstimateWarning, describe_issues
 from ._shares import auto_share
 from ._kind import EstimateContext
 from ._ranges import _other_label, flag_stds
+from ._rows import TableRows, table_rows
 from ._text import KINDS as _KIND
 from ._policy import POLICY
 
@@ -123,14 +121,6 @@ def sensitivity_table():
     return [(name, _RELEASED[name], text(SENSITIVITY[name])) for name in RELEASE_ORDER]
 
 
-# ---------------------------------------------------------------------------
-# the rows, in any form
-# ---------------------------------------------------------------------------
-
-
-_as_frame = table_frame
-
-
 def _declared_kind(spec):
     """The kind a partial spec declares, or None when the spec is complete."""
     kind = spec.get("type")
@@ -143,14 +133,6 @@ def _declared_kind(spec):
     if kind == "categorical" and not spec.get("categories"):
         return "categorical"
     return None
-
-
-def _canon(frame, key, cache):
-    if cache is None:
-        return canonical(frame[key])
-    if key not in cache:
-        cache[key] = canonical(frame[key])
-    return cache[key]
 
 
 # ---------------------------------------------------------------------------
@@ -263,10 +245,12 @@ class SchemaPlan:
 
         Parameters
         ----------
-        X : DataFrame, 2-D array, list of rows, or Dask DataFrame or array
-            Only its column names (positions for arrays) are read.
+        X : TableRows, DataFrame, 2-D array, list of rows, or Dask DataFrame or array
+            Only its column names (positions for arrays) are read; a
+            :class:`~skdpgen.schema._rows.TableRows` brings its labels.
         y : array-like of shape (n,), default=None
-            Labels; only whether they are given is read.
+            Labels; only whether they are given is read (those of ``X``
+            when it is a ``TableRows``).
         schema : dict, default=None
             Public column specs (format of :mod:`skdpgen.schema`); a spec
             with a ``"type"`` only declares the column's kind.
@@ -281,13 +265,9 @@ class SchemaPlan:
         plan : SchemaPlan
         """
         schema = dict(schema or {})
-        if is_dask_collection(X):  # column names only (the meta)
-            columns = (list(meta(X).columns) if hasattr(X, "columns")
-                       else list(range(X.shape[1])))
-        elif isinstance(X, pd.DataFrame):
-            columns = list(X.columns)
-        else:
-            columns = list(_as_frame(X).columns)
+        if isinstance(X, TableRows):
+            y = X.y
+        columns = table_rows(X).columns
         if not columns:
             raise ValueError("X has no columns.")
         unknown = set(schema) - set(columns)
@@ -408,42 +388,6 @@ class SchemaPlan:
         return list(self.estimated) + (["classes"] if self.estimate_classes else [])
 
     # -- reading the rows ------------------------------------------------------
-    def _sums(self, X, y, func, cache):
-        """``func(frame, labels, cache)`` summed over the rows' partitions.
-
-        In memory the whole table is one partition and ``cache`` keeps each
-        column's canonical forms between passes; a Dask collection is
-        summed partition by partition on its workers
-        (:func:`skdpgen._dask.partition_sums`), so no column reaches the
-        client.
-        """
-        if is_dask_collection(X):
-            columns = self.columns
-
-            def part(xp, yp):  # a DataFrame partition, or a block of whole rows
-                frame = xp if isinstance(xp, pd.DataFrame) else pd.DataFrame(xp, columns=columns)
-                return func(frame, _labels(yp), None)
-
-            return partition_sums(part, X, y if is_dask_collection(y) else None)
-        return func(X, y, cache)
-
-    def _in_memory(self, X, y):
-        if is_dask_collection(X):
-            if self.estimate_classes and not is_dask_collection(y):
-                raise ValueError("With a Dask X, y must be a Dask collection partitioned "
-                                 "like X.")
-            return X, y
-        frame = _as_frame(X)
-        if list(frame.columns) != self.columns:
-            raise ValueError(f"X has columns {list(frame.columns)}; the plan has {self.columns}.")
-        if self.estimate_classes:
-            if y is None:
-                raise ValueError("The plan estimates the class list: pass the labels y.")
-            y = _labels(y)
-            if len(y) != len(frame):
-                raise ValueError(f"y has {len(y)} labels for {len(frame)} rows.")
-        return frame, y
-
     def _context(self, key, accountant=None, release=""):
         """What the kind of column ``key`` may use besides its rows (see
         :class:`~skdpgen.schema._kind.EstimateContext`)."""
@@ -456,23 +400,35 @@ class SchemaPlan:
                                flag_stds=getattr(self, "_flag_stds", POLICY.flag_stds),
                                accountant=accountant, release=release, noisy=self.noisy_)
 
-    def _first_pass(self, frame, y, cache):
-        """The row count, the form counts of columns of unknown kind, the labels' keys."""
-        out = {"n": len(frame)}
+    def _first_pass(self, part, y):
+        """The form counts of columns of unknown kind, the labels' keys."""
+        out = {}
         for key, kind in self.estimated.items():
             if kind == "text":
-                out[("forms", key)] = _KIND["text"].statistic(_canon(frame, key, cache), None)
+                out[("forms", key)] = _KIND["text"].statistic(part[key], None)
         if self.estimate_classes:
             out["classes"] = key_counts(canonical(y))
         return out
 
     def _value_pass(self, kinds):
-        def statistics(frame, y, cache):
-            return {key: kind.statistic(_canon(frame, key, cache), self._context(key))
+        def statistics(part, _):
+            return {key: kind.statistic(part[key], self._context(key))
                     for key, kind in kinds.items()}
         return statistics
 
-    def estimate(self, X, y, accountant):
+    def _check_rows(self, rows, summed=True):
+        """``rows``, a :class:`~skdpgen.schema._rows.TableRows` of the planned table
+        (whose labels can be ``summed`` with it when the classes are estimated)."""
+        if not isinstance(rows, TableRows):
+            raise TypeError("Pass the table as skdpgen.private_schema.table_rows(X, y), "
+                            f"not {type(rows).__name__}.")
+        if rows.columns != self.columns:
+            raise ValueError(f"X has columns {rows.columns}; the plan has {self.columns}.")
+        if self.estimate_classes and summed:
+            rows.check_labels()
+        return rows
+
+    def estimate(self, rows, accountant):
         """Estimate what the schema leaves out, privately.
 
         Every release is made through ``accountant`` (``add_noise`` and
@@ -482,10 +438,11 @@ class SchemaPlan:
 
         Parameters
         ----------
-        X : DataFrame, 2-D array, list of rows, or Dask DataFrame or array
-            The private table (the planned columns), its values in any form.
-        y : array-like of shape (n,) or None
-            The private labels (needed when the classes are estimated).
+        rows : TableRows
+            The private table (the planned columns) and its labels (needed
+            when the classes are estimated), as
+            :func:`~skdpgen.schema._rows.table_rows` reads them: the only
+            way the estimate reads a row.
         accountant : GaussianAccountant
             Planned with this plan's shares and selections.
 
@@ -544,7 +501,7 @@ class SchemaPlan:
             return self._user_schema(), self.classes
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", SchemaEstimateWarning)
-            schema, classes = self._estimate(X, y, accountant)
+            schema, classes = self._estimate(rows, accountant)
         for w in caught:  # other warnings pass; the estimate's become one summary
             if issubclass(w.category, SchemaEstimateWarning):
                 self.issues_.append(w.message.issue())
@@ -556,11 +513,16 @@ class SchemaPlan:
                           stacklevel=_outside_stacklevel())
         return schema, classes
 
-    def _estimate(self, X, y, accountant):
-        X, y = self._in_memory(X, y)
-        cache = {}
-        first = self._sums(X, y, self._first_pass, cache)
-        n = int(first["n"])
+    def _estimate(self, rows, accountant):
+        rows = self._check_rows(rows)
+        with rows.caching():  # each column's canonical forms read once in memory
+            return self._estimate_passes(rows, accountant)
+
+    def _estimate_passes(self, rows, accountant):
+        first = {}
+        if self.estimate_classes or "text" in self.estimated.values():
+            first = rows.partition_sums(self._first_pass, labels=self.estimate_classes)
+        n = rows.n_rows  # counted by the first pass over Dask rows, when not before
         self._flag_stds = flag_stds(len(self.estimated))
         kinds = {}
         for key, planned in self.estimated.items():
@@ -570,7 +532,7 @@ class SchemaPlan:
             else:
                 kinds[key] = _KIND[planned]
         self.kinds_ = {key: kind.name for key, kind in kinds.items()}
-        values = self._sums(X, None, self._value_pass(kinds), cache)
+        values = rows.partition_sums(self._value_pass(kinds))
         schema = {}
         for key in self.columns:
             if key not in self.estimated:
@@ -600,7 +562,7 @@ class SchemaPlan:
         return labels
 
     # -- the leaky mode --------------------------------------------------------
-    def read_from_data(self, X, y=None):
+    def read_from_data(self, rows):
         """Read what the schema leaves out from the rows, without privacy.
 
         The ``infer_schema="data"`` mode: exact kinds (from the values'
@@ -615,8 +577,9 @@ class SchemaPlan:
 
         Parameters
         ----------
-        X : DataFrame, 2-D array or list of rows
-        y : array-like of shape (n,) or None
+        rows : TableRows
+            The table and its labels (:func:`~skdpgen.schema._rows.table_rows`);
+            a Dask table's columns are computed on the client, one at a time.
 
         Returns
         -------
@@ -626,20 +589,19 @@ class SchemaPlan:
         self.class_other_ = None
         if not self.release_counts():  # complete: nothing is read
             return self._user_schema(), self.classes
-        if is_dask_collection(X):  # the leaky path reads the columns on the client
-            X = X.compute()
-            y = y.compute() if is_dask_collection(y) else y
-        frame, y = self._in_memory(X, y)
+        rows = self._check_rows(rows, summed=False)  # read on the client, column by column
+        y = rows.labels() if self.estimate_classes else None
         schema = {}
-        for key in self.columns:
-            if key not in self.estimated:
-                schema[key] = copy.deepcopy(self.schema[key])
-                continue
-            canon = canonical(frame[key])
-            kind = _KIND[self.estimated[key]]
-            if kind.name == "text":
-                kind = kind.read(key, canon, None)
-            schema[key] = kind.read(key, canon, self._context(key))
+        with rows.caching(forms=False):  # one frame in memory, one column's forms at a time
+            for key in self.columns:
+                if key not in self.estimated:
+                    schema[key] = copy.deepcopy(self.schema[key])
+                    continue
+                canon = rows.canonical(key)
+                kind = _KIND[self.estimated[key]]
+                if kind.name == "text":
+                    kind = kind.read(key, canon, None)
+                schema[key] = kind.read(key, canon, self._context(key))
         classes = self.classes
         if self.estimate_classes:
             record_leak(
@@ -735,15 +697,16 @@ def estimate_schema(X, y=None, *, schema=None, classes=None, bounds=None, epsilo
     (1.0, (), 5e-06)
     """
     epsilon, delta = check_epsilon_delta(epsilon, delta)
-    plan = SchemaPlan.from_table(X, y, schema=schema, bounds=bounds, classes=classes)
+    rows = table_rows(X, y)
+    plan = SchemaPlan.from_table(rows, schema=schema, bounds=bounds, classes=classes)
     shares = plan.shares(1.0)
     with leak_ledger() as leaks:
         if not shares:
-            out_schema, out_classes = plan.estimate(X, y, None)
+            out_schema, out_classes = plan.estimate(rows, None)
             report = PrivacyReport([], delta, budget=(epsilon, delta), leaks=list(leaks))
         else:
             accountant = GaussianAccountant(epsilon, delta, shares, selections=plan.selections(),
                                             label="estimate_schema")
-            out_schema, out_classes = plan.estimate(X, y, accountant)
+            out_schema, out_classes = plan.estimate(rows, accountant)
             report = accountant.report(list(leaks))
     return out_schema, out_classes, report

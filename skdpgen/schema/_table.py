@@ -6,11 +6,11 @@
 import numpy as np
 import pandas as pd
 
-from .._dask import is_dask_collection
 from ..privacy import leak_ledger
 from ..utils import check_generator
-from ._canonical import canonical, table_frame
+from ._canonical import table_frame
 from ._kind import EstimateContext
+from ._rows import table_rows
 from ._text import KINDS, kind_of_spec
 
 __all__ = [
@@ -329,7 +329,12 @@ class TableEncoder:
 
     # -- fitting -----------------------------------------------------------
     def fit(self, X):
-        """Resolve every column's spec; record what comes from the data."""
+        """Resolve every column's spec; record what comes from the data.
+
+        ``X`` is a table in any form (a Dask one too), or the fit's
+        :class:`~skdpgen.schema._rows.TableRows`: its column names are
+        read, its values only for the columns the schema leaves out (a leak).
+        """
         with leak_ledger() as leaks:
             self._fit(X)
         self.leaks_ = leaks
@@ -342,31 +347,20 @@ class TableEncoder:
                     or value < 0):
                 raise ValueError(f"{name} must be an integer >= 0, got {value!r}.")
         schema = dict(self.schema or {})
-        dask_frame = is_dask_collection(X) and hasattr(X, "columns")
-        self.is_frame_ = isinstance(X, pd.DataFrame) or dask_frame
-        if dask_frame:  # column names only; rows are read only for a leak
-            frame = X
-            columns = list(X.columns)
-        elif is_dask_collection(X):  # a Dask array
-            if X.ndim != 2:
-                raise ValueError(f"Expected a 2-D array, got {X.ndim}-D.")
-            columns = list(range(X.shape[1]))
-            frame = {j: X[:, j] for j in columns}
-        else:
-            frame = table_frame(X)
-            if len(frame) < 2:
-                raise ValueError(
-                    f"Found {len(frame)} sample(s) while a minimum of 2 is required."
-                )
-            columns = list(frame.columns)
+        table = table_rows(X)  # column names only; rows are read only for a leak
+        self.is_frame_ = table.is_frame
+        columns = table.columns
+        if not table.is_dask and table.n_rows < 2:
+            raise ValueError(f"Found {table.n_rows} sample(s) while a minimum of 2 is required.")
         if not columns:
             raise ValueError("X has no columns.")
         unknown = set(schema) - set(columns)
         if unknown:
             raise ValueError(f"The schema names columns that X lacks: {sorted(map(str, unknown))}.")
         self.columns_ = columns
-        self.specs_ = [check_spec(key, schema[key]) if key in schema
-                       else self._spec_from_data(key, frame[key]) for key in columns]
+        with table.caching(forms=False):  # one frame for the leaky reads
+            self.specs_ = [check_spec(key, schema[key]) if key in schema
+                           else self._spec_from_data(key, table) for key in columns]
         self.dtypes_ = [output_dtype(spec) for spec in self.specs_]
         self.codecs_ = [kind_of_spec(spec).codec(key, spec, max_levels=self.max_levels,
                                                  bins=self.bins)
@@ -382,7 +376,7 @@ class TableEncoder:
         self.block_columns_ = [c.key for c in blocks] + self.indicator_columns_
         self.category_sizes_ = [c.width for c in blocks] + [2] * len(self.indicator_columns_)
 
-    def _spec_from_data(self, key, column):
+    def _spec_from_data(self, key, table):
         """The spec of a column the schema leaves out, read from the rows (a leak).
 
         With ``bounds`` given it is numeric with those bounds (nothing read);
@@ -394,9 +388,7 @@ class TableEncoder:
         if self.bounds is not None:
             lo, hi = self.bounds
             return check_spec(key, {"type": "numeric", "bounds": [lo, hi]})
-        if is_dask_collection(column):  # a Dask column read only on this (leaking) path
-            column = column.compute()
-        canon = canonical(column)
+        canon = table.canonical(key)  # a Dask column is computed on this (leaking) path
         kind = KINDS["text"].read(key, canon, None)
         return check_spec(key, kind.read(key, canon, EstimateContext()))
 

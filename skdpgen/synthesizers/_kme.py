@@ -3,7 +3,6 @@
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-import functools
 import warnings
 from numbers import Integral, Real
 
@@ -18,8 +17,7 @@ from ..base import PrivateEstimator, estimator_init
 from ..privacy import _outside_stacklevel, score_without_noise
 from ..embedding import mmd2
 from ..kernels import RandomFourierFeatures
-from ..rows import encode_labels, make_rows
-from .._dask import is_dask_collection
+from ..rows import encode_labels, make_rows, table_rows
 from ..schema._plan import SchemaPlan
 from ..schema._issues import (SchemaEstimateError, SchemaEstimateWarning,
                               describe_issues, is_guess)
@@ -384,8 +382,10 @@ class KMESynthesizer(PrivateEstimator):
         return super().fit(X, y, epsilon=epsilon, delta=delta)
 
     def _fit_private(self, X, y, budget):
-        # 1. what the schema leaves out, from public facts (names, dtypes, schema)
-        plan = SchemaPlan.from_table(X, y, schema=self.schema, bounds=self.bounds,
+        # 1. the private table, read one way (in memory or Dask: decided here,
+        # once); what the schema leaves out, from public facts (names, schema)
+        table = table_rows(X, y)
+        plan = SchemaPlan.from_table(table, schema=self.schema, bounds=self.bounds,
                                      classes=self.classes)
         estimate = budget.private and self.infer_schema == "private" and plan.missing_entries()
         if self.infer_schema == "error" and plan.missing_entries():
@@ -395,9 +395,9 @@ class KMESynthesizer(PrivateEstimator):
             )
         # 2. one budget for everything: schema estimation, labels, the mechanism
         rng = check_generator(self.random_state)
-        # the public row count, counted at most once (a pass over Dask data)
-        n_rows = functools.cache(functools.partial(_n_rows, X))
-        self._plan_release(n_rows, len(plan.columns), budget, labeled=y is not None)
+        # the public row count, only when needed (a pass over Dask data, made once)
+        self._plan_release(lambda: table.n_rows, len(plan.columns), budget,
+                           labeled=y is not None)
         mechanism = self._mechanism(rng, labeled=y is not None)
         shares = dict(mechanism.budget_shares(self.epochs))
         marginal_share = self._marginal_share()
@@ -411,7 +411,7 @@ class KMESynthesizer(PrivateEstimator):
         if estimate:
             schema_share, class_fraction = self.schema_share, POLICY.class_share
             if schema_share == "auto":
-                schema_share, class_fraction = plan.auto_share(n_rows(), budget.epsilon,
+                schema_share, class_fraction = plan.auto_share(table.n_rows, budget.epsilon,
                                                                budget.delta)
             shares = _scaled(shares, 1.0 - schema_share)
             shares.update(plan.shares(schema_share, class_fraction))
@@ -419,7 +419,7 @@ class KMESynthesizer(PrivateEstimator):
         accountant = budget.plan(shares, selections=selections)
         # 3. the complete public schema (and class list), then the encoding
         if estimate:
-            schema, classes = plan.estimate(X, y, accountant)
+            schema, classes = plan.estimate(table, accountant)
             if self.on_guess == "raise" and any(map(is_guess, plan.issues_)):
                 raise SchemaEstimateError(
                     "The private schema estimate had to guess "
@@ -428,7 +428,7 @@ class KMESynthesizer(PrivateEstimator):
                     "schema_share.", schema=schema, classes=classes, issues=plan.issues_,
                     report=accountant.report())
         elif plan.missing_entries():  # infer_schema="data", or a non-private fit
-            schema, classes = plan.read_from_data(X, y)
+            schema, classes = plan.read_from_data(table)
         else:
             schema, classes = self.schema, self.classes
         # labels outside the class list, and missing labels, are rows of a public
@@ -438,8 +438,8 @@ class KMESynthesizer(PrivateEstimator):
             unlisted = encode_labels([plan.class_other_], classes)[0]
         if missing_label is not None:  # missing labels: a class of their own
             missing = encode_labels([missing_label], classes)[0]
-        encoder = self._encoder(schema).fit(X)
-        rows = make_rows(self, X, y, reset=True, encoder=encoder, classes=classes,
+        encoder = self._encoder(schema).fit(table)
+        rows = make_rows(self, table, reset=True, encoder=encoder, classes=classes,
                          private=budget.private, min_rows=2, unlisted=unlisted,
                          missing=missing)
         k = rows.n_classes
@@ -651,14 +651,6 @@ def _scaled(shares, factor):
     """Budget shares (``share`` or ``(share, count)``) multiplied by ``factor``."""
     return {name: (v[0] * factor, v[1]) if isinstance(v, tuple) else v * factor
             for name, v in shares.items()}
-
-
-def _n_rows(X):
-    """The public number of rows of ``X`` (a Dask collection's is computed)."""
-    if is_dask_collection(X):
-        n = X.shape[0]
-        return int(n.compute() if hasattr(n, "compute") else n)
-    return len(X)
 
 
 def _release_proportions(rows, accountant):
