@@ -9,7 +9,7 @@ cannot hold a Dask collection.
 
 import sys
 
-__all__ = ["is_dask_collection", "meta", "partition_sums"]
+__all__ = ["add_partials", "is_dask_collection", "meta", "partition_sums"]
 
 
 def is_dask_collection(x):
@@ -30,10 +30,10 @@ def meta(x):
     return getattr(x, "_meta", x) if hasattr(x, "columns") else x
 
 
-def _add(a, b):
+def add_partials(a, b):
     """Sum two partial results: dicts key by key, Counters, arrays and numbers."""
     if isinstance(a, dict) and not hasattr(a, "most_common"):
-        return {k: _add(a[k], b[k]) if k in b else a[k] for k in a} | {
+        return {k: add_partials(a[k], b[k]) if k in b else a[k] for k in a} | {
             k: v for k, v in b.items() if k not in a}
     return a + b
 
@@ -65,5 +65,5 @@ def partition_sums(func, X, y=None):
     parts = dask.compute(*[dask.delayed(func)(xp, yp) for xp, yp in zip(xs, ys)])
     total = parts[0]
     for part in parts[1:]:
-        total = _add(total, part)
+        total = add_partials(total, part)
     return total

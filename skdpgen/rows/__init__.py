@@ -52,11 +52,12 @@ from .._dask import meta
 from ..privacy import record_leak
 from ..schema._canonical import canonical, canonical_keys, numbers_table, sort_keys
 from ..schema._rows import TableRows, table_rows
+from ._blocks import BlockRows
 from ._distributed import DaskRows, unique_labels
 from ._memory import ArrayRows, chunk_feature_sums
 from ._release import release_mean_embedding, release_mean_embeddings
 
-__all__ = ["ArrayRows", "DaskRows", "TableRows", "chunk_feature_sums", "encode_labels",
+__all__ = ["ArrayRows", "BlockRows", "DaskRows", "TableRows", "chunk_feature_sums", "encode_labels",
            "make_rows", "release_mean_embedding", "release_mean_embeddings", "table_rows"]
 
 
@@ -144,6 +145,19 @@ def _labels_in_memory(y, n_rows):
     return y
 
 
+def _classes_from_labels(labels, private):
+    """The class list read from the private labels (recorded as a leak when ``private``)."""
+    if private:
+        record_leak(
+            "classes",
+            "The class list was taken from the private labels y and is released "
+            "without privacy. Pass classes=[...] (the public list of possible "
+            "labels) to avoid this.",
+        )
+    tags = {t for t in canonical(labels).tags() if t is not None}
+    return np.asarray(sort_keys([t[1] for t in tags]) or ["other"])
+
+
 def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, private=False,
               min_rows=1, chunk_size=None, n_jobs=None, unlisted=0, missing=None):
     """Validate (or encode) the rows of a fit, and their labels.
@@ -185,7 +199,15 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
     """
     table = table_rows(X, y)
     X, y = table.X, table.y
-    if table.is_dask:
+    if table.is_blocks:  # read a block at a time: the table is never held
+        if encoder is None:
+            raise ValueError("A table read by blocks needs a fitted public encoder.")
+        validate_data(estimator, pd.DataFrame(columns=table.columns), reset=reset,
+                      skip_check_array=True)
+        rows = BlockRows(table, encoder, chunk_size=chunk_size, n_jobs=n_jobs)
+        if rows.n_rows < min_rows:
+            raise ValueError(f"Need at least {min_rows} rows, got {rows.n_rows}.")
+    elif table.is_dask:
         validate_data(estimator, meta(X), reset=reset, skip_check_array=True)
         convert = numbers_table if encoder is None else encoder.transform
         width = None if encoder is None else encoder.n_encoded_
@@ -206,22 +228,20 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
                          n_columns=width)
     if y is None:
         return rows
+    if table.is_blocks:
+        # None: the labels' values, every block read (a leak)
+        classes = (_classes_from_labels(table.labels(), private) if classes is None
+                   else check_classes(classes))
+        rows.set_labels(classes, lambda block: encode_labels(block, classes, unlisted=unlisted,
+                                                             missing=missing))
+        return rows
     dask_y = table.labels_dask
     if not dask_y:
         y = _labels_in_memory(y, rows.n_rows)
     if classes is not None:
         classes = check_classes(classes)
     else:
-        if private:
-            record_leak(
-                "classes",
-                "The class list was taken from the private labels y and is released "
-                "without privacy. Pass classes=[...] (the public list of possible "
-                "labels) to avoid this.",
-            )
-        present = unique_labels(y) if dask_y else y
-        tags = {t for t in canonical(present).tags() if t is not None}
-        classes = np.asarray(sort_keys([t[1] for t in tags]) or ["other"])
+        classes = _classes_from_labels(unique_labels(y) if dask_y else y, private)
     if isinstance(rows, DaskRows):
         rows.set_labels(y, classes,
                         lambda block: encode_labels(block, classes, unlisted=unlisted,

@@ -39,6 +39,13 @@ object it returns, whose interface is the same either way:
     a :class:`~skdpgen.schema.TableEncoder` without a complete schema), which
     compute a Dask column there.
 
+A table too large for memory (a CSV file: :class:`skdpgen._records.RecordBlocks`)
+is given as :class:`BlockColumns` (its feature columns) and, for its labels,
+:class:`BlockLabels` (its target column), made by :func:`split_blocks`; the
+object :func:`table_rows` returns then reads the source a block of rows at a
+time, one pass per sum (``is_blocks``), and :meth:`TableRows.blocks` gives
+the blocks to the encoding layer (:class:`skdpgen.rows.BlockRows`).
+
 It lives in the schema layer, below :mod:`skdpgen.rows`, because the schema
 estimate (which must not import the rows layer) reads through it;
 :mod:`skdpgen.rows` re-exports it as the entry point of a fit.
@@ -51,10 +58,10 @@ import contextlib
 
 import pandas as pd
 
-from .._dask import is_dask_collection, meta, partition_sums
+from .._dask import add_partials, is_dask_collection, meta, partition_sums
 from ._canonical import canonical, labels_series, table_frame
 
-__all__ = ["TableRows", "table_rows"]
+__all__ = ["BlockColumns", "BlockLabels", "TableRows", "split_blocks", "table_rows"]
 
 
 def table_rows(X, y=None):
@@ -87,6 +94,8 @@ def table_rows(X, y=None):
     """
     if isinstance(X, TableRows):
         return X
+    if isinstance(X, BlockColumns):
+        return _BlockTable(X, y)
     labels_dask = is_dask_collection(y)
     if is_dask_collection(X):
         return _DaskTable(X, y, labels_dask)
@@ -134,6 +143,7 @@ class TableRows:
     """
 
     is_dask = False
+    is_blocks = False
 
     def __init__(self, X, y, labels_dask):
         self.X = X
@@ -291,6 +301,149 @@ class _DaskTable(TableRows):
         """The canonical forms of column ``key``, computed on the client (a leak only)."""
         column = self.X[key] if self.is_frame else self.X[:, key]
         return canonical(column.compute())
+
+
+class BlockColumns:
+    """The feature columns of a table read a block of rows at a time.
+
+    Made by :func:`split_blocks`; give it to a fit as ``X`` (and its
+    :class:`BlockLabels` as ``y``): the fit then reads the source one block
+    at a time, once per pass, and never holds the table.
+
+    Attributes
+    ----------
+    source : iterable of DataFrame
+        Re-iterable blocks of rows with every column (e.g.
+        :class:`skdpgen._records.RecordBlocks`), with a ``columns`` list.
+    columns : list
+        The feature columns (public: header names).
+    """
+
+    def __init__(self, source, columns):
+        self.source = source
+        self.columns = list(columns)
+
+    @property
+    def shape(self):
+        """``(None, n_columns)``: the number of rows is counted by a pass."""
+        return None, len(self.columns)
+
+    def __repr__(self):
+        return f"BlockColumns({len(self.columns)} columns)"
+
+
+class BlockLabels:
+    """The label column of a table read a block of rows at a time (see
+    :func:`split_blocks`)."""
+
+    def __init__(self, source, name):
+        self.source = source
+        self.name = name
+
+    def __repr__(self):
+        return f"BlockLabels({self.name!r})"
+
+
+def split_blocks(source, target=None, *, drop=()):
+    """``(X, y)`` of a table read a block at a time: feature columns and labels.
+
+    Parameters
+    ----------
+    source : iterable of DataFrame
+        Re-iterable blocks of rows with a ``columns`` attribute (the public
+        header), e.g. :class:`skdpgen._records.RecordBlocks`.
+    target : str, default=None
+        The label column; None: no labels.
+    drop : sequence of str, default=()
+        Columns left out of the fit (e.g. a row index, free text).
+
+    Returns
+    -------
+    X : BlockColumns
+    y : BlockLabels or None
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skdpgen.schema._rows import split_blocks, table_rows
+    >>> class Source(list):
+    ...     columns = ["id", "a", "label"]
+    >>> source = Source([pd.DataFrame({"id": ["1", "2"], "a": ["3", "x"], "label": ["p", "q"]}),
+    ...                  pd.DataFrame({"id": ["3"], "a": ["5"], "label": ["p"]})])
+    >>> X, y = split_blocks(source, "label", drop=["id"])
+    >>> rows = table_rows(X, y)
+    >>> rows.columns, rows.is_blocks, rows.n_rows
+    (['a'], True, 3)
+    >>> rows.labels().tolist()
+    ['p', 'q', 'p']
+    """
+    left = set(drop) | {target}
+    X = BlockColumns(source, [c for c in source.columns if c not in left])
+    return X, (None if target is None else BlockLabels(source, target))
+
+
+class _BlockTable(TableRows):
+    """A table read from its source a block of rows at a time, a pass per sum."""
+
+    is_blocks = True
+    is_frame = True
+
+    def __init__(self, X, y):
+        if y is not None and not (isinstance(y, BlockLabels) and y.source is X.source):
+            raise ValueError("With a BlockColumns X, y must be the BlockLabels of the same "
+                             "source (split_blocks).")
+        super().__init__(X, y, False)
+        self.columns = list(X.columns)
+        self._n_rows = None
+
+    def blocks(self, labels=False):
+        """``(frame, labels)`` of each block: the feature columns (values as read)
+        and the label column (None without ``labels``), one pass over the source."""
+        count = 0
+        for block in self.X.source:
+            count += len(block)
+            yield block[self.columns], (block[self.y.name] if labels else None)
+        self._n_rows = count
+
+    @property
+    def n_rows(self):
+        """The number of rows: a pass over the source, unless one already counted them."""
+        if self._n_rows is None:
+            for _ in self.blocks():
+                pass
+        return self._n_rows
+
+    @contextlib.contextmanager
+    def caching(self, forms=True):
+        """Nothing is kept: each block is read, summed and dropped."""
+        yield self
+
+    def check_labels(self):
+        """Raise unless the labels are given."""
+        if self.y is None:
+            raise ValueError("The plan estimates the class list: pass the labels y.")
+
+    def partition_sums(self, func, *, labels=False):
+        """``Σ_b func(part_b, labels_b)`` over the blocks, one pass (see :func:`table_rows`)."""
+        if labels:
+            self.check_labels()
+        total = None
+        for frame, y in self.blocks(labels):
+            out = func(_Part(frame), None if y is None else labels_series(y))
+            total = out if total is None else add_partials(total, out)
+        if total is None:  # no rows: the statistic of an empty block
+            total = func(_Part(pd.DataFrame(columns=self.columns, dtype=object)),
+                         labels_series([]) if labels else None)
+        return total
+
+    def canonical(self, key):
+        """The canonical forms of column ``key``, every block read (a leak only)."""
+        return canonical(pd.concat([f[key] for f, _ in self.blocks()], ignore_index=True))
+
+    def labels(self):
+        """The labels as a pandas Series, every block read (a leak only)."""
+        self.check_labels()
+        return labels_series(pd.concat([y for _, y in self.blocks(True)], ignore_index=True))
 
 
 def count_rows(X):

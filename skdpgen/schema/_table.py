@@ -350,7 +350,7 @@ class TableEncoder:
         table = table_rows(X)  # column names only; rows are read only for a leak
         self.is_frame_ = table.is_frame
         columns = table.columns
-        if not table.is_dask and table.n_rows < 2:
+        if not (table.is_dask or table.is_blocks) and table.n_rows < 2:
             raise ValueError(f"Found {table.n_rows} sample(s) while a minimum of 2 is required.")
         if not columns:
             raise ValueError("X has no columns.")
