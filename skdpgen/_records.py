@@ -173,6 +173,8 @@ class RecordBlocks:
     columns : list of str
         The header's column names (read when the object is made; a header's
         problem raises :class:`ValueError` then).
+    n_rows : int or None
+        The number of records, once a pass has read them all (None before).
 
     Examples
     --------
@@ -189,6 +191,7 @@ class RecordBlocks:
         self.path_or_buffer = path_or_buffer
         self.multiline = multiline
         self.block_rows = block_rows
+        self.n_rows = None
         self._first = None
         if hasattr(path_or_buffer, "read"):  # one pass: read as it is iterated
             self._first = self._blocks()
@@ -217,15 +220,17 @@ class RecordBlocks:
         with self._opened() as (names, cells):
             yield names
             shared = [{} for _ in names]
-            pending, rows = [], 0
+            pending, rows, total = [], 0, 0
             for block in cells:
                 pending.append(_shared(block, shared))
                 rows += len(block)
+                total += len(block)
                 if self.block_rows is None or rows >= self.block_rows:
                     yield self._frame(pending, names)
                     pending, rows = [], 0
             if pending and (rows or self.block_rows is None):
                 yield self._frame(pending, names)
+            self.n_rows = total
 
     @staticmethod
     def _frame(cells, names):

@@ -194,11 +194,12 @@ def test_record_blocks_are_the_records_a_block_at_a_time(tmp_path, monkeypatch):
             monkeypatch.setattr(_records, "_BLOCK_RECORDS", rows)
             blocks = _records.RecordBlocks(tmp_path / "t.csv", multiline=multiline,
                                            block_rows=rows)
-            assert blocks.columns == ["h", "i"]
+            assert blocks.columns == ["h", "i"] and blocks.n_rows is None
             for _ in range(2):  # a path: any number of passes
                 parts = list(blocks)
                 assert len(parts) > 1 or rows > 1  # a block a row
                 pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), whole)
+                assert blocks.n_rows == len(whole)
     once = _records.RecordBlocks(io.BytesIO(data))
     assert len(pd.concat(list(once))) == len(read_records(io.BytesIO(data)))
     with pytest.raises(ValueError, match="one pass"):

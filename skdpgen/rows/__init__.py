@@ -200,11 +200,15 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
     table = table_rows(X, y)
     X, y = table.X, table.y
     if table.is_blocks:  # read a block at a time: the table is never held
-        if encoder is None:
-            raise ValueError("A table read by blocks needs a fitted public encoder.")
         validate_data(estimator, pd.DataFrame(columns=table.columns), reset=reset,
                       skip_check_array=True)
-        rows = BlockRows(table, encoder, chunk_size=chunk_size, n_jobs=n_jobs)
+        if encoder is None:  # every cell read by its canonical form
+            rows = BlockRows(table, numbers_table, len(table.columns), chunk_size=chunk_size,
+                             n_jobs=n_jobs)
+        else:
+            rows = BlockRows(table, encoder.table, encoder.n_encoded_,
+                             convert=encoder.transform_table, chunk_size=chunk_size,
+                             n_jobs=n_jobs)
         if rows.n_rows < min_rows:
             raise ValueError(f"Need at least {min_rows} rows, got {rows.n_rows}.")
     elif table.is_dask:

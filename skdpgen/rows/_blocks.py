@@ -29,10 +29,16 @@ class BlockRows:
     table : TableRows
         The fit's table, read from its source by blocks
         (``table.is_blocks``).
-    encoder : TableEncoder
-        The fitted public encoder: each block is checked (:meth:`table`)
-        and encoded chunk by chunk (:meth:`transform_table`) where it is
-        summed.
+    read : callable
+        A block's frame → its rows as ``convert`` takes them (a fitted
+        public encoder's :meth:`~skdpgen.schema.TableEncoder.table`), or as
+        float rows (:func:`~skdpgen.schema._canonical.numbers_table`).
+    n_columns : int
+        The width of the float rows.
+    convert : callable, default=None
+        Row-wise map of a chunk of ``read``'s rows to float rows (the
+        encoder's :meth:`~skdpgen.schema.TableEncoder.transform_table`),
+        applied chunk by chunk where they are summed.
     chunk_size, n_jobs : see :func:`chunk_feature_sums`
 
     Attributes
@@ -41,9 +47,11 @@ class BlockRows:
         The public class list (:meth:`set_labels`).
     """
 
-    def __init__(self, table, encoder, *, chunk_size=None, n_jobs=None):
+    def __init__(self, table, read, n_columns, *, convert=None, chunk_size=None, n_jobs=None):
         self.table = table
-        self.encoder = encoder
+        self.read = read
+        self.convert = convert
+        self._width = int(n_columns)
         self.chunk_size = chunk_size
         self.n_jobs = n_jobs
         self.classes = None
@@ -55,7 +63,7 @@ class BlockRows:
 
     @property
     def n_columns(self):
-        return self.encoder.n_encoded_
+        return self._width
 
     @property
     def n_classes(self):
@@ -70,7 +78,7 @@ class BlockRows:
         """``(rows, codes)`` of each block: the checked raw rows and their class codes."""
         labeled = self._encode is not None
         for frame, y in self.table.blocks(labels=labeled):
-            yield self.encoder.table(frame), (self._encode(y) if labeled else None)
+            yield self.read(frame), (self._encode(y) if labeled else None)
 
     def feature_sums(self, feature_map, *, device="cpu"):
         """``Σ_i h(x_i) ⊗ onehot(y_i)``, one pass over the source (a list of maps: one
@@ -79,7 +87,7 @@ class BlockRows:
         for rows, codes in self._blocks():
             part = chunk_feature_sums(
                 feature_map, rows, codes, max(self.n_classes, 1), chunk_size=self.chunk_size,
-                n_jobs=self.n_jobs, device=device, convert=self.encoder.transform_table,
+                n_jobs=self.n_jobs, device=device, convert=self.convert,
                 converted_width=self.n_columns)
             total = part if total is None else total + part
         if total is None:  # no rows
@@ -104,7 +112,8 @@ class BlockRows:
 
     def map_rows(self, func):
         """``func`` applied to every block's encoded rows, concatenated."""
-        parts = [func(self.encoder.transform_table(rows)) for rows, _ in self._blocks()]
+        convert = self.convert or (lambda rows: rows)
+        parts = [func(convert(rows)) for rows, _ in self._blocks()]
         return np.concatenate(parts) if parts else func(np.zeros((0, self.n_columns)))
 
     def release_device(self, device):
