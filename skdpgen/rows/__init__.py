@@ -45,8 +45,8 @@ import pandas as pd
 from sklearn.utils.validation import validate_data
 
 from .._dask import is_dask_collection, meta
-from ..privacy import record_leak
 from ..schema._canonical import canonical, canonical_keys, numbers_table, sort_keys
+from ..schema._categorical import record_class_list_leak
 from ._distributed import DaskRows, unique_labels
 from ._memory import ArrayRows, chunk_feature_sums
 from ._release import release_mean_embedding, release_mean_embeddings
@@ -204,12 +204,7 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
         classes = check_classes(classes)
     else:
         if private:
-            record_leak(
-                "classes",
-                "The class list was taken from the private labels y and is released "
-                "without privacy. Pass classes=[...] (the public list of possible "
-                "labels) to avoid this.",
-            )
+            record_class_list_leak()
         present = unique_labels(y) if dask_y else y
         tags = {t for t in canonical(present).tags() if t is not None}
         classes = np.asarray(sort_keys([t[1] for t in tags]) or ["other"])

@@ -17,7 +17,7 @@ from ._issues import _missing_flag, _warn_folded, _warn_other
 from ._ranges import OTHER_STDS, _other_label
 
 __all__ = ["CategoricalKind", "estimate_class_list", "fold_rare", "key_counts",
-           "map_unlisted", "public_keys", "select_kept"]
+           "map_unlisted", "public_keys", "record_class_list_leak", "select_kept"]
 
 
 #: A categorical column may be missing when the noisy count of its missing values
@@ -104,6 +104,20 @@ def _missing_label(labels, numeric):
     while label in labels:
         label = f"__{label}__"
     return label
+
+
+def record_class_list_leak():
+    """Record that the class list is read from the private labels, exactly.
+
+    A :func:`skdpgen.privacy.record_leak` whose remedy is ``"classes"``:
+    each interface names its own way of passing the public list.
+
+    Returns
+    -------
+    leak : PrivacyLeak
+    """
+    return record_leak("classes", "The class list was taken from the private labels y and is "
+                       "released without privacy.", remedy="classes")
 
 
 def estimate_class_list(context, stats, n):
