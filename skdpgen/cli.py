@@ -76,10 +76,13 @@ def _read_private(args):
 
 
 def _with_leaks(report, leaks):
-    """A fit's privacy report with the leaks of reading its table added."""
+    """A fit's privacy report with the leaks of reading its table added, every leak
+    explained in the command line's words (its remedy an option, not a parameter)."""
+    leaks = [*leaks, *([] if report is None else report.leaks)]
     return report if report is None or not leaks else type(report)(
-        report.releases, report.delta, budget=report.budget, leaks=[*leaks, *report.leaks],
-        reproducible=report.reproducible, selections=report.selections)
+        report.releases, report.delta, budget=report.budget,
+        leaks=[leak.worded("cli") for leak in leaks], reproducible=report.reproducible,
+        selections=report.selections)
 
 
 def _write_table(frame, path):
@@ -193,28 +196,14 @@ def _split_target(frame, target):
     return frame.drop(columns=target), frame[target]
 
 
-# the Python parameters that leak messages name, in command-line words
-_CLI_WORDS = {
-    "Pass classes=[...] (the public list of possible labels)":
-        "Pass --classes a,b,c (the public list of possible labels)",
-    "Pass public bounds in the schema, or bounds=(lo, hi),":
-        "Pass public bounds in the --schema file",
-}
-
-
-def _cli_words(message):
-    """A library message with its Python parameters named as command-line options."""
-    for python, cli in _CLI_WORDS.items():
-        message = message.replace(python, cli)
-    return message
-
-
 def _show_privacy_warnings():
     from .privacy import PrivacyLeakWarning
 
     def show(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, PrivacyLeakWarning):
-            print(f"skdpgen: PRIVACY WARNING: {_cli_words(str(message))}", file=sys.stderr)
+            if isinstance(message, PrivacyLeakWarning):  # its remedy in the command line's words
+                message = message.explain("cli")
+            print(f"skdpgen: PRIVACY WARNING: {message}", file=sys.stderr)
         elif not issubclass(category, (DeprecationWarning, FutureWarning)):
             print(f"skdpgen: warning: {message}", file=sys.stderr)
 
@@ -328,7 +317,7 @@ def _cmd_synthesize(args):
         try:
             model.fit(X, y, epsilon=args.epsilon, delta=args.delta)
         except PrivacyLeakWarning as leak:
-            raise UsageError(f"--strict: {leak}") from None
+            raise UsageError(f"--strict: {leak.explain('cli')}") from None
         except SchemaEstimateError as exc:
             failed = exc
     for w in caught:  # the schema estimate's summary is worded for the command line below

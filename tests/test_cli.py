@@ -291,11 +291,19 @@ def test_run_without_schema_says_it_is_not_private(folders, fast_fits, capsys):
     """--infer-schema data: what the schema leaves out is read from the rows."""
     inp, out = folders
     assert synthesize(inp, out, "--target", "label", "--infer-schema", "data") == 0
-    err = capsys.readouterr().err
+    printed = capsys.readouterr()
+    err = printed.err
     assert "this run is NOT differentially private" in err
     # the leak warnings name command-line options, not Python parameters
     assert "--classes a,b,c" in err and "--schema file" in err
     assert "classes=[" not in err and "bounds=(" not in err
+    # ... and so do the report's leaks, printed and saved (one table, no rewriting)
+    assert "skdpgen: PRIVACY WARNING: The class list was taken from the private labels y " \
+           "and is released without privacy. Pass --classes a,b,c (the public list of " \
+           "possible labels) to avoid this.\n" in err
+    shown = printed.out + "".join((out / f"syn.privacy.{e}").read_text() for e in ("json", "txt"))
+    assert "Pass --classes a,b,c" in shown and "Pass public bounds in the --schema file" in shown
+    assert "classes=[" not in shown and "bounds=(" not in shown
     assert listing(out) == ["syn.csv", "syn.privacy.json", "syn.privacy.txt"]
     report = json.loads((out / "syn.privacy.json").read_text())
     assert report["is_private"] is False
@@ -331,9 +339,12 @@ def test_run_without_schema_says_it_is_not_private(folders, fast_fits, capsys):
         (["--schema", "{inp}/bad.json"], "not valid JSON"),
         (["--schema", "{inp}/list.json"], "JSON object"),
         (["--schema", "{inp}/nothing.json"], "no such schema file"),
-        (["--strict", "--infer-schema", "data"], "--strict"),  # the bounds leak
+        # the first leak, its remedy in the command line's words
+        (["--strict", "--infer-schema", "data"],
+         "--strict: The bounds of numeric column 'age'"),
+        (["--strict", "--infer-schema", "data"], "Pass public bounds in the --schema file to"),
         (["--strict", "--target", "label", "--schema", "{inp}/no_label.json",
-          "--infer-schema", "data"], "--strict"),
+          "--infer-schema", "data"], "Pass --classes a,b,c (the public list of possible labels)"),
         (["--target", "label", "--schema", "{inp}/no_label.json", "--infer-schema", "error"],
          "classes"),
         (["--strict", "--target", "label", "--schema", "{inp}/schema.json", "--epsilon", "inf"],
@@ -347,7 +358,7 @@ def test_run_without_schema_says_it_is_not_private(folders, fast_fits, capsys):
         (["--out", "{out}/taken.csv"], "taken.privacy.json"),  # a privacy file cannot be written
     ],
     ids=["target", "bad-json", "not-object", "no-schema-file", "strict-bounds",
-         "strict-classes", "infer-error", "strict-no-noise", "epsilon", "delta", "kme-target", "kme-bounds", "missing-dir",
+         "strict-bounds-remedy", "strict-classes", "infer-error", "strict-no-noise", "epsilon", "delta", "kme-target", "kme-bounds", "missing-dir",
          "out-is-dir", "privacy-file-blocked"],
 )
 def test_failed_synthesize_writes_nothing(folders, fast_fits, capsys, args, message):

@@ -191,6 +191,56 @@ def test_infinite_epsilon_warns_that_nothing_is_private():
         check_epsilon_delta(1.0, 1e-5)
 
 
+def test_a_leak_warning_carries_its_remedy_worded_by_each_interface():
+    """Issue 40, section 4: one table words a leak's remedy for Python and the command
+    line; the warning carries the key, so no interface rewrites another's text."""
+    from skdpgen.privacy import leak_ledger, record_leak
+
+    with warnings.catch_warnings(record=True) as caught, leak_ledger() as leaks:
+        warnings.simplefilter("always")
+        record_leak("bounds", "Bounds of 'age' read.", column="age", remedy="bounds")
+        record_leak("classes", "Class list read.", remedy="classes")
+        record_leak("categories", "Categories read. Declare them in the schema.", column="c")
+    bounds, classes, categories = (w.message for w in caught)
+    assert isinstance(bounds, PrivacyLeakWarning) and bounds.leak == leaks[0]
+    assert (bounds.remedy, bounds.column) == ("bounds", "age")
+    assert (classes.remedy, classes.column, categories.remedy) == ("classes", None, None)
+    # Python's words are the message, the command line's come from the same table
+    assert str(bounds) == ("Bounds of 'age' read. Pass public bounds in the schema, or "
+                           "bounds=(lo, hi), to avoid this.")
+    assert bounds.explain("cli") == ("Bounds of 'age' read. Pass public bounds in the "
+                                     "--schema file to avoid this.")
+    assert str(classes) == ("Class list read. Pass classes=[...] (the public list of "
+                            "possible labels) to avoid this.")
+    assert classes.explain("cli") == ("Class list read. Pass --classes a,b,c (the public "
+                                      "list of possible labels) to avoid this.")
+    assert categories.explain("cli") == str(categories)  # no remedy to word
+    # the record: its full text in Python's words, or worded for the command line
+    assert leaks[0].to_dict()["why"] == str(bounds) and str(leaks[1]).endswith(str(classes))
+    assert leaks[1].worded("cli").to_dict()["why"] == classes.explain("cli")
+    # a warning raised with a text only has no remedy, and reads the same everywhere
+    plain = PrivacyLeakWarning("epsilon=inf: exact.")
+    assert plain.remedy is None and plain.explain("cli") == "epsilon=inf: exact."
+
+
+def test_the_class_list_leak_is_written_once():
+    """The rows and the schema plan record the same leak (one text, one helper)."""
+    from skdpgen.privacy import leak_ledger
+    from skdpgen.rows import make_rows
+    from skdpgen.schema._plan import SchemaPlan
+    from sklearn.base import BaseEstimator
+
+    X, y = np.zeros((4, 1)), np.array(["a", "b", "a", "b"])
+    with warnings.catch_warnings(record=True) as caught, leak_ledger() as leaks:
+        warnings.simplefilter("always")
+        make_rows(BaseEstimator(), X, y, reset=True, private=True)
+        plan = SchemaPlan.from_table(X, y, schema={0: {"type": "numeric", "bounds": [0, 1]}})
+        plan.read_from_data(X, y)
+    texts = {str(w.message) for w in caught if issubclass(w.category, PrivacyLeakWarning)}
+    assert len(caught) == 2 and len(texts) == 1
+    assert [(leak.what, leak.remedy) for leak in leaks] == [("classes", "classes")]
+
+
 def test_report_round_trips_through_its_dict_and_json():
     import json
     import warnings

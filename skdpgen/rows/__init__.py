@@ -49,8 +49,8 @@ import pandas as pd
 from sklearn.utils.validation import validate_data
 
 from .._dask import meta
-from ..privacy import record_leak
 from ..schema._canonical import canonical, canonical_keys, numbers_table, sort_keys
+from ..schema._categorical import record_class_list_leak
 from ..schema._rows import TableRows, table_rows
 from ._blocks import BlockRows
 from ._distributed import DaskRows, unique_labels
@@ -148,12 +148,7 @@ def _labels_in_memory(y, n_rows):
 def _classes_from_labels(labels, private):
     """The class list read from the private labels (recorded as a leak when ``private``)."""
     if private:
-        record_leak(
-            "classes",
-            "The class list was taken from the private labels y and is released "
-            "without privacy. Pass classes=[...] (the public list of possible "
-            "labels) to avoid this.",
-        )
+        record_class_list_leak()
     tags = {t for t in canonical(labels).tags() if t is not None}
     return np.asarray(sort_keys([t[1] for t in tags]) or ["other"])
 

@@ -18,7 +18,7 @@ from ._ranges import _other_label
 from ._policy import POLICY
 
 __all__ = ["CategoricalKind", "estimate_class_list", "fold_rare", "key_counts",
-           "map_unlisted", "public_keys", "select_kept"]
+           "map_unlisted", "public_keys", "record_class_list_leak", "select_kept"]
 
 
 def key_counts(canon):
@@ -100,6 +100,20 @@ def _missing_label(labels, numeric):
     while label in labels:
         label = f"__{label}__"
     return label
+
+
+def record_class_list_leak():
+    """Record that the class list is read from the private labels, exactly.
+
+    A :func:`skdpgen.privacy.record_leak` whose remedy is ``"classes"``:
+    each interface names its own way of passing the public list.
+
+    Returns
+    -------
+    leak : PrivacyLeak
+    """
+    return record_leak("classes", "The class list was taken from the private labels y and is "
+                       "released without privacy.", remedy="classes")
 
 
 def estimate_class_list(context, stats, n):

@@ -440,9 +440,7 @@ class NumericKind(ColumnKind):
                 "bounds",
                 f"The bounds of numeric column {key!r} were read from the private data (its "
                 "exact minimum and maximum, with its integer and missing flags) and are "
-                "released with the model without privacy. Pass public bounds in the schema, "
-                "or bounds=(lo, hi), to avoid this.",
-                column=key,
+                "released with the model without privacy.", column=key, remedy="bounds",
             )
             lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
             bounds = _finish_bounds(lo, hi, False)

@@ -24,7 +24,6 @@ from ..privacy import (
     PrivacyReport,
     check_epsilon_delta,
     leak_ledger,
-    record_leak,
 )
 from ._canonical import canonical
 from ._categorical import (
@@ -32,6 +31,7 @@ from ._categorical import (
     key_counts,
     map_unlisted,
     public_keys,
+    record_class_list_leak,
     sorted_tags,
 )
 from ._issues import SchemaEstimateWarning, describe_issues
@@ -604,12 +604,7 @@ class SchemaPlan:
                 schema[key] = kind.read(key, canon, self._context(key))
         classes = self.classes
         if self.estimate_classes:
-            record_leak(
-                "classes",
-                "The class list was taken from the private labels y and is released "
-                "without privacy. Pass classes=[...] (the public list of possible "
-                "labels) to avoid this.",
-            )
+            record_class_list_leak()
             stats = key_counts(canonical(y))
             tags = sorted_tags(stats["keys"])
             classes = public_keys(tags)
