@@ -228,6 +228,7 @@ def test_the_class_list_leak_is_written_once():
     from skdpgen.privacy import leak_ledger
     from skdpgen.rows import make_rows
     from skdpgen.schema._plan import SchemaPlan
+    from skdpgen.schema._rows import table_rows
     from sklearn.base import BaseEstimator
 
     X, y = np.zeros((4, 1)), np.array(["a", "b", "a", "b"])
@@ -235,7 +236,7 @@ def test_the_class_list_leak_is_written_once():
         warnings.simplefilter("always")
         make_rows(BaseEstimator(), X, y, reset=True, private=True)
         plan = SchemaPlan.from_table(X, y, schema={0: {"type": "numeric", "bounds": [0, 1]}})
-        plan.read_from_data(X, y)
+        plan.read_from_data(table_rows(X, y))
     texts = {str(w.message) for w in caught if issubclass(w.category, PrivacyLeakWarning)}
     assert len(caught) == 2 and len(texts) == 1
     assert [(leak.what, leak.remedy) for leak in leaks] == [("classes", "classes")]
