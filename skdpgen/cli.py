@@ -64,15 +64,60 @@ def _read_table(path, multiline=False):
         raise UsageError(f"cannot read {path} as CSV: {exc}") from None
 
 
+class _Frames(list):
+    """A table in memory as a source of blocks (one block): a Parquet file's."""
+
+    def __init__(self, frame):
+        super().__init__([frame])
+        self.columns = list(frame.columns)
+        self.n_rows = len(frame)
+
+
+def _private_source(path, multiline=False):
+    """The private table as blocks of rows read one at a time: a CSV file's
+    records (:class:`skdpgen._records.RecordBlocks`, a pass each time a fit
+    sums over them: the table is never held), or a Parquet file read whole."""
+    from ._records import RecordBlocks
+
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"no such file: {path}")
+    if path.suffix.lower() in {".parquet", ".pq"}:
+        return _Frames(_read_table(path))
+    try:
+        return RecordBlocks(path, multiline=multiline)
+    except ValueError as exc:  # the header's problems (public): no data line raises
+        raise UsageError(f"cannot read {path} as CSV: {exc}") from None
+
+
 def _read_private(args):
-    """``(table, leaks)``: the leak of --multiline-records, an error with --strict."""
+    """``(source, leaks)``: the table's blocks (:func:`_private_source`) and the leak of
+    --multiline-records (an error with --strict)."""
     from .privacy import record_leak
 
     why = f"--multiline-records: {MULTILINE}"
     if args.multiline_records and getattr(args, "strict", False):
         raise UsageError(f"--strict: {why}")
     leaks = [record_leak("records", why)] if args.multiline_records else []
-    return _read_table(args.data, multiline=args.multiline_records), leaks
+    return _private_source(args.data, multiline=args.multiline_records), leaks
+
+
+def _columns_of_fit(source, args):
+    """``(X, y, columns)`` of the fit: the feature columns and labels as blocks of
+    ``source`` (:func:`~skdpgen.schema._rows.split_blocks`), and the columns written
+    (the target included), in the file's order. Decided from the header alone."""
+    from .schema._rows import split_blocks
+
+    columns = list(source.columns)
+    index, note = _index_column(columns, getattr(args, "keep_index", True))
+    if note:
+        print(note, file=sys.stderr)
+    if args.target is not None and args.target not in columns:
+        raise UsageError(f"target column {args.target!r} is not in the data")
+    dropped = index + _dropped_columns(columns, index, getattr(args, "drop", None),
+                                       args.target)
+    X, y = split_blocks(source, args.target, drop=dropped)
+    return X, y, [c for c in columns if c not in dropped]
 
 
 def _with_leaks(report, leaks):
@@ -188,14 +233,6 @@ def _read_schema(path):
     return clean
 
 
-def _split_target(frame, target):
-    if target is None:
-        return frame, None
-    if target not in frame.columns:
-        raise UsageError(f"target column {target!r} is not in the data")
-    return frame.drop(columns=target), frame[target]
-
-
 def _show_privacy_warnings():
     from .privacy import PrivacyLeakWarning
 
@@ -224,8 +261,8 @@ def _round_integer_columns(frame, schema):
 _INDEX_HEADERS = ("", "Unnamed: 0")
 
 
-def _split_index(frame, keep):
-    """``(table, note)``: an unnamed leading column of row numbers dropped.
+def _index_column(columns, keep):
+    """``(dropped, note)``: an unnamed leading column of row numbers, dropped.
 
     Decided from the header alone (public): the first column's header is
     empty (``Unnamed: 0`` once pandas has read it), as R's ``write.csv``
@@ -233,25 +270,26 @@ def _split_index(frame, keep):
     at: a column of data under an empty header is dropped too, with the
     same note, and ``--keep-index`` keeps it as data.
     """
-    first = str(frame.columns[0]) if len(frame.columns) else None
-    if keep or first not in _INDEX_HEADERS or frame.shape[1] < 2:
-        return frame, None
-    return frame.iloc[:, 1:], (
+    first = str(columns[0]) if columns else None
+    if keep or first not in _INDEX_HEADERS or len(columns) < 2:
+        return [], None
+    return [columns[0]], (
         "skdpgen: note: the first column has no header, as a row index written by R or "
         "pandas; it is not synthesized (--keep-index keeps it as data).")
 
 
-def _drop_columns(frame, text, target):
-    """The table without the columns ``--drop`` names (by header: public)."""
+def _dropped_columns(columns, index, text, target):
+    """The columns ``--drop`` names (by header: public), checked."""
     names = _comma_list(text or "")
-    missing = [c for c in names if c not in frame.columns]
+    missing = [c for c in names if c not in columns]
     if missing:
         raise UsageError(f"--drop names columns that are not in the data: {missing}")
     if target in names:
         raise UsageError(f"--drop names the target {target!r}")
-    if len(set(names)) >= frame.shape[1] - (target in frame.columns):
+    left = [c for c in columns if c not in index and c not in names and c != target]
+    if not left:
         raise UsageError("--drop names every column but the target")
-    return frame.drop(columns=names)
+    return [c for c in names if c not in index]
 
 
 def _comma_list(text):
@@ -282,13 +320,9 @@ def _cmd_synthesize(args):
     from .schema._issues import is_guess
     from .synthesizers import SchemaEstimateError
 
-    frame, leaks = _read_private(args)
-    frame, index_note = _split_index(frame, args.keep_index)
-    if index_note:
-        print(index_note, file=sys.stderr)
-    frame = _drop_columns(frame, args.drop, args.target)
+    source, leaks = _read_private(args)
+    X, y, columns = _columns_of_fit(source, args)
     schema = _read_schema(args.schema)
-    X, y = _split_target(frame, args.target)
     classes = _classes_option(args.classes)
     if classes is not None and args.target is None:
         raise UsageError("--classes needs --target")
@@ -328,22 +362,23 @@ def _cmd_synthesize(args):
         issues = failed.issues or [{"column": None, "problem": "classes", "share": None,
                                     "detail": str(failed)}]
         report = _with_leaks(failed.report, leaks)
-        return _refuse(args, frame, failed.schema, failed.classes, issues, report)
+        return _refuse(args, columns, failed.schema, failed.classes, issues, report)
     issues = list(getattr(model, "schema_issues_", []))
     report = _with_leaks(model.privacy_report_, leaks)
     if any(map(is_guess, issues)) and not args.allow_guesses:
         classes = getattr(model, "classes_", None)
         if classes is not None:  # the class of missing labels is no class to declare
             classes = [c for c in classes if c != getattr(model, "missing_label_", None)]
-        return _refuse(args, frame, model.schema_, classes, issues, report)
+        return _refuse(args, columns, model.schema_, classes, issues, report)
     if args.strict and not report.is_private:  # leaks recorded without a warning
         reasons = "; ".join(map(str, report.leaks)) or "the fit is not private"
         raise UsageError(f"--strict: {reasons}")
-    n = len(frame) if args.n_samples is None else args.n_samples
+    n_rows = source.n_rows  # counted by the fit's passes over the file
+    n = n_rows if args.n_samples is None else args.n_samples
     out = model.sample(n, random_state=args.random_state)
     Xs, ys = out if isinstance(out, tuple) else (out, None)  # a releaser samples rows only
     if args.target is not None:
-        out = Xs.assign(**{args.target: ys})[list(frame.columns)]
+        out = Xs.assign(**{args.target: ys})[columns]
     elif not hasattr(Xs, "columns"):
         import pandas as pd
 
@@ -354,7 +389,7 @@ def _cmd_synthesize(args):
         stage(args.out, lambda p: _write_table(out, p))
         stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
         stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
-    print(f"{type(model).__name__} fitted on {len(frame)} rows in {seconds:.1f} s; "
+    print(f"{type(model).__name__} fitted on {n_rows} rows in {seconds:.1f} s; "
           f"{n} synthetic rows written to {args.out}")
     print(report)
     print(f"Privacy report saved to {json_path} and {txt_path}")
@@ -368,13 +403,13 @@ def _cmd_synthesize(args):
     return 0
 
 
-def _refuse(args, frame, schema, classes, issues, report):
+def _refuse(args, columns, schema, classes, issues, report):
     """Exit status 2, no output; the summary, and a schema template next to the input."""
     from .schema import describe_issues
     from .schema._issues import refusal_template
 
     template = _template_path(args.data)
-    text = json.dumps(refusal_template(list(frame.columns), args.target, schema or {},
+    text = json.dumps(refusal_template(columns, args.target, schema or {},
                                        classes, issues), indent=2, default=str) + "\n"
     written = None
     try:
@@ -405,10 +440,10 @@ def _cmd_schema(args):
         return _cmd_private_schema(args)
     if args.target is not None:
         raise UsageError("--target needs --epsilon (a template has no classes)")
-    frame = _read_table(args.data, multiline=args.multiline_records)  # the header only
+    source = _private_source(args.data, multiline=args.multiline_records)  # the header only
     # column names only: a type guessed from the values would be read from the rows
     template = {col: {"type": None, "bounds": None, "categories": None, "integer": None,
-                      "missing": None} for col in frame.columns}
+                      "missing": None} for col in source.columns}
     text = json.dumps(template, indent=2) + "\n"
     if args.out:
         with _all_or_nothing() as stage:
@@ -430,8 +465,8 @@ def _cmd_private_schema(args):
 
     if args.out is None:
         raise UsageError("--epsilon needs --out (the schema and its privacy report)")
-    frame, leaks = _read_private(args)
-    X, y = _split_target(frame, args.target)
+    source, leaks = _read_private(args)
+    X, y, columns = _columns_of_fit(source, args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         schema, classes, report = estimate_schema(X, y, epsilon=args.epsilon, delta=args.delta)
@@ -449,7 +484,7 @@ def _cmd_private_schema(args):
                          "with --classes a,b,c when you synthesize.")
     if args.target is not None:
         schema[args.target] = {"type": "categorical", "categories": list(classes)}
-    schema = {c: schema[c] for c in frame.columns}  # the file's column order
+    schema = {c: schema[c] for c in columns}  # the file's column order
     text = json.dumps(schema, indent=2, default=str) + "\n"
     stem = Path(args.out).with_suffix("")
     json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")

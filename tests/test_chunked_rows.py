@@ -134,3 +134,30 @@ def test_a_table_read_by_blocks_releases_what_the_table_in_memory_releases(
             assert a[0] == b[0], name
             a, b = a[1], b[1]
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15, err_msg=name)
+
+
+def test_the_command_line_reads_its_csv_a_block_at_a_time(tmp_path, monkeypatch):
+    """Issue 43: ``skdpgen synthesize`` on a CSV never reads the file whole (no
+    ``read_records``) and never encodes more than a block of rows at once; the
+    output has the input's row count."""
+    from skdpgen import _records
+    from skdpgen.cli import main
+
+    X, y = table(1200, seed=2)
+    X.assign(label=y).to_csv(tmp_path / "t.csv")  # with a row index: dropped
+    schema = {**SCHEMA, "label": {"type": "categorical", "categories": [0, 1]}}
+    (tmp_path / "s.json").write_text(__import__("json").dumps(schema))
+
+    def whole(*args, **kwargs):
+        raise AssertionError("the file was read whole")
+
+    monkeypatch.setattr(_records, "read_records", whole)
+    monkeypatch.setattr(_records, "_BLOCK_CHARS", 4096)
+    monkeypatch.setitem(_records.RecordBlocks.__init__.__kwdefaults__, "block_rows", 100)
+    with encoded_rows() as seen:
+        code = main(["synthesize", str(tmp_path / "t.csv"), "--schema", str(tmp_path / "s.json"),
+                     "--target", "label", "--epsilon", "1", "--out", str(tmp_path / "o.csv"),
+                     "--quiet"])
+    assert code == 0 and max(seen) < len(X) // 4
+    out = pd.read_csv(tmp_path / "o.csv")
+    assert len(out) == len(X) and list(out.columns) == ["age", "city", "income", "label"]
