@@ -382,90 +382,23 @@ class KMESynthesizer(PrivateEstimator):
         return super().fit(X, y, epsilon=epsilon, delta=delta)
 
     def _fit_private(self, X, y, budget):
-        # 1. the private table, read one way (in memory or Dask: decided here,
-        # once); what the schema leaves out, from public facts (names, schema)
+        """plan the budget → complete the schema → encode → release → train → keep.
+
+        Each step reads the private table only through ``table`` (in memory,
+        Dask or blocks: decided once, by :func:`table_rows`)."""
+        labeled = y is not None
         table = table_rows(X, y)
-        plan = SchemaPlan.from_table(table, schema=self.schema, bounds=self.bounds,
-                                     classes=self.classes)
-        estimate = budget.private and self.infer_schema == "private" and plan.missing_entries()
-        if self.infer_schema == "error" and plan.missing_entries():
-            raise ValueError(
-                f"The schema leaves out {plan.missing_entries()}; declare them, or pass "
-                "infer_schema='private' (estimated with a share of the budget) or 'data'."
-            )
-        # 2. one budget for everything: schema estimation, labels, the mechanism
+        plan = self._schema_plan(table)
         rng = check_generator(self.random_state)
-        # the public row count, only when needed (a pass over Dask data, made once)
-        self._plan_release(lambda: table.n_rows, len(plan.columns), budget,
-                           labeled=y is not None)
-        mechanism = self._mechanism(rng, labeled=y is not None)
-        shares = dict(mechanism.budget_shares(self.epochs))
-        marginal_share = self._marginal_share()
-        if marginal_share:
-            shares = _scaled(shares, 1.0 - marginal_share)
-            shares[MarginalCalibration.name] = marginal_share
-        if y is not None:
-            shares = _scaled(shares, 1.0 - self.label_share)
-            shares["label proportions"] = self.label_share
-        selections = ()
-        if estimate:
-            schema_share, class_fraction = self.schema_share, POLICY.class_share
-            if schema_share == "auto":
-                schema_share, class_fraction = plan.auto_share(table.n_rows, budget.epsilon,
-                                                               budget.delta)
-            shares = _scaled(shares, 1.0 - schema_share)
-            shares.update(plan.shares(schema_share, class_fraction))
-            selections = plan.selections()
-        accountant = budget.plan(shares, selections=selections)
-        # 3. the complete public schema (and class list), then the encoding
-        if estimate:
-            schema, classes = plan.estimate(table, accountant)
-            if self.on_guess == "raise" and any(map(is_guess, plan.issues_)):
-                raise SchemaEstimateError(
-                    "The private schema estimate had to guess "
-                    f"{sum(map(is_guess, plan.issues_))} entries; nothing else was released "
-                    "(on_guess='raise'). Declare them in the schema, or raise epsilon or "
-                    "schema_share.", schema=schema, classes=classes, issues=plan.issues_,
-                    report=accountant.report())
-        elif plan.missing_entries():  # infer_schema="data", or a non-private fit
-            schema, classes = plan.read_from_data(table)
-        else:
-            schema, classes = self.schema, self.classes
-        # labels outside the class list, and missing labels, are rows of a public
-        # class: the estimated list's other label, else the first class
-        unlisted, missing_label, missing = 0, plan.class_missing_, None
-        if plan.class_other_ is not None:
-            unlisted = encode_labels([plan.class_other_], classes)[0]
-        if missing_label is not None:  # missing labels: a class of their own
-            missing = encode_labels([missing_label], classes)[0]
-        encoder = self._encoder(schema).fit(table)
-        rows = make_rows(self, table, reset=True, encoder=encoder, classes=classes,
-                         private=budget.private, min_rows=2, unlisted=unlisted,
-                         missing=missing)
+        # "auto" settings from the public shape (the row count only when needed: a
+        # pass over Dask data or blocks, made once), then the mechanism they shape
+        self._plan_release(lambda: table.n_rows, len(plan.columns), budget, labeled=labeled)
+        mechanism = self._mechanism(rng, labeled=labeled)
+        accountant, estimate = self._plan_budget(table, plan, mechanism, budget, labeled)
+        schema, classes = self._complete_schema(table, plan, accountant, estimate)
+        encoder, rows = self._encode(table, plan, schema, classes, accountant, estimate,
+                                     private=budget.private, labeled=labeled)
         k = rows.n_classes
-        only = rows.classes[0] if k else None
-        only = getattr(only, "item", lambda: only)()  # a Python scalar in the messages
-        if y is not None and k < 2 and estimate and plan.estimate_classes:
-            message = ("The private class list kept a single class: at this budget the noisy "
-                       "label counts do not clear the partition-selection threshold. Pass "
-                       "classes=[...] (the public list of labels), or a larger epsilon or "
-                       "schema_share.")
-            # the class list is what refuses: named with the columns' weak spots
-            issues = [i for i in plan.issues_ if i["problem"] != "classes"]
-            issues.append({"column": None, "problem": "classes", "share": None,
-                           "detail": message})
-            raise SchemaEstimateError(message, schema=schema, classes=classes, issues=issues,
-                                      report=accountant.report())
-        if y is not None and k < 2:
-            raise ValueError(
-                f"y has a single class ({only!r}); fit without y to synthesize "
-                "unlabeled data."
-            )
-        if self.batch_size < max(2, k):
-            raise ValueError(
-                f"batch_size={self.batch_size} is too small: every generated batch needs "
-                "at least 2 rows and one row per class."
-            )
         device = resolve_device(self.device)
         kind = self._network_kind()
         network = build_network(
@@ -473,12 +406,13 @@ class KMESynthesizer(PrivateEstimator):
             encoder.n_numeric_, encoder.category_sizes_, self.image_shape,
             torch_generator(rng, "cpu"), n_rows=self.batch_size,
         ).to(device)
+        # the releases: label proportions, the mechanism's embeddings, the calibration
         mechanism.setup(encoder, k, self.epochs, rng)
         class_weights = _release_proportions(rows, accountant) if k else None
         context = ReleaseContext(rows, accountant, class_weights, rng, device,
                                  rows.release_device(device))
         calibration = None
-        if marginal_share:
+        if self._marginal_share():
             calibration = MarginalCalibration().setup(encoder).release(context)
         trainer = GeneratorTrainer(
             epochs=self.epochs, steps_per_epoch=self.steps_per_epoch,
@@ -497,7 +431,7 @@ class KMESynthesizer(PrivateEstimator):
                                                 issues=spread),
                           stacklevel=_outside_stacklevel())
             self.schema_issues_ += spread
-        self.missing_label_ = missing_label
+        self.missing_label_ = plan.class_missing_
         self.encoder_ = encoder
         self.classes_ = rows.classes
         self.n_classes_ = k
@@ -508,6 +442,100 @@ class KMESynthesizer(PrivateEstimator):
         self.calibration_ = calibration
         if calibration is not None:  # post-processing: generated rows and the release
             calibration.fit(lambda m, c: self._generate(m, c, rng), class_weights, rng)
+
+    def _schema_plan(self, table):
+        """What the schema leaves out, from public facts (names, the schema)."""
+        plan = SchemaPlan.from_table(table, schema=self.schema, bounds=self.bounds,
+                                     classes=self.classes)
+        if self.infer_schema == "error" and plan.missing_entries():
+            raise ValueError(
+                f"The schema leaves out {plan.missing_entries()}; declare them, or pass "
+                "infer_schema='private' (estimated with a share of the budget) or 'data'."
+            )
+        return plan
+
+    def _plan_budget(self, table, plan, mechanism, budget, labeled):
+        """``(accountant, estimate)``: one budget for every release of the fit (the
+        schema estimate's, when ``estimate``, the labels', the mechanism's), planned
+        before anything is read."""
+        estimate = bool(budget.private and self.infer_schema == "private"
+                        and plan.missing_entries())
+        shares = dict(mechanism.budget_shares(self.epochs))
+        marginal_share = self._marginal_share()
+        if marginal_share:
+            shares = _scaled(shares, 1.0 - marginal_share)
+            shares[MarginalCalibration.name] = marginal_share
+        if labeled:
+            shares = _scaled(shares, 1.0 - self.label_share)
+            shares["label proportions"] = self.label_share
+        selections = ()
+        if estimate:
+            schema_share, class_fraction = self.schema_share, POLICY.class_share
+            if schema_share == "auto":
+                schema_share, class_fraction = plan.auto_share(table.n_rows, budget.epsilon,
+                                                               budget.delta)
+            shares = _scaled(shares, 1.0 - schema_share)
+            shares.update(plan.shares(schema_share, class_fraction))
+            selections = plan.selections()
+        return budget.plan(shares, selections=selections), estimate
+
+    def _complete_schema(self, table, plan, accountant, estimate):
+        """``(schema, classes)``, complete: declared, estimated privately, or (when
+        asked) read from the data as a recorded leak."""
+        if estimate:
+            schema, classes = plan.estimate(table, accountant)
+            if self.on_guess == "raise" and any(map(is_guess, plan.issues_)):
+                raise SchemaEstimateError(
+                    "The private schema estimate had to guess "
+                    f"{sum(map(is_guess, plan.issues_))} entries; nothing else was released "
+                    "(on_guess='raise'). Declare them in the schema, or raise epsilon or "
+                    "schema_share.", schema=schema, classes=classes, issues=plan.issues_,
+                    report=accountant.report())
+            return schema, classes
+        if plan.missing_entries():  # infer_schema="data", or a non-private fit
+            return plan.read_from_data(table)
+        return self.schema, self.classes
+
+    def _encode(self, table, plan, schema, classes, accountant, estimate, *, private,
+                labeled):
+        """``(encoder, rows)``: the public encoder and the rows it encodes, a chunk at a
+        time where they are summed; a class list that cannot train is refused here,
+        before any embedding is released."""
+        # labels outside the class list, and missing labels, are rows of a public
+        # class: the estimated list's other label, else the first class
+        unlisted, missing = 0, None
+        if plan.class_other_ is not None:
+            unlisted = encode_labels([plan.class_other_], classes)[0]
+        if plan.class_missing_ is not None:  # missing labels: a class of their own
+            missing = encode_labels([plan.class_missing_], classes)[0]
+        encoder = self._encoder(schema).fit(table)
+        rows = make_rows(self, table, reset=True, encoder=encoder, classes=classes,
+                         private=private, min_rows=2, unlisted=unlisted, missing=missing)
+        k = rows.n_classes
+        if labeled and k < 2 and estimate and plan.estimate_classes:
+            message = ("The private class list kept a single class: at this budget the noisy "
+                       "label counts do not clear the partition-selection threshold. Pass "
+                       "classes=[...] (the public list of labels), or a larger epsilon or "
+                       "schema_share.")
+            # the class list is what refuses: named with the columns' weak spots
+            issues = [i for i in plan.issues_ if i["problem"] != "classes"]
+            issues.append({"column": None, "problem": "classes", "share": None,
+                           "detail": message})
+            raise SchemaEstimateError(message, schema=schema, classes=classes, issues=issues,
+                                      report=accountant.report())
+        if labeled and k < 2:
+            only = rows.classes[0] if k else None
+            only = getattr(only, "item", lambda: only)()  # a Python scalar in the message
+            raise ValueError(
+                f"y has a single class ({only!r}); fit without y to synthesize "
+                "unlabeled data."
+            )
+        if self.batch_size < max(2, k):
+            raise ValueError(
+                f"batch_size={self.batch_size} is too small: every generated batch needs "
+                "at least 2 rows and one row per class."
+            )
+        return encoder, rows
 
     def _marginal_share(self):
         return self._auto_share(self.marginal_share, 0.2)
