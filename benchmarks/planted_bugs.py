@@ -25,13 +25,13 @@ BUGS = {
         "skdpgen/privacy/_budget.py",
         "    gaussian_delta = delta - sum(selections)",
         "    gaussian_delta = delta",
-        ["tests/test_budget.py"]),
+        ["tests/privacy/test_budget.py"]),
     "refusal-not-sticky": (
         "skdpgen/privacy/_budget.py",
         "        if self._refused is not None:\n            raise BudgetExceededError(self._refused)\n"
         "        self._check_guards(at_exit=False)",
         "        self._check_guards(at_exit=False)",
-        ["tests/test_budget.py"]),
+        ["tests/privacy/test_budget.py"]),
     "kind-exact": (
         "skdpgen/schema/_text.py",
         "        return KINDS[kind_from_forms(noisy, s)]",
@@ -48,7 +48,7 @@ BUGS = {
         "skdpgen/schema/_ranges.py",
         "if rest > max(POLICY.decade_stds * s * math.sqrt(1 + inside.size), least):",
         "if rest > max(POLICY.decade_stds * math.sqrt(1 + inside.size), least):",
-        ["tests/test_schema_longtail.py"]),
+        ["tests/schema/test_schema_longtail.py"]),
     "share-from-complete-rows": (
         "skdpgen/synthesizers/_kme.py",
         "plan.auto_share(table.n_rows, budget.epsilon,",
@@ -60,7 +60,7 @@ BUGS = {
         "    if any(map(is_guess, issues)) and not args.allow_guesses:",
         "    if any(map(is_guess, issues)) and not args.allow_guesses:\n"
         "        Path(args.out).write_text('written before the refusal')",
-        ["tests/test_cli_front_door.py"]),
+        ["tests/cli/test_cli_front_door.py"]),
 }
 
 

@@ -27,7 +27,7 @@ from skdpgen.kernels import HistogramFeatures
 # scikit-learn's checks fit on a few dozen rows with no declared bounds: a
 # private schema estimate at that size keeps no class, so the synthesizers read
 # the schema from the rows here (the behaviour under test is the API, not the
-# privacy; tests/test_private_schema.py covers the private default).
+# privacy; tests/schema/test_private_schema.py covers the private default).
 FAST = dict(epochs=1, steps_per_epoch=3, batch_size=20, random_state=0, device="cpu",
             infer_schema="data")
 ESTIMATORS = [

@@ -34,7 +34,6 @@ from skdpgen.cli import main
 from skdpgen.evaluation import DPTwoSampleTest
 from skdpgen.private_schema import estimate_schema
 from skdpgen.audit import replay_difference
-from test_cli import fast_fits  # noqa: F401  (the fixture: small synthesizers in main)
 
 N = 400
 FAST = dict(epochs=1, steps_per_epoch=2, batch_size=64, random_state=0, verbose=0)

@@ -65,7 +65,7 @@ _MISSING = "?"
 #                           CPS top-codes usual weekly hours at 99.
 #
 # Afterwards check (not used to choose anything): every row of both bundled
-# splits lies within these bounds (tests/test_datasets.py asserts it).
+# splits lies within these bounds (tests/datasets/test_datasets.py asserts it).
 # ---------------------------------------------------------------------------
 
 _ADULT_SCHEMA = {

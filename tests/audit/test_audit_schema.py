@@ -1,6 +1,6 @@
 """End-to-end privacy audit of the private schema estimation (``pytest -m audit``).
 
-The approach of ``tests/test_audit.py``: :meth:`SchemaPlan.estimate` runs,
+The approach of ``tests/audit/test_audit.py``: :meth:`SchemaPlan.estimate` runs,
 through its own accountant, on two worst-case neighbouring tables ``D`` and
 ``D'`` many times each; every release is captured at the one release site,
 :meth:`skdpgen.privacy.GaussianAccountant.add_noise` (partition selections

@@ -11,7 +11,6 @@ message quotes or locates it.
 """
 
 import csv
-import functools
 import io
 import json
 import re
@@ -270,24 +269,6 @@ def test_multiline_open_quote_takes_in_the_lines_after_it():
 
 
 # -- neighbours through the command line -----------------------------------------
-
-FAST_FITS = {"DPHPSynthesizer": dict(order=5, epochs=1, steps_per_epoch=5, batch_size=64)}
-
-
-@pytest.fixture
-def fast_fits(monkeypatch):
-    """In-process ``main`` with a small synthesizer; warnings display restored
-    (the approach of ``tests/test_cli.py``)."""
-    import skdpgen.synthesizers as synthesizers
-
-    for name, params in FAST_FITS.items():
-        cls = getattr(synthesizers, name)
-        build = cls.from_cli.__func__
-        monkeypatch.setattr(cls, "from_cli", classmethod(
-            functools.partial(lambda c, _b, _p, **kw: _b(c, **kw).set_params(**_p),
-                              _b=build, _p=params)))
-    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
-
 
 N = 400
 WHERE = 200  # the replaced record's index (line 202 of the file)

@@ -1,6 +1,6 @@
 """The command line's front door on small and odd tables: refusal, template, index, classes.
 
-In-process ``main`` with small synthesizers (``fast_fits`` of test_cli).
+In-process ``main`` with small synthesizers (``fast_fits`` of conftest.py).
 """
 
 import json
@@ -14,7 +14,7 @@ import pytest
 from skdpgen.cli import main
 from skdpgen.privacy import PrivacyLeakWarning, reproducible_noise
 
-from test_cli import fast_fits, listing  # noqa: F401  (the fixture)
+from test_cli import listing
 
 
 def _small(tmp_path, n=120, index=True):

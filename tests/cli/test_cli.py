@@ -5,7 +5,6 @@ paths, the privacy files and the all-or-nothing writes are cheap to check;
 every ``main`` call's exit status is asserted.
 """
 
-import functools
 import json
 import subprocess
 import sys
@@ -29,32 +28,6 @@ def run(*args, cwd=None):
 def listing(folder):
     """Every entry of a folder, hidden (staging) files included."""
     return sorted(p.name for p in folder.iterdir())
-
-
-FAST_FITS = {
-    "DPHPSynthesizer": dict(order=5, epochs=1, steps_per_epoch=5, batch_size=64),
-    "DPMERFSynthesizer": dict(n_components=100, epochs=1, steps_per_epoch=5, batch_size=64),
-}
-
-
-@pytest.fixture
-def fast_fits(monkeypatch):
-    """In-process ``main`` with small synthesizers; warnings display restored.
-
-    The command builds its estimators with the registered classes'
-    ``from_cli``; the patch makes those small, and everything else of the
-    command is the real one.
-    """
-    import skdpgen.synthesizers as synthesizers
-
-    for name, params in FAST_FITS.items():
-        cls = getattr(synthesizers, name)
-        build = cls.from_cli.__func__
-        monkeypatch.setattr(cls, "from_cli", classmethod(
-            functools.partial(lambda c, _b, _p, **kw: _b(c, **kw).set_params(**_p),
-                              _b=build, _p=params)))
-    # main() routes warnings to one-line messages; undo that after the test
-    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
 
 
 @pytest.fixture(scope="module")

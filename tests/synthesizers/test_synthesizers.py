@@ -413,7 +413,7 @@ def _spy_on_releases(monkeypatch):
 
 
 @pytest.mark.parametrize("labeled", [True, False], ids=["labeled", "unlabeled"])
-# the kernels' loss; the marginal mechanism's: tests/test_marginals.py
+# the kernels' loss; the marginal mechanism's: tests/synthesizers/test_marginals.py
 @pytest.mark.parametrize("make", SYNTHS[1:], ids=IDS[1:])
 def test_generator_trains_against_the_noisy_releases(make, labeled, frame, monkeypatch):
     """The targets of the loss are the values the noise site returned (divided
