@@ -188,18 +188,35 @@ def _synthesizer_csv(n, seed):
         schema = {**schema, "income": {"type": "categorical", "categories": list(classes)}}
         with open(spec, "w") as f:
             json.dump(schema, f, default=str)
-        cmd = [sys.executable, "-m", "skdpgen", "synthesize", data, "--schema", spec,
+        hwm = os.path.join(tmp, "peak.txt")
+        cmd = [sys.executable, "-c", _CLI_PEAK, hwm, "synthesize", data, "--schema", spec,
                "--target", "income", "--epsilon", "1", "--random-state", str(seed),
                "--out", os.path.join(tmp, "synthetic.csv"), "--quiet", "--n-samples", "1000"]
         t0 = time.perf_counter()
         done = subprocess.run(cmd, capture_output=True, text=True)
         wall = time.perf_counter() - t0
-    if done.returncode != 0:
-        raise RuntimeError(done.stderr[-2000:])
-    # the largest resident set of a child of this (fresh) process: the command's
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+        if done.returncode != 0:
+            raise RuntimeError(done.stderr[-2000:])
+        with open(hwm) as f:
+            peak = int(f.read())
     return {"fit": wall, "release": float("nan"), "releases": -1, "epsilon": 1.0,
             "peak": peak, "input": size}
+
+
+#: ``skdpgen`` run in the measured child, which then writes its own peak resident
+#: set (VmHWM, bytes) to ``argv[1]``. Not the child's ``ru_maxrss``: that one keeps
+#: the peak of the process it was forked from (this one, which held the table it
+#: wrote) across ``exec``; before 2026-11-27 the CSV peaks were that upper bound.
+_CLI_PEAK = """
+import sys
+from skdpgen.cli import main
+code = main(sys.argv[2:])
+with open("/proc/self/status") as f:
+    kib = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+with open(sys.argv[1], "w") as f:
+    f.write(str(kib * 1024))
+sys.exit(code)
+"""
 
 
 def _synthesizer(n, seed, mode, device, workers, worker_memory, block_rows):
