@@ -9,7 +9,7 @@ cannot hold a Dask collection.
 
 import sys
 
-__all__ = ["add_partials", "is_dask_collection", "meta", "partition_sums"]
+__all__ = ["add_partials", "is_dask_collection", "map_labels", "meta", "partition_sums"]
 
 
 def is_dask_collection(x):
@@ -67,3 +67,17 @@ def partition_sums(func, X, y=None):
     for part in parts[1:]:
         total = add_partials(total, part)
     return total
+
+
+def map_labels(values, func):
+    """``func`` (a 1-D array → array of the same length, row-wise) on ``values``:
+    per partition, lazily, for a Dask Series or array (objects out); directly
+    otherwise."""
+    if not is_dask_collection(values):
+        return func(values)
+    import pandas as pd
+
+    if hasattr(values, "map_partitions"):
+        return values.map_partitions(lambda p: pd.Series(func(p), index=p.index),
+                                     meta=(values.name, object))
+    return values.map_blocks(func, dtype=object)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..privacy import record_leak
-from .._dask import is_dask_collection
+from .._dask import map_labels
 from ._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
 from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows
 from ._issues import _missing_flag, _warn_folded, _warn_other
@@ -342,9 +342,4 @@ def map_unlisted(values, listed, other):
             return out.astype(np.int64)
         return out
 
-    if is_dask_collection(values):
-        if hasattr(values, "map_partitions"):
-            return values.map_partitions(lambda p: pd.Series(mapped(p), index=p.index),
-                                         meta=(values.name, object))
-        return values.map_blocks(mapped, dtype=object)
-    return mapped(values)
+    return map_labels(values, mapped)
