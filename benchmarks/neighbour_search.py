@@ -31,7 +31,6 @@ import collections
 import contextlib
 import decimal
 import fractions
-import functools
 import io
 import platform
 import re
@@ -186,16 +185,14 @@ NUMERIC_ONLY = {"kme", "release", "two-sample"}
 
 def _small_synthesizers():
     """The command line's estimators, small (as the tests' ``fast_fits``)."""
-    import skdpgen.synthesizers as synthesizers
+    import skdpgen.cli as cli
 
-    for name, params in {"DPHPSynthesizer": dict(order=4, epochs=1, steps_per_epoch=2,
-                                                 batch_size=64),
-                         "DPMERFSynthesizer": dict(n_components=40, epochs=1,
-                                                   steps_per_epoch=2, batch_size=64)}.items():
-        cls = getattr(synthesizers, name)
-        build = cls.from_cli.__func__
-        cls.from_cli = classmethod(functools.partial(
-            lambda c, _b, _p, **kw: _b(c, **kw).set_params(**_p), _b=build, _p=params))
+    params = {"DPHPSynthesizer": dict(order=4, epochs=1, steps_per_epoch=2, batch_size=64),
+              "DPMERFSynthesizer": dict(n_components=40, epochs=1, steps_per_epoch=2,
+                                        batch_size=64)}
+    build = cli._build
+    cli._build = lambda cls, **options: build(cls, **options).set_params(
+        **params.get(cls.__name__, {}))
 
 
 def _csv_text(X, y):

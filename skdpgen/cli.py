@@ -313,6 +313,46 @@ def _template_path(data):
     return path.with_name(f"{path.stem}.schema.json")
 
 
+def _build(cls, *, columns, schema, classes, labeled, random_state, device, verbose,
+           infer_schema="private", schema_share="auto", allow_guesses=True):
+    """The estimator ``--method`` names, built from the command's options.
+
+    A registered class (:mod:`skdpgen.registry`) gets each option its
+    constructor takes, under the parameter of the same name (``schema``,
+    ``classes``, ``random_state``, ``device``, ``verbose``, ``infer_schema``,
+    ``schema_share``; ``--allow-guesses`` as ``on_guess``). The releaser
+    (``release``) takes the schema's bounds instead, for unlabeled numeric
+    columns only. A table the method cannot take is a ``ValueError`` with a
+    one-line reason (the command's usage error).
+    """
+    import numpy as np
+
+    from .release import DPKMEReleaser
+
+    if labeled and not cls.supports_labels:
+        raise ValueError(f"--method {_name_of(cls)} releases unlabeled numeric data; drop "
+                         "--target")
+    if issubclass(cls, DPKMEReleaser):
+        bounds = [schema.get(c, {}).get("bounds") for c in columns]
+        if any(b is None for b in bounds):
+            raise ValueError("--method release needs public bounds for every column in "
+                             "--schema")
+        lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
+        return cls(method="subspace", bounds=(lo, hi), random_state=random_state,
+                   device=device)
+    options = dict(schema=schema, classes=classes, random_state=random_state, device=device,
+                   verbose=verbose, infer_schema=infer_schema, schema_share=schema_share,
+                   on_guess="fit" if allow_guesses else "raise")
+    taken = set(cls._get_param_names())
+    return cls(**{k: v for k, v in options.items() if k in taken})
+
+
+def _name_of(cls):
+    from .registry import methods
+
+    return next((name for name, c in methods().items() if c is cls), cls.__name__)
+
+
 def _cmd_synthesize(args):
     from .privacy import PrivacyLeakWarning
     from .registry import methods
@@ -334,8 +374,8 @@ def _cmd_synthesize(args):
                 raise UsageError(f"schema {args.schema}, entry {args.target!r}: the target "
                                  "lists a single class; list every class (or --classes a,b,c)")
     feature_schema = {c: s for c, s in schema.items() if c != args.target}
-    model = methods()[args.method].from_cli(
-        columns=list(X.columns), schema=feature_schema, classes=classes,
+    model = _build(
+        methods()[args.method], columns=list(X.columns), schema=feature_schema, classes=classes,
         labeled=args.target is not None, random_state=args.random_state,
         device=args.device, verbose=0 if args.quiet else 1, infer_schema=args.infer_schema,
         schema_share=args.schema_share, allow_guesses=args.allow_guesses)
@@ -548,7 +588,8 @@ def _cmd_demo(args):
 
     train, test = load_adult(split="train"), load_adult(split="test")
     cls = methods()[args.method]
-    synth = cls.from_cli(
+    synth = _build(
+        cls,
         columns=list(train.data.columns),
         schema=train.schema,  # public bounds and categories (adult.names)
         classes=train.target_schema["categories"],

@@ -4,16 +4,13 @@ An estimator class registers under a name with :func:`register`; the command
 line (``skdpgen synthesize --method NAME``) lists and builds exactly the
 registered ones. A registered class has
 
-* a classmethod ``from_cli(*, columns, schema, classes, labeled,
-  random_state, device, verbose, infer_schema, schema_share,
-  allow_guesses)`` that builds an instance for a table with these columns
-  and public schema (``labeled``: whether a target column was given,
-  ``classes``: its declared categories or None, ``infer_schema``: what to
-  do with what the schema leaves out, ``schema_share``: its share of the
-  budget, a float or ``"auto"``, ``allow_guesses``: False when a private
-  schema estimate that guessed should stop the fit before anything else
-  is released, by raising ``SchemaEstimateError``), or raises
-  ``ValueError`` with a one-line reason when it cannot handle the table;
+* constructor parameters named after the command's options it takes
+  (``schema``, ``classes``, ``random_state``, ``device``, ``verbose``,
+  ``infer_schema``, ``schema_share``, ``on_guess``): the command line
+  passes each option to the parameter of the same name (``skdpgen.cli``
+  maps its options to parameters; the estimator knows nothing of it), and a
+  table the estimator cannot handle is a ``ValueError`` of its ``fit``
+  with a one-line reason;
 * a boolean class attribute ``supports_labels``;
 * ``fit(X, y, *, epsilon, delta)``, ``privacy_report_``, ``schema_issues_``
   (optional: the weak spots of a private schema estimate) and

@@ -373,22 +373,6 @@ class DPKMEReleaser(PrivateEstimator):
 
     supports_labels = False
 
-    @classmethod
-    def from_cli(cls, *, columns, schema, classes, labeled, random_state, device, verbose,
-                 infer_schema="private", schema_share="auto", allow_guesses=True):
-        """Algorithm 1 on the schema's public bounds (see :mod:`skdpgen.registry`).
-
-        The bounds of every column must be declared (``infer_schema`` is not
-        used: the points are drawn from the bounds before the data is read).
-        """
-        if labeled:
-            raise ValueError("--method release releases unlabeled numeric data; drop --target")
-        bounds = [schema.get(c, {}).get("bounds") for c in columns]
-        if any(b is None for b in bounds):
-            raise ValueError("--method release needs public bounds for every column in --schema")
-        lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
-        return cls(method="subspace", bounds=(lo, hi), random_state=random_state, device=device)
-
     # -- fit ---------------------------------------------------------------
     def fit(self, X, y=None, *, epsilon=None, delta=None):
         """Release a private weighted point set for ``X``.

@@ -1,7 +1,6 @@
 """Shared test fixtures."""
 
 import contextlib
-import functools
 import warnings
 
 import pytest
@@ -48,17 +47,17 @@ FAST_FITS = {
 def fast_fits(monkeypatch):
     """In-process ``main`` with small synthesizers; warnings display restored.
 
-    The command builds its estimators with the registered classes'
-    ``from_cli``; the patch makes those small, and everything else of the
-    command is the real one.
+    The command builds its estimators from its options (``skdpgen.cli._build``);
+    the patch makes those small, and everything else of the command is the
+    real one.
     """
-    import skdpgen.synthesizers as synthesizers
+    import skdpgen.cli as cli
 
-    for name, params in FAST_FITS.items():
-        cls = getattr(synthesizers, name)
-        build = cls.from_cli.__func__
-        monkeypatch.setattr(cls, "from_cli", classmethod(
-            functools.partial(lambda c, _b, _p, **kw: _b(c, **kw).set_params(**_p),
-                              _b=build, _p=params)))
+    build = cli._build
+
+    def small(cls, **options):
+        return build(cls, **options).set_params(**FAST_FITS.get(cls.__name__, {}))
+
+    monkeypatch.setattr(cli, "_build", small)
     # main() routes warnings to one-line messages; undo that after the test
     monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)

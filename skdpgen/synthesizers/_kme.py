@@ -318,14 +318,6 @@ class KMESynthesizer(PrivateEstimator):
 
     supports_labels = True
 
-    @classmethod
-    def from_cli(cls, *, columns, schema, classes, labeled, random_state, device, verbose,
-                 infer_schema="private", schema_share="auto", allow_guesses=True):
-        """The estimator the command line builds (see :mod:`skdpgen.registry`)."""
-        return cls(schema=schema, classes=classes, random_state=random_state, device=device,
-                   verbose=verbose, infer_schema=infer_schema, schema_share=schema_share,
-                   on_guess="fit" if allow_guesses else "raise")
-
     def _set_mechanism_attributes(self, mechanism):
         """Copy the fitted mechanism's public choices to the estimator."""
         self.features_ = mechanism.features_

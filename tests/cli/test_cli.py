@@ -516,3 +516,32 @@ def test_an_error_caused_by_the_schema_file_names_the_file_and_the_entry(tmp_pat
                  "--out", str(tmp_path / "s.csv"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert str(typo) in err and "'x'" in err and "numeric, datetime or categorical" in err
+
+
+def test_the_command_line_maps_its_options_to_a_method_s_parameters():
+    """Issue 41: estimators carry no ``from_cli``; the command line passes each
+    option to the constructor parameter of the same name, those a registered
+    class takes and no other."""
+    from sklearn.base import BaseEstimator
+
+    from skdpgen import DPHPSynthesizer, DPKMEReleaser
+    from skdpgen.cli import _build
+
+    class Toy(BaseEstimator):
+        supports_labels = True
+
+        def __init__(self, *, schema=None, random_state=None):
+            self.schema = schema
+            self.random_state = random_state
+
+    options = dict(columns=["a"], schema={"a": {"type": "numeric", "bounds": [0, 1]}},
+                   classes=["x", "y"], labeled=True, random_state=3, device="cpu",
+                   verbose=0, infer_schema="private", schema_share="auto",
+                   allow_guesses=False)
+    toy = _build(Toy, **options)
+    assert toy.get_params() == {"schema": options["schema"], "random_state": 3}
+    dphp = _build(DPHPSynthesizer, **options)
+    assert (dphp.classes, dphp.on_guess, dphp.random_state) == (["x", "y"], "raise", 3)
+    assert not any(hasattr(c, "from_cli") for c in (DPHPSynthesizer, DPKMEReleaser))
+    with pytest.raises(ValueError, match="drop --target"):
+        _build(DPKMEReleaser, **options)
