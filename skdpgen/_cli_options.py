@@ -14,9 +14,10 @@ __all__ = ["MULTILINE", "build_parser", "type_words"]
 
 def type_words():
     """The schema's column types, as every message names them (one list)."""
-    from .schema._table import SCHEMA_TYPES
+    from .schema._text import schema_types
 
-    return ", ".join(SCHEMA_TYPES[:-1]) + " or " + SCHEMA_TYPES[-1]
+    types = schema_types()
+    return ", ".join(types[:-1]) + " or " + types[-1]
 
 
 MULTILINE = ("a quoted field may span lines (standard CSV): one record's quoting then "

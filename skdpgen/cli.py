@@ -204,7 +204,7 @@ def _all_or_nothing():
 
 
 def _read_schema(path):
-    from .schema._table import SCHEMA_TYPES
+    from .schema._text import schema_types
 
     if path is None:
         return {}
@@ -225,7 +225,7 @@ def _read_schema(path):
             raise UsageError(f"schema entry {col!r} must be an object with a 'type'")
         if spec["type"] is None:
             continue
-        if spec["type"] not in SCHEMA_TYPES:
+        if spec["type"] not in schema_types():
             raise UsageError(f"schema {path}, entry {col!r}: unknown type {spec['type']!r} "
                              f"(one of {type_words()})")
         # keys starting with "_" are notes (the refusal's template writes them)

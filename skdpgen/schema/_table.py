@@ -11,7 +11,7 @@ from ..utils import check_generator
 from ._canonical import table_frame
 from ._kind import EstimateContext
 from ._rows import table_rows
-from ._text import KINDS, kind_of_spec
+from ._text import KINDS, kind_of_spec, schema_types
 
 __all__ = [
     "TableEncoder",
@@ -125,10 +125,6 @@ def encodes_as_levels(spec, max_levels):
     return KINDS["numeric"].encodes_as_levels(spec, max_levels)
 
 
-#: The column types a schema declares (the one list every interface names).
-SCHEMA_TYPES = ("numeric", "datetime", "categorical")
-
-
 def check_spec(key, spec):
     """The resolved (validated, normalized) spec of one column.
 
@@ -149,7 +145,7 @@ def check_spec(key, spec):
     if not isinstance(spec, dict):
         raise ValueError(f"Schema column {key!r} must be a dict with a 'type', got {spec!r}.")
     kind = spec.get("type")
-    if kind not in SCHEMA_TYPES:
+    if kind not in schema_types():
         raise ValueError(f"Schema column {key!r} has unknown type {kind!r}.")
     from ._kind import flag
 

@@ -52,9 +52,54 @@ class TextKind(ColumnKind):
         return KINDS[kind_from_forms(canon.counts(), 0.0)]
 
 
-#: The kinds by name.
+#: The kinds by name (:func:`register_kind` adds one).
 KINDS = {"numeric": NumericKind(), "datetime": DatetimeKind(),
          "categorical": CategoricalKind(), "bool": BoolKind(), "text": TextKind()}
+#: The types a schema declares, in the order every interface names them.
+_DECLARABLE = ["numeric", "datetime", "categorical"]
+
+
+def register_kind(kind, *, declarable=True):
+    """Add a column kind: the one step a new kind takes besides its own module.
+
+    The kind's ``type`` becomes a type a schema declares (unless
+    ``declarable`` is false), checked by its :meth:`~ColumnKind.check_spec`,
+    encoded by its :meth:`~ColumnKind.codec` and typed by its
+    :meth:`~ColumnKind.output_dtype`: the encoder, the mechanisms, the
+    command line's schema files and its messages then take it. A column of
+    the kind must be declared complete; estimating one privately also needs
+    a release (:meth:`~ColumnKind.statistic` and :meth:`~ColumnKind.estimate`)
+    that :class:`~skdpgen.private_schema.SchemaPlan` knows, which only the
+    built-in kinds have.
+
+    Parameters
+    ----------
+    kind : ColumnKind
+        An instance; its ``name`` and ``type`` must be new.
+    declarable : bool, default=True
+
+    Returns
+    -------
+    kind : ColumnKind
+    """
+    if kind.name in KINDS or kind.type in _DECLARABLE:
+        raise ValueError(f"A column kind named {kind.name!r} is already registered.")
+    KINDS[kind.name] = kind
+    if declarable:
+        _DECLARABLE.append(kind.type)
+    return kind
+
+
+def schema_types():
+    """The types a schema declares (the one list every interface names).
+
+    Examples
+    --------
+    >>> from skdpgen.schema._text import schema_types
+    >>> schema_types()
+    ('numeric', 'datetime', 'categorical')
+    """
+    return tuple(_DECLARABLE)
 
 
 def kind_of_spec(spec):

@@ -478,7 +478,8 @@ def test_every_interface_names_the_same_schema_types(tmp_path, capsys):
     """Issue 40: the template said "(numeric, datetime or categorical)" and --help
     "numeric, datetime, categorical or bool"; both now name the types a schema
     accepts, from one list."""
-    from skdpgen.schema._table import SCHEMA_TYPES, check_spec
+    from skdpgen.schema._table import check_spec
+    from skdpgen.schema._text import schema_types
 
     pd.DataFrame({"a": [1, 2]}).to_csv(tmp_path / "t.csv", index=False)
     assert main(["schema", str(tmp_path / "t.csv"), "--out", str(tmp_path / "s.json")]) == 0
@@ -486,10 +487,11 @@ def test_every_interface_names_the_same_schema_types(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["schema", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    words = ", ".join(SCHEMA_TYPES[:-1]) + " or " + SCHEMA_TYPES[-1]
+    types = schema_types()
+    words = ", ".join(types[:-1]) + " or " + types[-1]
     assert words in template_message and words in help_text
     assert "bool" not in help_text
-    for kind in SCHEMA_TYPES:  # each is a type a schema file may declare
+    for kind in types:  # each is a type a schema file may declare
         spec = {"type": kind, "bounds": [0, 1], "categories": ["x"]}
         if kind == "datetime":
             spec["bounds"] = ["2020-01-01", "2021-01-01"]
