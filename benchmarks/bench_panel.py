@@ -186,7 +186,8 @@ def noisy_marginals_private(table, n_samples, epsilon, delta, rng, schema_share=
     (``SchemaPlan``, as a synthesizer's fit does), the rest releases the
     marginals over the estimated schema's cells, all in one accountant
     (exact composition); returns (X_syn, y_syn, report, seconds)."""
-    from skdpgen.private_schema import SchemaPlan, map_unlisted, table_rows
+    from skdpgen.private_schema import SchemaPlan, map_unlisted
+    from skdpgen.rows import table_rows
     from skdpgen.privacy import GaussianAccountant
 
     t0 = time.perf_counter()

@@ -26,7 +26,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from skdpgen import DPHPSynthesizer, DPMERFSynthesizer  # noqa: E402
 from skdpgen.datasets import gaussian_grid_centers, make_gaussian_grid  # noqa: E402
-from skdpgen.evaluation import gaussian_grid_nll, plot_gaussian_grid  # noqa: E402
+from skdpgen.datasets import gaussian_grid_nll  # noqa: E402
+from skdpgen.evaluation import plot_gaussian_grid  # noqa: E402
 
 
 def main(argv=None):

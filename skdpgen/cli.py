@@ -358,7 +358,7 @@ def _cmd_synthesize(args):
     from .registry import methods
     from .schema import SchemaEstimateWarning, describe_issues
     from .schema._issues import is_guess
-    from .synthesizers import SchemaEstimateError
+    from .schema import SchemaEstimateError
 
     source, leaks = _read_private(args)
     X, y, columns = _columns_of_fit(source, args)

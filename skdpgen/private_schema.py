@@ -113,7 +113,7 @@ magnitude rather than the whole grid, when the values sit in one decade;
 spread over several, each holds too little and the guess may miss them
 entirely (a column of returns in [-13, 13] on 516 rows at ε = 1 came out
 ``[1e9, 1e10]``). Either way the estimate warns, naming the column
-(:class:`SchemaEstimateWarning`). For an integer column (its flag,
+(:class:`~skdpgen.schema.SchemaEstimateWarning`). For an integer column (its flag,
 from the same release) the bins that hold no integer are left out of
 these tests, as if the grid had none of them: below 10 the grid is finer
 than the integers (``(1, 1.25]`` and ``(1.25, 1.5]`` lie between 1 and
@@ -183,7 +183,7 @@ few rows each to clear 4.6 s (bounds ``[11, 1000]`` clipped 27 % of a
 simulated negative-binomial column in 9 of 10 draws at 1,600 rows, 1 of 10
 after), a price's decade below its bulk, the other side of zero, an age's
 bins below its range. The outside estimate, with the final range, is also
-what :class:`SchemaEstimateWarning` reports: from three noise standard
+what :class:`~skdpgen.schema.SchemaEstimateWarning` reports: from three noise standard
 deviations and 5 % of the rows, or from two and a tenth of the rows. (From
 two deviations and 5 %, a normal column of 5,000 rows at ε = 1, whose
 bounds at about ±2 standard deviations clip 4.4 %, was warned of in 8 of
@@ -230,7 +230,7 @@ values is estimated from released numbers only: ``r = n − Σ_kept ñ_k``
 (noise standard deviation ``s·sqrt(n_kept)``). When ``r > 3 s sqrt(n_kept)``
 (or nothing was kept) one public other category is added (label
 ``"other"``, ``"__other__"`` if ``"other"`` is kept) and the spec's
-``"other"`` names it (with a :class:`SchemaEstimateWarning` when nothing
+``"other"`` names it (with a :class:`~skdpgen.schema.SchemaEstimateWarning` when nothing
 was kept or ``r`` is at least a twentieth of ``n``); otherwise ``"other"``
 names the kept value with the largest noisy count, into which the few
 rare values fold. Either way every value outside the categories (and a
@@ -266,22 +266,17 @@ of ``n``):
 # skdpgen.schema._ranges and the kinds' modules. This module is the public face.
 
 from .schema._dtypes import column_kind
-from .schema._issues import SchemaEstimateWarning
 from .schema._plan import SchemaPlan, estimate_schema, map_unlisted, sensitivity_table
 from .schema._policy import POLICY
 from .schema._ranges import flag_stds, numeric_grid, time_grid
-from .schema._rows import TableRows, table_rows
 
 __all__ = [
-    "SchemaEstimateWarning",
     "SchemaPlan",
-    "TableRows",
     "column_kind",
     "estimate_schema",
     "flag_stds",
     "map_unlisted",
     "numeric_grid",
-    "table_rows",
     "time_grid",
 ]
 

@@ -23,7 +23,8 @@ import pytest
 
 from skdpgen import DPHPSynthesizer
 from skdpgen.cli import main
-from skdpgen.private_schema import SchemaPlan, estimate_schema, table_rows
+from skdpgen.private_schema import SchemaPlan, estimate_schema
+from skdpgen.rows import table_rows
 from skdpgen.privacy import GaussianAccountant, reproducible_noise
 
 N = 400

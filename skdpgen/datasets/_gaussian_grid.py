@@ -136,7 +136,7 @@ def make_gaussian_grid(
     See Also
     --------
     gaussian_grid_centers : The centers and the class of each.
-    skdpgen.evaluation.gaussian_grid_nll : Likelihood of (synthetic) samples
+    skdpgen.datasets.gaussian_grid_nll : Likelihood of (synthetic) samples
         under this mixture.
 
     Notes
@@ -226,8 +226,7 @@ def gaussian_grid_nll(X, y=None, *, grid_size=5, sigma=0.2, n_classes=5, spacing
 
     Examples
     --------
-    >>> from skdpgen.datasets import make_gaussian_grid
-    >>> from skdpgen.evaluation import gaussian_grid_nll
+    >>> from skdpgen.datasets import gaussian_grid_nll, make_gaussian_grid
     >>> X, y = make_gaussian_grid(1000, random_state=0)
     >>> round(gaussian_grid_nll(X), 2), round(gaussian_grid_nll(X, y), 2)
     (2.79, 1.23)

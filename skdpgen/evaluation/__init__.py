@@ -32,14 +32,12 @@ from ._two_sample import (
 from ._scorers import neg_mmd2_scorer, synthetic_to_real_scorer
 from ._private_scorers import private_accuracy_scorer, private_neg_mmd2_scorer
 from ._plots import plot_gaussian_grid, plot_kernel_approximation_error, plot_marginals
-from ..datasets import gaussian_grid_nll
 
 __all__ = [
     "DPTwoSampleTest",
     "DPTwoSampleTestResult",
     "TableEvaluation",
     "covariance_spectral_sensitivity",
-    "gaussian_grid_nll",
     "mean_sensitivity",
     "neg_mmd2_scorer",
     "plot_gaussian_grid",

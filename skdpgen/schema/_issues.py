@@ -304,7 +304,8 @@ class SchemaEstimateWarning(UserWarning):
     --------
     >>> import warnings
     >>> import numpy as np, pandas as pd
-    >>> from skdpgen.private_schema import SchemaEstimateWarning, estimate_schema
+    >>> from skdpgen.private_schema import estimate_schema
+    >>> from skdpgen.schema import SchemaEstimateWarning
     >>> X = pd.DataFrame({"x": np.random.default_rng(0).normal(size=100)})
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")

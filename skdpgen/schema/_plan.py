@@ -420,7 +420,7 @@ class SchemaPlan:
         """``rows``, a :class:`~skdpgen.schema._rows.TableRows` of the planned table
         (whose labels can be ``summed`` with it when the classes are estimated)."""
         if not isinstance(rows, TableRows):
-            raise TypeError("Pass the table as skdpgen.private_schema.table_rows(X, y), "
+            raise TypeError("Pass the table as skdpgen.rows.table_rows(X, y), "
                             f"not {type(rows).__name__}.")
         if rows.columns != self.columns:
             raise ValueError(f"X has columns {rows.columns}; the plan has {self.columns}.")

@@ -9,7 +9,6 @@ preset of :class:`KMESynthesizer`, registered for the command line with
 """
 
 from ._calibration import MarginalCalibration, marginal_cell_maps
-from ..schema import SchemaEstimateError
 from ._kme import KMESynthesizer
 from ._marginals import MarginalMechanism, marginal_design, pair_groups
 from ._mechanism import (
@@ -41,7 +40,6 @@ __all__ = [
     "Mechanism",
     "MixtureGenerator",
     "ReleaseContext",
-    "SchemaEstimateError",
     "batch_weights",
     "default_length_scale",
     "draw_pairwise_columns",

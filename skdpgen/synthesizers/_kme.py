@@ -120,7 +120,7 @@ SHARED_PARAMETERS_DOC = """\
         What a private schema estimate that had to guess (an entry the
         noisy releases could not settle: see ``schema_issues_``) does:
         ``"fit"`` goes on and lists the guesses in ``schema_issues_``;
-        ``"raise"`` raises :class:`~skdpgen.synthesizers.SchemaEstimateError`
+        ``"raise"`` raises :class:`~skdpgen.schema.SchemaEstimateError`
         right after the estimate, before anything else is released, so that
         only the schema's share of the budget is spent (its ``report`` says
         what was). Whether the estimate guessed is a function of its noisy

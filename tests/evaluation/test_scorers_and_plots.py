@@ -18,8 +18,8 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from skdpgen import DPMERFSynthesizer, RandomFourierFeatures  # noqa: E402
 from skdpgen.utils import check_generator  # noqa: E402
 from skdpgen.datasets import gaussian_grid_centers, make_gaussian_grid  # noqa: E402
+from skdpgen.datasets import gaussian_grid_nll  # noqa: E402
 from skdpgen.evaluation import (  # noqa: E402
-    gaussian_grid_nll,
     mmd2,
     neg_mmd2_scorer,
     plot_gaussian_grid,

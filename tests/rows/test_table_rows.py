@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 import skdpgen.schema._rows as table_module
-from skdpgen.private_schema import SchemaPlan, TableRows, table_rows
+from skdpgen.private_schema import SchemaPlan
+from skdpgen.rows import TableRows, table_rows
 from skdpgen.schema._canonical import canonical
 
 

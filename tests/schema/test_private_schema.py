@@ -17,7 +17,6 @@ from scipy.stats import norm
 
 from skdpgen import privacy
 from skdpgen.private_schema import (
-    SchemaEstimateWarning,
     SchemaPlan,
     column_kind,
     estimate_schema,
@@ -26,6 +25,7 @@ from skdpgen.private_schema import (
     numeric_grid,
     time_grid,
 )
+from skdpgen.schema import SchemaEstimateWarning
 from skdpgen.schema._plan import (
     CLASSES,
     DATETIME,

@@ -1063,7 +1063,7 @@ def test_on_guess_raise_stops_after_the_schema_estimate():
     """Issue 40: a refusal spends only the schema's share. A private estimate that
     guessed raises before any other release; its report lists the schema's
     releases only, composed to less than the budget."""
-    from skdpgen.synthesizers import SchemaEstimateError
+    from skdpgen.schema import SchemaEstimateError
 
     rng = np.random.default_rng(0)
     n = 120
