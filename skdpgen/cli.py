@@ -347,6 +347,19 @@ def _build(cls, *, columns, schema, classes, labeled, random_state, device, verb
     return cls(**{k: v for k, v in options.items() if k in taken})
 
 
+def _check_complete(X, y, schema, classes):
+    """``--infer-schema error``: a usage error naming what the schema file leaves out
+    (from the header and the file alone), in the command line's words."""
+    from .private_schema import SchemaPlan
+
+    left = SchemaPlan.from_table(X, y, schema=schema, classes=classes).missing_entries()
+    if left:
+        raise UsageError(
+            f"--infer-schema error: the schema leaves out {left}; declare them in the "
+            "--schema file (the classes with --classes a,b,c), or pass --infer-schema "
+            "private (estimated with --schema-share of the budget) or data")
+
+
 def _name_of(cls):
     from .registry import methods
 
@@ -379,6 +392,8 @@ def _cmd_synthesize(args):
         labeled=args.target is not None, random_state=args.random_state,
         device=args.device, verbose=0 if args.quiet else 1, infer_schema=args.infer_schema,
         schema_share=args.schema_share, allow_guesses=args.allow_guesses)
+    if args.infer_schema == "error" and "infer_schema" in model.get_params():
+        _check_complete(X, y, feature_schema, classes)
     stem = Path(args.out).with_suffix("")
     json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
     _check_destinations(args.out, json_path, txt_path)  # before the fit spends its budget

@@ -547,3 +547,16 @@ def test_the_command_line_maps_its_options_to_a_method_s_parameters():
     assert not any(hasattr(c, "from_cli") for c in (DPHPSynthesizer, DPKMEReleaser))
     with pytest.raises(ValueError, match="drop --target"):
         _build(DPKMEReleaser, **options)
+
+
+def test_infer_schema_error_names_what_is_left_out_in_command_line_words(tmp_path, capsys):
+    """Issue 40, section 4: '--infer-schema error' printed the library's
+    "pass infer_schema='private' (...) or 'data'" to a command-line user."""
+    pd.DataFrame({"a": [1, 2, 3], "label": ["x", "y", "x"]}).to_csv(tmp_path / "t.csv",
+                                                                    index=False)
+    code = main(["synthesize", str(tmp_path / "t.csv"), "--target", "label",
+                 "--infer-schema", "error", "--out", str(tmp_path / "o.csv"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "leaves out ['a', 'classes']" in err
+    assert "--infer-schema private" in err and "--classes" in err
+    assert "infer_schema=" not in err and "classes=[" not in err
