@@ -527,12 +527,13 @@ def _separated_table(n=400, seed=0):
 )
 def test_sample_given_y_draws_rows_of_that_class(make, same_noise):
     """Per-class content of sample(y=c) on a well-separated table: rows asked
-    for class c look like the training rows of class c (one seeded noise draw:
-    with fresh noise DP-MERF's city share fell to 0.54 in one suite run)."""
+    for class c look like the training rows of class c (one seeded noise draw and
+    seeded public randomness: unseeded, the city share fell to 0.54 and 0.58 in
+    two suite runs)."""
     X, y, schema = _separated_table()
     with same_noise(0):
         synth = make(schema=schema, classes=["lo", "hi"], epsilon=100.0, batch_size=128,
-                     device="cpu").fit(X, y)
+                     device="cpu", random_state=0).fit(X, y)
     for label, (a, b, city) in {"lo": (1, 9, "A"), "hi": (9, 1, "B")}.items():
         Xs, ys = synth.sample(400, y=label, random_state=0)
         assert (ys == label).all()
