@@ -523,6 +523,8 @@ class SchemaPlan:
         if self.estimate_classes or "text" in self.estimated.values():
             first = rows.partition_sums(self._first_pass, labels=self.estimate_classes)
         n = rows.n_rows  # counted by the first pass over Dask rows, when not before
+        if n < 1:  # public: nothing is released, and every share below is of n rows
+            raise ValueError("Found 0 sample(s) while a minimum of 1 is required.")
         self._flag_stds = flag_stds(len(self.estimated))
         kinds = {}
         for key, planned in self.estimated.items():

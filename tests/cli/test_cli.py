@@ -560,3 +560,18 @@ def test_infer_schema_error_names_what_is_left_out_in_command_line_words(tmp_pat
     assert code == 2 and "leaves out ['a', 'classes']" in err
     assert "--infer-schema private" in err and "--classes" in err
     assert "infer_schema=" not in err and "classes=[" not in err
+
+
+def test_a_table_without_rows_is_a_usage_error(tmp_path, capsys):
+    """A header-only CSV (n = 0, public) crashed the private schema estimate with a
+    ZeroDivisionError (a share of the rows in its summary); it is a usage error,
+    before any release, in Python and on the command line."""
+    from skdpgen import DPHPSynthesizer
+
+    with pytest.raises(ValueError, match="Found 0 sample"):
+        DPHPSynthesizer().fit(pd.DataFrame({"a": []}), pd.Series([], dtype=object))
+    (tmp_path / "t.csv").write_text("a,b,label\n")
+    code = main(["synthesize", str(tmp_path / "t.csv"), "--target", "label", "--out",
+                 str(tmp_path / "o.csv"), "--quiet"])
+    assert code == 2 and "Found 0 sample" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
