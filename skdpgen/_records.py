@@ -220,15 +220,17 @@ class RecordBlocks:
         with self._opened() as (names, cells):
             yield names
             shared = [{} for _ in names]
+            least = self.block_rows or 1  # None: every block the reader splits off
             pending, rows, total = [], 0, 0
             for block in cells:
-                pending.append(_shared(block, shared))
-                rows += len(block)
-                total += len(block)
-                if self.block_rows is None or rows >= self.block_rows:
+                if len(block):
+                    pending.append(_shared(block, shared))
+                    rows += len(block)
+                    total += len(block)
+                if rows >= least:
                     yield self._frame(pending, names)
                     pending, rows = [], 0
-            if pending and (rows or self.block_rows is None):
+            if rows:
                 yield self._frame(pending, names)
             self.n_rows = total
 

@@ -369,9 +369,8 @@ def _name_of(cls):
 def _cmd_synthesize(args):
     from .privacy import PrivacyLeakWarning
     from .registry import methods
-    from .schema import SchemaEstimateWarning, describe_issues
+    from .schema import SchemaEstimateError, SchemaEstimateWarning, describe_issues
     from .schema._issues import is_guess
-    from .schema import SchemaEstimateError
 
     source, leaks = _read_private(args)
     X, y, columns = _columns_of_fit(source, args)

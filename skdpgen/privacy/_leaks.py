@@ -139,10 +139,9 @@ class PrivacyLeak:
         >>> leak.explain("cli")
         'Read. Pass --classes a,b,c (the public list of possible labels) to avoid this.'
         """
-        words = _REMEDIES[interface]
         if self.remedy is None:
             return self.why
-        return f"{self.why} {words[self.remedy]} to avoid this."
+        return f"{self.why} {_REMEDIES[interface][self.remedy]} to avoid this."
 
     def worded(self, interface):
         """The same leak, its full explanation in the words of ``interface`` (no

@@ -190,7 +190,7 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
 
     Returns
     -------
-    rows : ArrayRows or DaskRows
+    rows : ArrayRows, DaskRows or BlockRows
     """
     table = table_rows(X, y)
     X, y = table.X, table.y

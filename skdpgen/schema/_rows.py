@@ -69,18 +69,20 @@ def table_rows(X, y=None):
 
     Parameters
     ----------
-    X : DataFrame, 2-D array, list of rows, or Dask DataFrame or array
-        The private table, its values in any form.
-    y : array-like, Dask array or Dask Series of shape (n,), default=None
+    X : DataFrame, 2-D array, list of rows, Dask DataFrame or array, or BlockColumns
+        The private table, its values in any form; a :class:`BlockColumns`
+        (:func:`split_blocks`) is read from its source a block at a time.
+    y : array-like, Dask array or Dask Series of shape (n,), or BlockLabels, default=None
         Private labels; with a Dask ``X``, a Dask collection partitioned
-        like ``X`` to be summed with it.
+        like ``X`` to be summed with it; with a ``BlockColumns`` ``X``, the
+        ``BlockLabels`` of the same source.
 
     Returns
     -------
     rows : TableRows
-        In memory, or held by Dask when ``X`` is a Dask collection (the
-        only place where this is decided); ``X`` is returned as it is when
-        it is already a :class:`TableRows`.
+        In memory, held by Dask when ``X`` is a Dask collection, or read by
+        blocks (the only place where this is decided); ``X`` is returned as
+        it is when it is already a :class:`TableRows`.
 
     Examples
     --------
