@@ -45,6 +45,29 @@ class BlockRows:
     ----------
     classes : ndarray or None
         The public class list (:meth:`set_labels`).
+
+    Examples
+    --------
+    A source of two blocks (a CSV file's :class:`~skdpgen._records.RecordBlocks`
+    in the command line); the sum over the blocks is the table's:
+
+    >>> import pandas as pd
+    >>> from sklearn.base import BaseEstimator
+    >>> from skdpgen.kernels import RandomFourierFeatures
+    >>> from skdpgen.rows import make_rows
+    >>> from skdpgen.schema import TableEncoder
+    >>> from skdpgen.schema._rows import split_blocks
+    >>> class Source(list):
+    ...     columns = ["age"]
+    >>> source = Source([pd.DataFrame({"age": ["20", "30"]}), pd.DataFrame({"age": ["40"]})])
+    >>> X, _ = split_blocks(source)
+    >>> encoder = TableEncoder({"age": {"type": "numeric", "bounds": [0, 100]}}).fit(X)
+    >>> rows = make_rows(BaseEstimator(), X, reset=True, encoder=encoder)
+    >>> type(rows).__name__, rows.n_rows, rows.n_columns
+    ('BlockRows', 3, 1)
+    >>> fmap = RandomFourierFeatures(n_components=4, random_state=0).fit([[0.0]])
+    >>> rows.feature_sums(fmap).shape
+    (4, 1)
     """
 
     def __init__(self, table, read, n_columns, *, convert=None, chunk_size=None, n_jobs=None):
