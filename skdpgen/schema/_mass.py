@@ -17,7 +17,7 @@ import numpy as np
 from scipy.special import ndtri
 from sklearn.isotonic import IsotonicRegression
 
-from ._ranges import _numeric_grid
+from ._grids import _numeric_grid
 from ._policy import POLICY
 
 

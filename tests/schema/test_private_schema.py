@@ -352,7 +352,8 @@ def test_empty_histogram_falls_back_to_one_coarse_group():
 
 def test_a_starved_budget_falls_back_to_the_heaviest_decade():
     """Nothing clears a threshold: the bounds are the decade of largest noisy sum."""
-    from skdpgen.schema._ranges import _numeric_grid, _occupied_range
+    from skdpgen.schema._grids import _numeric_grid
+    from skdpgen.schema._ranges import _occupied_range
 
     lower, upper, groups, _ = _numeric_grid()
     s = 10.0
@@ -367,7 +368,8 @@ def test_a_starved_budget_falls_back_to_the_heaviest_decade():
 
 def test_point_masses_with_gaps_are_bridged():
     """Values on a few points (percentages 4.5, 14.5, ...) leave empty bins between."""
-    from skdpgen.schema._ranges import _numeric_grid, _occupied_range
+    from skdpgen.schema._grids import _numeric_grid
+    from skdpgen.schema._ranges import _occupied_range
 
     lower, upper, groups, _ = _numeric_grid()
     s = 10.0
@@ -389,7 +391,7 @@ def test_point_masses_with_gaps_are_bridged():
 
 
 def test_integer_bins_are_the_bins_that_hold_an_integer():
-    from skdpgen.schema._ranges import _integer_bins, _numeric_grid, _numeric_positions
+    from skdpgen.schema._grids import _integer_bins, _numeric_grid, _numeric_positions
 
     lower, _, _, _ = _numeric_grid()
     ints = np.r_[np.arange(-20_000, 20_001), [-1e15, -3e9, 7e12, 1e15, 4e15]].astype(float)
@@ -407,8 +409,8 @@ def test_small_integers_are_not_cut_off_by_bins_without_integers():
     threshold but above the hysteresis line: the bins (1, 1.25], (1.25, 1.5]
     and (2, 2.5] hold no integer, and skipping them keeps round 1 in range,
     where the whole grid's test stops at 2 (two empty bins are never bridged)."""
-    from skdpgen.schema._ranges import (_numeric_grid, _numeric_positions, _numeric_range,
-                                        _occupied_range)
+    from skdpgen.schema._grids import _numeric_grid, _numeric_positions
+    from skdpgen.schema._ranges import _numeric_range, _occupied_range
 
     lower, upper, groups, _ = _numeric_grid()
     s = 10.0
@@ -426,7 +428,8 @@ def test_thin_mass_inside_an_end_group_joins_the_range():
     4 s·sqrt(5): the rest of the decade (1, 10] joins; round 1, alone in
     the decade below at 1.9 s, does not. Without the group test the range
     stopped at 6 (Bundesliga's Round bounds [5, 40] in a quarter of fits)."""
-    from skdpgen.schema._ranges import _numeric_grid, _numeric_positions, _numeric_range
+    from skdpgen.schema._grids import _numeric_grid, _numeric_positions
+    from skdpgen.schema._ranges import _numeric_range
 
     lower, upper, _, _ = _numeric_grid()
     s = 10.0
@@ -446,7 +449,8 @@ def test_a_group_missed_by_the_coarse_test_joins_next_to_the_range():
     but above 4 s·sqrt(7) next to the range: 1963-1969 join, the most
     significant run of years next to the range (the whole decade joined before,
     1960-1962 included)."""
-    from skdpgen.schema._ranges import _N_YEARS, _occupied_range
+    from skdpgen.schema._grids import _N_YEARS
+    from skdpgen.schema._ranges import _occupied_range
 
     s = 10.0
     noisy = np.zeros(_N_YEARS)
@@ -466,7 +470,8 @@ def test_a_thin_shoulder_joins_without_its_whole_decade():
     s·sqrt(3)), the empty rest of the decade does not. The whole-decade test
     alone left the range at [-1, 1] (a third of N(0, 1) clipped; 100 private
     estimates at n = 4,000, three columns: coverage 0.86 before, 0.94 after)."""
-    from skdpgen.schema._ranges import _numeric_grid, _occupied_range
+    from skdpgen.schema._grids import _numeric_grid
+    from skdpgen.schema._ranges import _occupied_range
 
     lower, upper, groups, _ = _numeric_grid()
     s = 10.0
@@ -486,7 +491,8 @@ def test_empty_groups_next_to_the_range_rarely_join():
     """Pure noise outside a bulk in (10, 100]: the decade below (or the one
     above) joins whole w.p. about 3e-5 each (4 s); 4,000 draws. (Single
     bins next to the bulk join at 2 s, 2.3 % each, as before.)"""
-    from skdpgen.schema._ranges import _numeric_grid, _occupied_range
+    from skdpgen.schema._grids import _numeric_grid
+    from skdpgen.schema._ranges import _occupied_range
 
     lower, upper, groups, _ = _numeric_grid()
     s = 10.0
@@ -594,7 +600,7 @@ def test_finish_bounds_of_integer_ranges(lo, hi, expected):
 
 def test_the_fine_grid_refines_values_far_from_zero():
     """A year column: the logarithmic grid alone gives [1500, 2500]."""
-    from skdpgen.schema._ranges import FINE_BINS, _fine_edges, _fine_positions, _numeric_positions
+    from skdpgen.schema._grids import FINE_BINS, _fine_edges, _fine_positions, _numeric_positions
 
     years = np.repeat(np.arange(1995, 2004), 1000)  # 1995-2003, 9,000 rows
     X = pd.DataFrame({"year": years, "w": np.linspace(0.5, 2.5, years.size)})
@@ -627,8 +633,8 @@ def _year_release(s, rng=None):
     """A simulated noisy release of a year column (1963-2008, 180 rows a
     year, Bundesliga's shape): the numeric and fine histograms, noise std
     ``s`` per bin (none without ``rng``)."""
-    from skdpgen.schema._ranges import (FINE_BINS, _fine_positions, _numeric_grid,
-                                        _numeric_positions)
+    from skdpgen.schema._grids import (FINE_BINS, _fine_positions, _numeric_grid,
+                                       _numeric_positions)
 
     lower, _, _, _ = _numeric_grid()
     years = np.repeat(np.arange(1963.0, 2009.0), 180)
@@ -651,8 +657,9 @@ def _year_bounds(coarse, fine, s):
 def test_groups_of_sub_bins_extend_the_range_only_from_outside_it():
     """A thin tail that no sub-bin shows, in groups wholly outside the sub-bins'
     span, stretches the range; the groups around the span do not."""
-    from skdpgen.schema._ranges import (FINE_BINS, _fine_positions, _numeric_grid,
-                                        _numeric_positions, _numeric_range, _refined_range)
+    from skdpgen.schema._grids import (FINE_BINS, _fine_positions, _numeric_grid,
+                                       _numeric_positions)
+    from skdpgen.schema._ranges import _numeric_range, _refined_range
 
     lower, _, _, _ = _numeric_grid()
     s = 20.0  # a sub-bin needs ~100 rows (5 s), a group of 16 ~360 (4.5 s·4)
@@ -676,7 +683,7 @@ def test_a_lone_weak_end_bin_is_dropped_by_the_fine_grid():
     """An empty bin beside a year column's bins, joined on a 2 s fluctuation,
     made the range ten times too wide: (2500, 3000] gave [1500, 3000], which
     the refinement kept ("an end bin is cut, never dropped")."""
-    from skdpgen.schema._ranges import _numeric_grid, _numeric_positions
+    from skdpgen.schema._grids import _numeric_grid, _numeric_positions
 
     lower, upper, _, _ = _numeric_grid()
     s = 80.0

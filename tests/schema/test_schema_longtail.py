@@ -13,13 +13,13 @@ import pandas as pd
 import pytest
 
 from skdpgen.privacy import GaussianAccountant, reproducible_noise
+from skdpgen.schema._grids import _numeric_grid
 from skdpgen.schema._issues import SchemaEstimateWarning
 from skdpgen.schema._kind import EstimateContext
 from skdpgen.schema._mass import _outside_mass
 from skdpgen.schema._numeric import NumericKind, _numeric_statistic, numeric_layout
 from skdpgen.schema._plan import SchemaPlan
 from skdpgen.schema._rows import table_rows
-from skdpgen.schema._ranges import _numeric_grid
 
 
 def _table(rng, n):
