@@ -266,10 +266,10 @@ of ``n``):
 # skdpgen.schema._ranges and the kinds' modules. This module is the public face.
 
 from .schema._dtypes import column_kind
+from .schema._flags import flag_stds
 from .schema._grids import numeric_grid, time_grid
 from .schema._plan import SchemaPlan, estimate_schema, map_unlisted, sensitivity_table
 from .schema._policy import POLICY
-from .schema._ranges import flag_stds
 
 __all__ = [
     "SchemaPlan",

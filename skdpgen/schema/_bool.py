@@ -10,7 +10,7 @@ from ..privacy import record_leak
 from ._canonical import MISSING
 from ._categorical import CategoricalKind, _OneHot
 from ._issues import _missing_flag
-from ._ranges import _flags
+from ._flags import _flags
 
 __all__ = ["BoolKind", "is_bool_categories"]
 

@@ -16,7 +16,8 @@ from ._kind import ColumnCodec, ColumnKind, flag
 from ._issues import _empty, _missing_flag, _warn_guess, _warn_outside
 from ._numeric import Binned
 from ._grids import _N_YEARS, _year_label, year_positions
-from ._ranges import _flags, _occupied_range
+from ._flags import _flags
+from ._ranges import _occupied_range
 
 __all__ = ["DatetimeKind", "timestamp_ns", "wall_ns"]
 

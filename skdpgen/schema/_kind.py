@@ -73,7 +73,7 @@ class EstimateContext:
         Public bounds (the plan's ``bounds=``, or the partial spec's).
     flag_stds : float
         The threshold of the missing and integer flags, in noise standard
-        deviations (:func:`skdpgen.schema._ranges.flag_stds`).
+        deviations (:func:`skdpgen.schema._flags.flag_stds`).
     accountant : GaussianAccountant or None
         Where partition selections are made.
     release : str

@@ -9,7 +9,8 @@ import pandas as pd
 from ..privacy import record_leak
 from ._kind import ColumnCodec, ColumnKind, flag, one_hot_rows
 from ._grids import FINE_BINS, _fine_positions, _integer_bins, _numeric_grid, _numeric_positions
-from ._ranges import _finish_bounds, _flags, _numeric_range, _refined_range
+from ._flags import _flags
+from ._ranges import _finish_bounds, _numeric_range, _refined_range
 from ._issues import _empty, _missing_flag, _warn_guess, _warn_outside_share
 from ._mass import _follow_mass, _outside_mass, _trim_tail
 from ._policy import POLICY

@@ -37,7 +37,8 @@ from ._categorical import (
 from ._issues import SchemaEstimateWarning, describe_issues
 from ._shares import auto_share
 from ._kind import EstimateContext
-from ._ranges import _other_label, flag_stds
+from ._flags import flag_stds
+from ._ranges import _other_label
 from ._rows import TableRows, table_rows
 from ._text import KINDS as _KIND
 from ._policy import POLICY

@@ -1,12 +1,12 @@
-"""Post-processing of the schema estimate's noisy releases: ranges, flags, kinds.
+"""Post-processing of the schema estimate's noisy releases: ranges, kinds.
 
 Everything here is a function of released noisy vectors and of public
 quantities (``n``, the noise standard deviation, the grids of
-:mod:`skdpgen.schema._grids`): bounds from a noisy histogram, the integer
-and missing flags from noisy counts, a column's kind from its noisy form
-counts. None of it reads a row, so it can be tested by simulation and
-swapped without touching the privacy analysis, which lives in
-:mod:`skdpgen.schema._plan` alone. The rules are explained in
+:mod:`skdpgen.schema._grids`): bounds from a noisy histogram, a column's
+kind from its noisy form counts (the integer and missing flags are in
+:mod:`skdpgen.schema._flags`). None of it reads a row, so it can be tested
+by simulation and swapped without touching the privacy analysis, which
+lives in :mod:`skdpgen.schema._plan` alone. The rules are explained in
 :mod:`skdpgen.private_schema`.
 """
 
@@ -340,37 +340,6 @@ def _unaccounted_decades(noisy, decades, first, last, s):
             new_first = min(new_first, int(in_decade[0]))
             new_last = max(new_last, int(in_decade[-1]))
     return new_first, new_last
-
-
-def flag_stds(n_columns):
-    """Threshold of the missing and integer flags, in noise standard deviations.
-
-    ``max(4, Φ⁻¹(1 − 1e-4 / n_columns))``: the union bound keeps the chance
-    that any of ``n_columns`` flags is wrong (a missing flag on a column
-    without missing values, an integer column declared fractional) at most
-    1e-4 per table, so wide tables (an image's hundreds of pixels) do not
-    gain spurious flags; up to three columns it is 4 (3e-5 per column).
-    Depends on the public number of estimated columns only.
-
-    Examples
-    --------
-    >>> from skdpgen.private_schema import flag_stds
-    >>> flag_stds(1), round(flag_stds(784), 2)
-    (4.0, 5.15)
-    """
-    return max(POLICY.flag_stds, float(-ndtri(POLICY.false_flag_rate / max(int(n_columns), 1))))
-
-
-def _flags(noisy_nonint, noisy_missing, n, s, z=POLICY.flag_stds, s_missing=None):
-    """(integer, missing) from the noisy counts, threshold ``z·s`` (see the module doc);
-    ``s_missing``: the missing count's own noise std when it differs from ``s``."""
-    present = min(max(n - noisy_missing, 0.0), float(n))
-    missing = bool(noisy_missing > z * (s if s_missing is None else s_missing))
-    integer = None
-    if noisy_nonint is not None:
-        limit = min(0.5 * present, max(POLICY.integer_fraction * present, z * s))
-        integer = bool(noisy_nonint < limit)
-    return integer, missing
 
 
 #: The kinds a column's form counts can decide, in the order of their forms.
