@@ -25,7 +25,7 @@ a number, a bool, a date, text or missing, whatever its type.
 **Kinds.** A column whose kind the schema does not declare gets two
 releases: ``schema: kinds``, the counts of its values' canonical forms,
 from which its kind (numeric, bool, datetime or categorical) is decided
-(:func:`skdpgen.schema._ranges.kind_from_forms`), and ``schema: values``,
+(:func:`skdpgen.schema._text.kind_from_forms`), and ``schema: values``,
 the statistic of that kind below, scaled to sensitivity √2 so that every
 column's values release looks the same in the report. A column whose kind
 is declared gets the release of its kind directly.

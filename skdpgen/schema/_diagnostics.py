@@ -78,7 +78,7 @@ def read_column(column, spec=None, *, kind=None, key=None):
         Read the column as this kind (another table's kind of the same
         column). By default the spec's type, else the kind the exact
         counts of the values' canonical forms give (the rule of the private
-        estimate, :func:`skdpgen.schema._ranges.kind_from_forms`).
+        estimate, :func:`skdpgen.schema._text.kind_from_forms`).
     key : object, default=None
         The column's name, for error messages.
 

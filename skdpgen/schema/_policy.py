@@ -69,7 +69,7 @@ class EstimationPolicy:
     follow_groups: int = _rule(2, "whole groups towards zero a run next to a range may hold")
     tail_share: float = _rule(
         0.02, "a tail decade is trimmed where the rows beyond are under this share")
-    # -- flags and kinds (skdpgen.schema._flags, _ranges, the kinds) ----------
+    # -- flags and kinds (skdpgen.schema._flags, _text, the kinds) ------------
     integer_fraction: float = _rule(
         0.01, "a column is integer when its non-integer values are under this share")
     flag_stds: float = _rule(4.0, "least threshold of the missing and integer flags")

@@ -1,10 +1,11 @@
-"""Post-processing of the schema estimate's noisy releases: ranges, kinds.
+"""Post-processing of the schema estimate's noisy releases: ranges and bounds.
 
 Everything here is a function of released noisy vectors and of public
 quantities (``n``, the noise standard deviation, the grids of
-:mod:`skdpgen.schema._grids`): bounds from a noisy histogram, a column's
-kind from its noisy form counts (the integer and missing flags are in
-:mod:`skdpgen.schema._flags`). None of it reads a row, so it can be tested
+:mod:`skdpgen.schema._grids`): a column's range and bounds from a noisy
+histogram (the integer and missing flags are in
+:mod:`skdpgen.schema._flags`, a column's kind from its noisy form counts in
+:mod:`skdpgen.schema._text`). None of it reads a row, so it can be tested
 by simulation and swapped without touching the privacy analysis, which
 lives in :mod:`skdpgen.schema._plan` alone. The rules are explained in
 :mod:`skdpgen.private_schema`.
@@ -340,57 +341,6 @@ def _unaccounted_decades(noisy, decades, first, last, s):
             new_first = min(new_first, int(in_decade[0]))
             new_last = max(new_last, int(in_decade[-1]))
     return new_first, new_last
-
-
-#: The kinds a column's form counts can decide, in the order of their forms.
-_FORM_KINDS = ("numeric", "bool", "datetime")
-
-
-def kind_from_forms(noisy, s):
-    """A column's kind from the noisy counts of its values' canonical forms.
-
-    ``noisy`` holds the counts of values that are numbers, bools, dates,
-    text and missing (:data:`skdpgen.schema._canonical.FORMS`), each with
-    noise standard deviation ``s`` (0 for exact counts). The present form
-    with the largest noisy count is the candidate: text (or no positive
-    count) makes the column ``"categorical"``; a number, bool or date
-    makes it ``"numeric"``, ``"bool"`` or ``"datetime"`` when its count
-    ``ñ_t`` also makes ``POLICY.type_share`` of the noisy present values ``p̃ =
-    ñ_0 + ñ_1 + ñ_2 + ñ_3``:
-    ``ñ_t − POLICY.type_share·p̃ ≥ −POLICY.type_stds·s_share``,
-    where ``s_share = s·sqrt((1 − q)² + 3q²)`` (``q = POLICY.type_share``) is that
-    statistic's noise standard deviation; otherwise (a mix of forms) it is
-    categorical.
-
-    So a column whose present values all take form ``t`` fails the share
-    test w.p. at most ``Φ(−POLICY.type_stds) ≈ 3e-5``, and loses the comparison
-    with another form's noise w.p. about ``3·Φ(−ñ_t/(s√2))`` (1e-9 at
-    ``ñ_t = 8.6 s``; 13 % for a table of 344 rows and 17 columns at ε = 1,
-    where the noise hides the counts). Exact counts (``s = 0``) type a
-    column numeric, bool or datetime only when 98 % of its present values
-    take that form. (An earlier rule also asked a majority by four standard
-    deviations and otherwise typed text: it typed a column of numbers
-    categorical in 29 % of private estimates at 1,000 rows and 10 columns,
-    simulated.)
-
-    Examples
-    --------
-    >>> from skdpgen.schema._ranges import kind_from_forms
-    >>> kind_from_forms([990, 0, 0, 10, 5], s=0), kind_from_forms([0, 0, 0, 99, 1], s=0)
-    ('numeric', 'categorical')
-    >>> kind_from_forms([0, 500, 0, 0, 20], s=3.0)
-    'bool'
-    """
-    noisy = np.asarray(noisy, dtype=np.float64)
-    q = POLICY.type_share
-    present = max(float(noisy[:4].sum()), 0.0)
-    s_share = s * math.sqrt((1.0 - q) ** 2 + 3.0 * q * q)
-    t = int(np.argmax(noisy[:4]))
-    if t == 3 or not noisy[t] > 0:
-        return "categorical"
-    if noisy[t] - q * present >= -POLICY.type_stds * s_share:
-        return _FORM_KINDS[t]
-    return "categorical"
 
 
 def _finish_bounds(lo, hi, integer):

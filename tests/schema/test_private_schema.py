@@ -1071,7 +1071,7 @@ def test_kind_decision_misses_a_pure_column_rarely(n, s):
     though the statistic holds several noisy counts) missed the raw CSV test's
     column (n = 3,000, s = 53) in ~0.14 % of fits, which failed a CI run."""
     from skdpgen.schema._policy import POLICY
-    from skdpgen.schema._ranges import kind_from_forms
+    from skdpgen.schema._text import kind_from_forms
 
     rng = np.random.default_rng(0)  # simulated noise for a test of post-processing
     draws = 400_000
@@ -1105,7 +1105,7 @@ def test_kind_of_a_column_the_tests_cannot_read():
     too few rows): the largest noisy count decides, as likely a guess as any;
     a column whose forms clear the noise but mix (half numbers, half text) is
     categorical."""
-    from skdpgen.schema._ranges import kind_from_forms
+    from skdpgen.schema._text import kind_from_forms
 
     rng = np.random.default_rng(1)
     s = 50.0
@@ -1144,7 +1144,7 @@ def test_a_column_of_numbers_is_numeric_where_the_majority_test_failed():
     former rule (a majority by four standard deviations, else text) typed a
     column of numbers categorical in 29 % of estimates; the largest count
     with the share test, in none of 20,000 simulated releases."""
-    from skdpgen.schema._ranges import kind_from_forms
+    from skdpgen.schema._text import kind_from_forms
 
     rng = np.random.default_rng(5)
     s, n = 110.0, 1000
