@@ -14,7 +14,6 @@ from .._dask import map_labels
 from ._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
 from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows
 from ._issues import _missing_flag, _warn_folded, _warn_other
-from ._ranges import _other_label
 from ._policy import POLICY
 
 __all__ = ["CategoricalKind", "estimate_class_list", "fold_rare", "key_counts",
@@ -88,6 +87,15 @@ def fold_rare(kept, kept_noisy, n, s, *, column=None):
     if column is None:  # labels are never folded silently
         _warn_folded(values, largest, residual, s * math.sqrt(len(kept)), n)
     return values, largest
+
+
+def _other_label(kept, numeric):
+    if numeric:
+        return -1 if -1 not in kept else min(kept) - 1
+    label = "other"
+    while label in kept:
+        label = f"__{label}__"
+    return label
 
 
 def _missing_label(labels, numeric):

@@ -27,6 +27,7 @@ from ..privacy import (
 )
 from ._canonical import canonical
 from ._categorical import (
+    _other_label,
     estimate_class_list,
     key_counts,
     map_unlisted,
@@ -38,7 +39,6 @@ from ._issues import SchemaEstimateWarning, describe_issues
 from ._shares import auto_share
 from ._kind import EstimateContext
 from ._flags import flag_stds
-from ._ranges import _other_label
 from ._rows import TableRows, table_rows
 from ._text import KINDS as _KIND
 from ._policy import POLICY

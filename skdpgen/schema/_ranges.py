@@ -376,12 +376,3 @@ def _finish_bounds(lo, hi, integer):
     if integer:
         lo, hi = math.floor(lo), math.ceil(hi)
     return [float(lo), float(hi)]
-
-
-def _other_label(kept, numeric):
-    if numeric:
-        return -1 if -1 not in kept else min(kept) - 1
-    label = "other"
-    while label in kept:
-        label = f"__{label}__"
-    return label
