@@ -31,8 +31,8 @@ column's values release looks the same in the report. A column whose kind
 is declared gets the release of its kind directly.
 
 **Releases.** Replace-one L2 sensitivities (derived in
-:meth:`SchemaPlan.estimate`); this table is generated from the plan's
-constants (:func:`skdpgen.schema._plan.sensitivity_table`):
+:meth:`SchemaPlan.estimate`); this table is generated from the releases'
+constants (:func:`skdpgen.schema._releases.sensitivity_table`):
 
 {sensitivity_table}
 
@@ -268,8 +268,9 @@ of ``n``):
 from .schema._dtypes import column_kind
 from .schema._flags import flag_stds
 from .schema._grids import numeric_grid, time_grid
-from .schema._plan import SchemaPlan, estimate_schema, map_unlisted, sensitivity_table
+from .schema._plan import SchemaPlan, estimate_schema, map_unlisted
 from .schema._policy import POLICY
+from .schema._releases import sensitivity_table
 
 __all__ = [
     "SchemaPlan",

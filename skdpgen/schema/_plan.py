@@ -1,9 +1,11 @@
-"""The private schema estimate's plan: releases, sensitivities and budget shares.
+"""The private schema estimate's plan: its releases and their budget shares.
 
 This module is the only place where the schema estimate touches the rows
-and states a sensitivity. It computes each release's exact statistic from
-the rows' canonical forms (:mod:`skdpgen.schema._canonical`), summed by the
-table's :class:`~skdpgen.schema._rows.TableRows` (in one call in memory, per
+and applies a sensitivity (the releases' names and sensitivities are
+listed in :mod:`skdpgen.schema._releases`). It computes each release's
+exact statistic from the rows' canonical forms
+(:mod:`skdpgen.schema._canonical`), summed by the table's
+:class:`~skdpgen.schema._rows.TableRows` (in one call in memory, per
 partition on the Dask workers: its only way to the rows), hands it to the
 :class:`~skdpgen.privacy.GaussianAccountant` (which draws the noise), and
 passes the noisy vector to the post-processing of
@@ -42,84 +44,21 @@ from ._flags import flag_stds
 from ._rows import TableRows, table_rows
 from ._text import KINDS as _KIND
 from ._policy import POLICY
+from ._releases import (
+    CLASSES,
+    KIND_WEIGHT,
+    KINDS,
+    RELEASE_ORDER,
+    SELECTIONS,
+    SENSITIVITY,
+    VALUES,
+)
 
 __all__ = [
-    "RELEASE_ORDER",
-    "SELECTIONS",
-    "SENSITIVITY",
     "SchemaPlan",
     "estimate_schema",
     "map_unlisted",
-    "sensitivity_table",
 ]
-
-#: Report names of the estimation releases: each kind's own (its module states
-#: it with its sensitivity), a column's values release, and the class list's.
-KINDS = _KIND["text"].release
-NUMERIC = _KIND["numeric"].release
-NUMERIC_FLAGS = _KIND["numeric"].flags_release
-DATETIME = _KIND["datetime"].release
-MISSING_COUNT = _KIND["bool"].release
-CATEGORIES = _KIND["categorical"].release
-VALUES = "schema: values"
-CLASSES = "schema: classes"
-RELEASE_ORDER = (KINDS, VALUES, NUMERIC, NUMERIC_FLAGS, DATETIME, MISSING_COUNT, CATEGORIES,
-                 CLASSES)
-#: The releases that may be partition selections (each reserves its threshold's δ).
-SELECTIONS = (VALUES, CATEGORIES, CLASSES)
-
-#: Replace-one L2 sensitivity of each release as reported, from the kinds that
-#: derive them (see SchemaPlan.estimate).
-SENSITIVITY = {
-    **{kind.release: float(kind.sensitivity) for kind in _KIND.values()},
-    NUMERIC_FLAGS: float(_KIND["numeric"].flags_sensitivity),
-    VALUES: math.sqrt(2.0),  # every kind's statistic scaled to sqrt(2)
-    CLASSES: math.sqrt(2.0),  # a selection, as the categories' (GaussianAccountant.select)
-}
-#: Budget weight of a column's kind release relative to its values release: the
-#: kind tests need less precision than a histogram (a noise multiplier √2 larger).
-KIND_WEIGHT = 0.5
-
-#: What each release holds, for the generated sensitivity table (sensitivity_table).
-_RELEASED = {
-    KINDS: "counts of the values that are numbers, bools, dates, text and missing "
-           "(canonical forms), per column whose kind is not declared",
-    VALUES: "the statistic of the kind just estimated (below), scaled to sensitivity "
-            "√2; a partition selection for a categorical column",
-    NUMERIC: "histogram over the public numeric grid, the same over its fine grid and "
-             "over its decades, "
-             "count of non-integer values, √3 × count of missing",
-    NUMERIC_FLAGS: "count of non-integer values, count of missing (numeric columns with "
-                   "public bounds)",
-    DATETIME: "histogram over the public yearly grid, count of values not at midnight, "
-              "count of missing",
-    MISSING_COUNT: "count of missing (bool columns)",
-    CATEGORIES: "counts of the values present and of missing (partition selection)",
-    CLASSES: "counts of the labels present (partition selection)",
-}
-
-
-def sensitivity_table():
-    """The release table of the schema estimate, from the plan's constants.
-
-    Returns
-    -------
-    rows : list of tuple
-        ``(report name, what is released, sensitivity as text)`` for each
-        release, in report order; the documentation's table is generated
-        from it, so it cannot drift from the code.
-
-    Examples
-    --------
-    >>> from skdpgen.schema._plan import sensitivity_table
-    >>> [(name, s) for name, _, s in sensitivity_table()][:3]
-    [('schema: kinds', '√2'), ('schema: values', '√2'), ('schema: numeric', '√7')]
-    """
-    def text(x):
-        square = round(x * x)
-        return "1" if square == 1 else f"√{square}"
-
-    return [(name, _RELEASED[name], text(SENSITIVITY[name])) for name in RELEASE_ORDER]
 
 
 def _declared_kind(spec):

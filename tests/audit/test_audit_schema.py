@@ -41,7 +41,8 @@ import pandas as pd
 import pytest
 
 from skdpgen.audit import gaussian_mu, gaussian_mu_audit
-from skdpgen.schema._plan import (
+from skdpgen.schema._plan import SchemaPlan
+from skdpgen.schema._releases import (
     CATEGORIES,
     KINDS,
     VALUES,
@@ -51,7 +52,6 @@ from skdpgen.schema._plan import (
     NUMERIC,
     NUMERIC_FLAGS,
     SENSITIVITY,
-    SchemaPlan,
 )
 from skdpgen.privacy import GaussianAccountant
 from skdpgen.schema._rows import table_rows

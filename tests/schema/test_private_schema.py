@@ -26,7 +26,7 @@ from skdpgen.private_schema import (
     time_grid,
 )
 from skdpgen.schema import SchemaEstimateWarning
-from skdpgen.schema._plan import (
+from skdpgen.schema._releases import (
     CLASSES,
     DATETIME,
     KINDS,
