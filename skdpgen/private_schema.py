@@ -261,16 +261,19 @@ of ``n``):
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-# The code lives in skdpgen.schema: the plan (releases and sensitivities) in
-# skdpgen.schema._plan, the post-processing of the noisy releases in
-# skdpgen.schema._ranges and the kinds' modules. This module is the public face.
+# The code lives in skdpgen.schema: the plan in skdpgen.schema._plan (its
+# releases and sensitivities in _releases, the estimate on a budget of its own
+# in _standalone), the post-processing of the noisy releases in
+# skdpgen.schema._ranges, _flags and the kinds' modules, on the grids of _grids.
+# This module is the public face.
 
 from .schema._dtypes import column_kind
 from .schema._flags import flag_stds
 from .schema._grids import numeric_grid, time_grid
-from .schema._plan import SchemaPlan, estimate_schema, map_unlisted
+from .schema._plan import SchemaPlan, map_unlisted
 from .schema._policy import POLICY
 from .schema._releases import sensitivity_table
+from .schema._standalone import estimate_schema
 
 __all__ = [
     "SchemaPlan",
