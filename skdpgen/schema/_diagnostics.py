@@ -27,9 +27,8 @@ from ._canonical import (
     table_frame,
 )
 from ._datetime import timestamp_ns
-from ._plan import _declared_kind
 from ._table import check_spec
-from ._text import KINDS
+from ._text import KINDS, _declared_kind
 
 __all__ = ["ColumnRead", "check_table", "read_column"]
 

@@ -36,7 +36,7 @@ from ._shares import auto_share
 from ._kind import EstimateContext
 from ._flags import flag_stds
 from ._rows import TableRows, table_rows
-from ._text import KINDS as _KIND
+from ._text import KINDS as _KIND, _declared_kind
 from ._policy import POLICY
 from ._releases import (
     CLASSES,
@@ -52,20 +52,6 @@ __all__ = [
     "SchemaPlan",
     "map_unlisted",
 ]
-
-
-def _declared_kind(spec):
-    """The kind a partial spec declares, or None when the spec is complete."""
-    kind = spec.get("type")
-    if kind == "bool":
-        return "bool"
-    if kind in ("numeric", "datetime"):
-        bounds = spec.get("bounds")
-        if bounds is None or None in list(bounds):
-            return kind
-    if kind == "categorical" and not spec.get("categories"):
-        return "categorical"
-    return None
 
 
 # ---------------------------------------------------------------------------

@@ -161,3 +161,17 @@ def kind_of_spec(spec):
     if spec["type"] == "categorical" and is_bool_categories(spec["categories"]):
         return KINDS["bool"]
     return KINDS[spec["type"]]
+
+
+def _declared_kind(spec):
+    """The kind a partial spec declares, or None when the spec is complete."""
+    kind = spec.get("type")
+    if kind == "bool":
+        return "bool"
+    if kind in ("numeric", "datetime"):
+        bounds = spec.get("bounds")
+        if bounds is None or None in list(bounds):
+            return kind
+    if kind == "categorical" and not spec.get("categories"):
+        return "categorical"
+    return None
