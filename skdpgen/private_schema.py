@@ -267,10 +267,11 @@ of ``n``):
 # skdpgen.schema._ranges, _flags and the kinds' modules, on the grids of _grids.
 # This module is the public face.
 
+from .schema._categorical import map_unlisted
 from .schema._dtypes import column_kind
 from .schema._flags import flag_stds
 from .schema._grids import numeric_grid, time_grid
-from .schema._plan import SchemaPlan, map_unlisted
+from .schema._plan import SchemaPlan
 from .schema._policy import POLICY
 from .schema._releases import sensitivity_table
 from .schema._standalone import estimate_schema

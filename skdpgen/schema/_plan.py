@@ -26,7 +26,6 @@ from ._categorical import (
     _other_label,
     estimate_class_list,
     key_counts,
-    map_unlisted,
     public_keys,
     record_class_list_leak,
     sorted_tags,
@@ -50,7 +49,6 @@ from ._releases import (
 
 __all__ = [
     "SchemaPlan",
-    "map_unlisted",
 ]
 
 
