@@ -23,7 +23,7 @@ LAYERS = [
     {"skdpgen.schema", "skdpgen.private_schema", "skdpgen.datasets"},
     {"skdpgen.rows"},
     {"skdpgen.embedding"},
-    {"skdpgen.release", "skdpgen.synthesizers"},
+    {"skdpgen.release", "skdpgen._reduced_set", "skdpgen.synthesizers"},
     {"skdpgen.evaluation", "skdpgen.audit", "skdpgen.model_selection"},
     {"skdpgen.cli", "skdpgen._cli_options", "skdpgen", "skdpgen.__main__"},
 ]
