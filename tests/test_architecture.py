@@ -25,7 +25,8 @@ LAYERS = [
     {"skdpgen.embedding"},
     {"skdpgen.release", "skdpgen._reduced_set", "skdpgen.synthesizers"},
     {"skdpgen.evaluation", "skdpgen.audit", "skdpgen.model_selection"},
-    {"skdpgen.cli", "skdpgen._cli_options", "skdpgen", "skdpgen.__main__"},
+    {"skdpgen.cli", "skdpgen._cli_options", "skdpgen._cli_files", "skdpgen",
+     "skdpgen.__main__"},
 ]
 
 
