@@ -153,51 +153,17 @@ def _name_of(cls):
 
 
 def _cmd_synthesize(args):
-    from .privacy import PrivacyLeakWarning
-    from .registry import methods
-    from .schema import SchemaEstimateError, SchemaEstimateWarning, describe_issues
+    """``skdpgen synthesize``: fit ``--method`` on the private table and write the synthetic
+    rows with the privacy report, all or nothing; or refuse (exit status 2)."""
     from .schema._issues import is_guess
 
     source, leaks = _read_private(args)
     X, y, columns = _columns_of_fit(source, args)
-    schema = _read_schema(args.schema)
-    classes = _classes_option(args.classes)
-    if classes is not None and args.target is None:
-        raise UsageError("--classes needs --target")
-    if args.target is not None and classes is None:
-        target_spec = schema.get(args.target)
-        if target_spec is not None and target_spec["type"] == "categorical":
-            classes = target_spec.get("categories") or None
-            if classes is not None and len(classes) < 2:
-                raise UsageError(f"schema {args.schema}, entry {args.target!r}: the target "
-                                 "lists a single class; list every class (or --classes a,b,c)")
-    feature_schema = {c: s for c, s in schema.items() if c != args.target}
-    model = _build(
-        methods()[args.method], columns=list(X.columns), schema=feature_schema, classes=classes,
-        labeled=args.target is not None, random_state=args.random_state,
-        device=args.device, verbose=0 if args.quiet else 1, infer_schema=args.infer_schema,
-        schema_share=args.schema_share, allow_guesses=args.allow_guesses)
-    if args.infer_schema == "error" and "infer_schema" in model.get_params():
-        _check_complete(X, y, feature_schema, classes)
+    model, feature_schema = _model_of(args, X, y)
     stem = Path(args.out).with_suffix("")
     json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
     _check_destinations(args.out, json_path, txt_path)  # before the fit spends its budget
-    start = time.perf_counter()
-    failed = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if args.strict:  # the first leak stops the fit, before any training
-            warnings.simplefilter("error", PrivacyLeakWarning)
-        try:
-            model.fit(X, y, epsilon=args.epsilon, delta=args.delta)
-        except PrivacyLeakWarning as leak:
-            raise UsageError(f"--strict: {leak.explain('cli')}") from None
-        except SchemaEstimateError as exc:
-            failed = exc
-    for w in caught:  # the schema estimate's summary is worded for the command line below
-        if not (issubclass(w.category, SchemaEstimateWarning) and w.message.issues):
-            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-    seconds = time.perf_counter() - start
+    failed, seconds = _fit(model, X, y, args)
     if failed is not None:
         issues = failed.issues or [{"column": None, "problem": "classes", "share": None,
                                     "detail": str(failed)}]
@@ -215,22 +181,97 @@ def _cmd_synthesize(args):
         raise UsageError(f"--strict: {reasons}")
     n_rows = source.n_rows  # counted by the fit's passes over the file
     n = n_rows if args.n_samples is None else args.n_samples
-    out = model.sample(n, random_state=args.random_state)
-    Xs, ys = out if isinstance(out, tuple) else (out, None)  # a releaser samples rows only
-    if args.target is not None:
-        out = Xs.assign(**{args.target: ys})[columns]
-    elif not hasattr(Xs, "columns"):
-        import pandas as pd
-
-        out = _round_integer_columns(pd.DataFrame(Xs, columns=list(X.columns)), feature_schema)
-    else:
-        out = Xs
+    out = _synthetic_table(model, n, args, columns, list(X.columns), feature_schema)
     with _all_or_nothing() as stage:
         stage(args.out, lambda p: _write_table(out, p))
         stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
         stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
     print(f"{type(model).__name__} fitted on {n_rows} rows in {seconds:.1f} s; "
           f"{n} synthetic rows written to {args.out}")
+    _print_outcome(report, issues, json_path, txt_path)
+    return 0
+
+
+def _target_classes(args, schema):
+    """The target's classes: ``--classes``, or the categories of its schema entry, or
+    None (estimated by the fit)."""
+    classes = _classes_option(args.classes)
+    if classes is not None and args.target is None:
+        raise UsageError("--classes needs --target")
+    if args.target is not None and classes is None:
+        target_spec = schema.get(args.target)
+        if target_spec is not None and target_spec["type"] == "categorical":
+            classes = target_spec.get("categories") or None
+            if classes is not None and len(classes) < 2:
+                raise UsageError(f"schema {args.schema}, entry {args.target!r}: the target "
+                                 "lists a single class; list every class (or --classes a,b,c)")
+    return classes
+
+
+def _model_of(args, X, y):
+    """``(model, feature_schema)``: the estimator ``--method`` names, built from the
+    options, the schema file (its entries but the target's) and the class list; with
+    ``--infer-schema error``, a usage error if the schema leaves anything out."""
+    from .registry import methods
+
+    schema = _read_schema(args.schema)
+    classes = _target_classes(args, schema)
+    feature_schema = {c: s for c, s in schema.items() if c != args.target}
+    model = _build(
+        methods()[args.method], columns=list(X.columns), schema=feature_schema, classes=classes,
+        labeled=args.target is not None, random_state=args.random_state,
+        device=args.device, verbose=0 if args.quiet else 1, infer_schema=args.infer_schema,
+        schema_share=args.schema_share, allow_guesses=args.allow_guesses)
+    if args.infer_schema == "error" and "infer_schema" in model.get_params():
+        _check_complete(X, y, feature_schema, classes)
+    return model, feature_schema
+
+
+def _fit(model, X, y, args):
+    """``(failed, seconds)``: the fit, then its warnings shown (the schema estimate's
+    summary aside: the command words it), and the schema estimate's error if it
+    failed. With ``--strict`` the first leak is a usage error, before any training."""
+    from .privacy import PrivacyLeakWarning
+    from .schema import SchemaEstimateError, SchemaEstimateWarning
+
+    start = time.perf_counter()
+    failed = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if args.strict:  # the first leak stops the fit, before any training
+            warnings.simplefilter("error", PrivacyLeakWarning)
+        try:
+            model.fit(X, y, epsilon=args.epsilon, delta=args.delta)
+        except PrivacyLeakWarning as leak:
+            raise UsageError(f"--strict: {leak.explain('cli')}") from None
+        except SchemaEstimateError as exc:
+            failed = exc
+    for w in caught:  # the schema estimate's summary is worded for the command line
+        if not (issubclass(w.category, SchemaEstimateWarning) and w.message.issues):
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return failed, time.perf_counter() - start
+
+
+def _synthetic_table(model, n, args, columns, feature_columns, feature_schema):
+    """``n`` synthetic rows in the columns written (a releaser's array as a table, its
+    declared integer columns rounded)."""
+    out = model.sample(n, random_state=args.random_state)
+    Xs, ys = out if isinstance(out, tuple) else (out, None)  # a releaser samples rows only
+    if args.target is not None:
+        return Xs.assign(**{args.target: ys})[columns]
+    if not hasattr(Xs, "columns"):
+        import pandas as pd
+
+        return _round_integer_columns(pd.DataFrame(Xs, columns=feature_columns), feature_schema)
+    return Xs
+
+
+def _print_outcome(report, issues, json_path, txt_path):
+    """The privacy report, where it was saved, and the warnings of a written run: its weak
+    spots or guesses, and a run that is not private."""
+    from .schema import describe_issues
+    from .schema._issues import is_guess
+
     print(report)
     print(f"Privacy report saved to {json_path} and {txt_path}")
     if issues:  # weak spots, or guesses written with --allow-guesses: the summary
@@ -240,7 +281,6 @@ def _cmd_synthesize(args):
         print("skdpgen: PRIVACY WARNING: this run is NOT differentially private "
               "(see 'leaks' in the privacy report); --strict makes that an error.",
               file=sys.stderr)
-    return 0
 
 
 def _refuse(args, columns, schema, classes, issues, report):
