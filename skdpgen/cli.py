@@ -24,100 +24,29 @@ command that fails writes no file.
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-import contextlib
 import json
-import os
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
 
 from . import _cli_options
-from ._cli_options import MULTILINE, type_words
+from ._cli_files import (
+    _INDEX_HEADERS,
+    UsageError,
+    _all_or_nothing,
+    _check_destinations,
+    _columns_of_fit,
+    _comma_list,
+    _private_source,
+    _read_private,
+    _read_schema,
+    _read_table,
+    _write_table,
+)
+from ._cli_options import type_words
 
 __all__ = ["main"]
-
-
-class UsageError(Exception):
-    """A mistake of the user's, reported in one line."""
-
-
-def _read_table(path, multiline=False):
-    """A table from a CSV or Parquet file; CSV cells as text, one record per line (see
-    :mod:`skdpgen._records`), none typed by pandas (its guess depends on private values)."""
-    import pandas as pd
-
-    from ._records import read_records
-
-    path = Path(path)
-    if not path.exists():
-        raise UsageError(f"no such file: {path}")
-    if path.suffix.lower() in {".parquet", ".pq"}:
-        try:
-            return pd.read_parquet(path)
-        except ImportError as exc:
-            raise UsageError(f"reading Parquet needs pyarrow or fastparquet ({exc})") from None
-    try:
-        return read_records(path, multiline=multiline)
-    except ValueError as exc:  # the header's problems (public): no data line raises
-        raise UsageError(f"cannot read {path} as CSV: {exc}") from None
-
-
-class _Frames(list):
-    """A table in memory as a source of blocks (one block): a Parquet file's."""
-
-    def __init__(self, frame):
-        super().__init__([frame])
-        self.columns = list(frame.columns)
-        self.n_rows = len(frame)
-
-
-def _private_source(path, multiline=False):
-    """The private table as blocks of rows read one at a time: a CSV file's
-    records (:class:`skdpgen._records.RecordBlocks`, a pass each time a fit
-    sums over them: the table is never held), or a Parquet file read whole."""
-    from ._records import RecordBlocks
-
-    path = Path(path)
-    if not path.exists():
-        raise UsageError(f"no such file: {path}")
-    if path.suffix.lower() in {".parquet", ".pq"}:
-        return _Frames(_read_table(path))
-    try:
-        return RecordBlocks(path, multiline=multiline)
-    except ValueError as exc:  # the header's problems (public): no data line raises
-        raise UsageError(f"cannot read {path} as CSV: {exc}") from None
-
-
-def _read_private(args):
-    """``(source, leaks)``: the table's blocks (:func:`_private_source`) and the leak of
-    --multiline-records (an error with --strict)."""
-    from .privacy import record_leak
-
-    why = f"--multiline-records: {MULTILINE}"
-    if args.multiline_records and getattr(args, "strict", False):
-        raise UsageError(f"--strict: {why}")
-    leaks = [record_leak("records", why)] if args.multiline_records else []
-    return _private_source(args.data, multiline=args.multiline_records), leaks
-
-
-def _columns_of_fit(source, args):
-    """``(X, y, columns)`` of the fit: the feature columns and labels as blocks of
-    ``source`` (:func:`~skdpgen.schema._rows.split_blocks`), and the columns written
-    (the target included), in the file's order. Decided from the header alone."""
-    from .schema._rows import split_blocks
-
-    columns = list(source.columns)
-    index, note = _index_column(columns, getattr(args, "keep_index", True))
-    if note:
-        print(note, file=sys.stderr)
-    if args.target is not None and args.target not in columns:
-        raise UsageError(f"target column {args.target!r} is not in the data")
-    dropped = index + _dropped_columns(columns, index, getattr(args, "drop", None),
-                                       args.target)
-    X, y = split_blocks(source, args.target, drop=dropped)
-    return X, y, [c for c in columns if c not in dropped]
 
 
 def _with_leaks(report, leaks):
@@ -128,109 +57,6 @@ def _with_leaks(report, leaks):
         report.releases, report.delta, budget=report.budget,
         leaks=[leak.worded("cli") for leak in leaks], reproducible=report.reproducible,
         selections=report.selections)
-
-
-def _write_table(frame, path):
-    path = Path(path)
-    if path.suffix.lower() in {".parquet", ".pq"}:
-        try:
-            frame.to_parquet(path, index=False)
-        except ImportError as exc:
-            raise UsageError(f"writing Parquet needs pyarrow or fastparquet ({exc})") from None
-    else:
-        frame.to_csv(path, index=False)
-
-
-def _check_destinations(*paths):
-    """Usage errors for output paths that cannot be written, before any fit spends."""
-    for path in map(Path, paths):
-        if not path.parent.is_dir():
-            raise UsageError(f"no such directory: {path.parent}")
-        if path.is_dir():
-            raise UsageError(f"{path} is a directory")
-
-
-@contextlib.contextmanager
-def _all_or_nothing():
-    """Stage output files; move them into place only if the whole command succeeds.
-
-    Yields a function ``stage(path, write)`` that calls ``write(tmp_path)``
-    on a temporary file in the destination folder. If anything fails —
-    writing, or moving the files into place — every temporary file is
-    removed and every destination is as it was before (a file that existed
-    is restored, a new one removed).
-    """
-    staged = []
-
-    def stage(path, write):
-        path = Path(path)
-        _check_destinations(path)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-        os.close(fd)
-        staged.append((Path(tmp), path))
-        write(Path(tmp))
-
-    def discard():
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
-
-    try:
-        yield stage
-    except BaseException:
-        discard()
-        raise
-    backups, moved = [], []
-    try:
-        for _, path in staged:  # keep what the destinations held, to restore it
-            if path.is_dir():
-                raise UsageError(f"{path} is a directory")
-            if path.exists():
-                fd, backup = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.bak.")
-                os.close(fd)
-                os.replace(path, backup)
-                backups.append((Path(backup), path))
-        for tmp, path in staged:
-            os.replace(tmp, path)
-            moved.append(path)
-    except BaseException:
-        for path in moved:
-            path.unlink(missing_ok=True)
-        for backup, path in backups:
-            os.replace(backup, path)
-        discard()
-        raise
-    for backup, _ in backups:
-        backup.unlink(missing_ok=True)
-
-
-def _read_schema(path):
-    from .schema._text import schema_types
-
-    if path is None:
-        return {}
-    try:
-        with open(path) as fh:
-            schema = json.load(fh)
-    except FileNotFoundError:
-        raise UsageError(f"no such schema file: {path}") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"schema {path} is not valid JSON: {exc}") from None
-    if not isinstance(schema, dict):
-        raise UsageError(f"schema {path} must be a JSON object of column -> description")
-    # an entry of a template whose type is left unfilled counts as not given;
-    # one with a type but no bounds (categories) declares the column's kind only
-    clean = {}
-    for col, spec in schema.items():
-        if not isinstance(spec, dict) or "type" not in spec:
-            raise UsageError(f"schema entry {col!r} must be an object with a 'type'")
-        if spec["type"] is None:
-            continue
-        if spec["type"] not in schema_types():
-            raise UsageError(f"schema {path}, entry {col!r}: unknown type {spec['type']!r} "
-                             f"(one of {type_words()})")
-        # keys starting with "_" are notes (the refusal's template writes them)
-        clean[col] = {k: v for k, v in spec.items() if v is not None and not k.startswith("_")}
-    return clean
 
 
 def _show_privacy_warnings():
@@ -255,46 +81,6 @@ def _round_integer_columns(frame, schema):
         if col in frame and spec["type"] == "numeric" and spec.get("integer"):
             frame[col] = np.round(frame[col].to_numpy(dtype=float)).astype(np.int64)
     return frame
-
-
-#: Headers pandas and R give an unnamed leading column of row numbers.
-_INDEX_HEADERS = ("", "Unnamed: 0")
-
-
-def _index_column(columns, keep):
-    """``(dropped, note)``: an unnamed leading column of row numbers, dropped.
-
-    Decided from the header alone (public): the first column's header is
-    empty (``Unnamed: 0`` once pandas has read it), as R's ``write.csv``
-    and pandas' ``to_csv`` write a row index. Its values are never looked
-    at: a column of data under an empty header is dropped too, with the
-    same note, and ``--keep-index`` keeps it as data.
-    """
-    first = str(columns[0]) if columns else None
-    if keep or first not in _INDEX_HEADERS or len(columns) < 2:
-        return [], None
-    return [columns[0]], (
-        "skdpgen: note: the first column has no header, as a row index written by R or "
-        "pandas; it is not synthesized (--keep-index keeps it as data).")
-
-
-def _dropped_columns(columns, index, text, target):
-    """The columns ``--drop`` names (by header: public), checked."""
-    names = _comma_list(text or "")
-    missing = [c for c in names if c not in columns]
-    if missing:
-        raise UsageError(f"--drop names columns that are not in the data: {missing}")
-    if target in names:
-        raise UsageError(f"--drop names the target {target!r}")
-    left = [c for c in columns if c not in index and c not in names and c != target]
-    if not left:
-        raise UsageError("--drop names every column but the target")
-    return [c for c in names if c not in index]
-
-
-def _comma_list(text):
-    """The non-empty, stripped items of a comma-separated option."""
-    return [c.strip() for c in text.split(",") if c.strip()]
 
 
 def _classes_option(text):
@@ -367,51 +153,17 @@ def _name_of(cls):
 
 
 def _cmd_synthesize(args):
-    from .privacy import PrivacyLeakWarning
-    from .registry import methods
-    from .schema import SchemaEstimateError, SchemaEstimateWarning, describe_issues
+    """``skdpgen synthesize``: fit ``--method`` on the private table and write the synthetic
+    rows with the privacy report, all or nothing; or refuse (exit status 2)."""
     from .schema._issues import is_guess
 
     source, leaks = _read_private(args)
     X, y, columns = _columns_of_fit(source, args)
-    schema = _read_schema(args.schema)
-    classes = _classes_option(args.classes)
-    if classes is not None and args.target is None:
-        raise UsageError("--classes needs --target")
-    if args.target is not None and classes is None:
-        target_spec = schema.get(args.target)
-        if target_spec is not None and target_spec["type"] == "categorical":
-            classes = target_spec.get("categories") or None
-            if classes is not None and len(classes) < 2:
-                raise UsageError(f"schema {args.schema}, entry {args.target!r}: the target "
-                                 "lists a single class; list every class (or --classes a,b,c)")
-    feature_schema = {c: s for c, s in schema.items() if c != args.target}
-    model = _build(
-        methods()[args.method], columns=list(X.columns), schema=feature_schema, classes=classes,
-        labeled=args.target is not None, random_state=args.random_state,
-        device=args.device, verbose=0 if args.quiet else 1, infer_schema=args.infer_schema,
-        schema_share=args.schema_share, allow_guesses=args.allow_guesses)
-    if args.infer_schema == "error" and "infer_schema" in model.get_params():
-        _check_complete(X, y, feature_schema, classes)
+    model, feature_schema = _model_of(args, X, y)
     stem = Path(args.out).with_suffix("")
     json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
     _check_destinations(args.out, json_path, txt_path)  # before the fit spends its budget
-    start = time.perf_counter()
-    failed = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if args.strict:  # the first leak stops the fit, before any training
-            warnings.simplefilter("error", PrivacyLeakWarning)
-        try:
-            model.fit(X, y, epsilon=args.epsilon, delta=args.delta)
-        except PrivacyLeakWarning as leak:
-            raise UsageError(f"--strict: {leak.explain('cli')}") from None
-        except SchemaEstimateError as exc:
-            failed = exc
-    for w in caught:  # the schema estimate's summary is worded for the command line below
-        if not (issubclass(w.category, SchemaEstimateWarning) and w.message.issues):
-            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-    seconds = time.perf_counter() - start
+    failed, seconds = _fit(model, X, y, args)
     if failed is not None:
         issues = failed.issues or [{"column": None, "problem": "classes", "share": None,
                                     "detail": str(failed)}]
@@ -429,22 +181,97 @@ def _cmd_synthesize(args):
         raise UsageError(f"--strict: {reasons}")
     n_rows = source.n_rows  # counted by the fit's passes over the file
     n = n_rows if args.n_samples is None else args.n_samples
-    out = model.sample(n, random_state=args.random_state)
-    Xs, ys = out if isinstance(out, tuple) else (out, None)  # a releaser samples rows only
-    if args.target is not None:
-        out = Xs.assign(**{args.target: ys})[columns]
-    elif not hasattr(Xs, "columns"):
-        import pandas as pd
-
-        out = _round_integer_columns(pd.DataFrame(Xs, columns=list(X.columns)), feature_schema)
-    else:
-        out = Xs
+    out = _synthetic_table(model, n, args, columns, list(X.columns), feature_schema)
     with _all_or_nothing() as stage:
         stage(args.out, lambda p: _write_table(out, p))
         stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
         stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
     print(f"{type(model).__name__} fitted on {n_rows} rows in {seconds:.1f} s; "
           f"{n} synthetic rows written to {args.out}")
+    _print_outcome(report, issues, json_path, txt_path)
+    return 0
+
+
+def _target_classes(args, schema):
+    """The target's classes: ``--classes``, or the categories of its schema entry, or
+    None (estimated by the fit)."""
+    classes = _classes_option(args.classes)
+    if classes is not None and args.target is None:
+        raise UsageError("--classes needs --target")
+    if args.target is not None and classes is None:
+        target_spec = schema.get(args.target)
+        if target_spec is not None and target_spec["type"] == "categorical":
+            classes = target_spec.get("categories") or None
+            if classes is not None and len(classes) < 2:
+                raise UsageError(f"schema {args.schema}, entry {args.target!r}: the target "
+                                 "lists a single class; list every class (or --classes a,b,c)")
+    return classes
+
+
+def _model_of(args, X, y):
+    """``(model, feature_schema)``: the estimator ``--method`` names, built from the
+    options, the schema file (its entries but the target's) and the class list; with
+    ``--infer-schema error``, a usage error if the schema leaves anything out."""
+    from .registry import methods
+
+    schema = _read_schema(args.schema)
+    classes = _target_classes(args, schema)
+    feature_schema = {c: s for c, s in schema.items() if c != args.target}
+    model = _build(
+        methods()[args.method], columns=list(X.columns), schema=feature_schema, classes=classes,
+        labeled=args.target is not None, random_state=args.random_state,
+        device=args.device, verbose=0 if args.quiet else 1, infer_schema=args.infer_schema,
+        schema_share=args.schema_share, allow_guesses=args.allow_guesses)
+    if args.infer_schema == "error" and "infer_schema" in model.get_params():
+        _check_complete(X, y, feature_schema, classes)
+    return model, feature_schema
+
+
+def _fit(model, X, y, args):
+    """``(failed, seconds)``: the fit, then its warnings shown (the schema estimate's
+    summary aside: the command words it), and the schema estimate's error if it
+    failed. With ``--strict`` the first leak is a usage error, before any training."""
+    from .privacy import PrivacyLeakWarning
+    from .schema import SchemaEstimateError, SchemaEstimateWarning
+
+    start = time.perf_counter()
+    failed = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if args.strict:  # the first leak stops the fit, before any training
+            warnings.simplefilter("error", PrivacyLeakWarning)
+        try:
+            model.fit(X, y, epsilon=args.epsilon, delta=args.delta)
+        except PrivacyLeakWarning as leak:
+            raise UsageError(f"--strict: {leak.explain('cli')}") from None
+        except SchemaEstimateError as exc:
+            failed = exc
+    for w in caught:  # the schema estimate's summary is worded for the command line
+        if not (issubclass(w.category, SchemaEstimateWarning) and w.message.issues):
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return failed, time.perf_counter() - start
+
+
+def _synthetic_table(model, n, args, columns, feature_columns, feature_schema):
+    """``n`` synthetic rows in the columns written (a releaser's array as a table, its
+    declared integer columns rounded)."""
+    out = model.sample(n, random_state=args.random_state)
+    Xs, ys = out if isinstance(out, tuple) else (out, None)  # a releaser samples rows only
+    if args.target is not None:
+        return Xs.assign(**{args.target: ys})[columns]
+    if not hasattr(Xs, "columns"):
+        import pandas as pd
+
+        return _round_integer_columns(pd.DataFrame(Xs, columns=feature_columns), feature_schema)
+    return Xs
+
+
+def _print_outcome(report, issues, json_path, txt_path):
+    """The privacy report, where it was saved, and the warnings of a written run: its weak
+    spots or guesses, and a run that is not private."""
+    from .schema import describe_issues
+    from .schema._issues import is_guess
+
     print(report)
     print(f"Privacy report saved to {json_path} and {txt_path}")
     if issues:  # weak spots, or guesses written with --allow-guesses: the summary
@@ -454,7 +281,6 @@ def _cmd_synthesize(args):
         print("skdpgen: PRIVACY WARNING: this run is NOT differentially private "
               "(see 'leaks' in the privacy report); --strict makes that an error.",
               file=sys.stderr)
-    return 0
 
 
 def _refuse(args, columns, schema, classes, issues, report):

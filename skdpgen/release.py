@@ -18,17 +18,16 @@ Tolstikhin & Schölkopf, ICML 2018). Two mechanisms:
 # License: BSD 3-Clause
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import torch
-from scipy.optimize import nnls
 from sklearn.utils import check_array
 from sklearn.utils._param_validation import HasMethods, Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._device import cpu_threads, resolve_device
+from ._reduced_set import _l1_reduce, _nnls_weights, _reduced_set
 from .utils import check_generator, torch_generator
 from .base import PrivateEstimator
 from .privacy import score_without_noise
@@ -47,8 +46,6 @@ __all__ = ["DPKMEReleaser"]
 
 # Number of random Fourier features of the default feature map.
 _DEFAULT_N_COMPONENTS = 1000
-# Iterations of the accelerated projected gradient of the L1 reduction.
-_L1_MAX_ITER = 5000
 
 
 # -- bounds and candidates --------------------------------------------------
@@ -76,61 +73,9 @@ def _check_bounds(bounds, n_features):
     return lo.copy(), hi.copy()
 
 
-def _project_l1(v, radius):
-    """Euclidean projection onto the L1 ball (Duchi et al. 2008)."""
-    a = np.abs(v)
-    if a.sum() <= radius:
-        return v.copy()
-    u = np.sort(a)[::-1]
-    css = np.cumsum(u)
-    k = np.nonzero(u * np.arange(1, u.size + 1) > css - radius)[0][-1]
-    theta = (css[k] - radius) / (k + 1.0)
-    return np.sign(v) * np.maximum(a - theta, 0.0)
-
-
-def _l1_reduce(G, w0, radius, lipschitz):
-    """Weights of L1 norm ≤ radius closest to ``w0`` in the norm ``(·)ᵀG(·)``.
-
-    FISTA (Beck & Teboulle 2009) on ``f(w) = (w − w0)ᵀG(w − w0)`` with the
-    projection onto the L1 ball; the returned vector satisfies
-    ``‖w‖₁ ≤ radius`` exactly (rescaled if rounding overshoots).
-    """
-    if np.abs(w0).sum() <= radius:
-        return w0.copy()
-    step = 1.0 / (2.0 * lipschitz)
-    x = _project_l1(w0, radius)
-    y, t = x.copy(), 1.0
-    for _ in range(_L1_MAX_ITER):
-        x_new = _project_l1(y - step * 2.0 * (G @ (y - w0)), radius)
-        t_new = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t * t))
-        y = x_new + ((t - 1.0) / t_new) * (x_new - x)
-        done = np.linalg.norm(x_new - x) <= 1e-12 * max(1.0, np.linalg.norm(x))
-        x, t = x_new, t_new
-        if done:
-            break
-    while np.abs(x).sum() > radius:
-        x = x * (radius / np.abs(x).sum()) * (1.0 - 4.0 * np.finfo(np.float64).eps)
-    return x
-
-
 def _feature_rows(features, Z):
     """``features.transform(Z)`` in float64 with rows clipped to norm ≤ 1."""
     return clip_rows(np.array(features.transform(Z), dtype=np.float64))
-
-
-def _nnls_weights(H, target):
-    """Non-negative least squares ``min_{w ≥ 0} ‖Hᵀw − target‖``.
-
-    With more features than points, the (J × M) problem is first reduced to an
-    (M × M) one by a thin QR factorization (same minimizer).
-    """
-    A = np.asarray(H, dtype=np.float64).T  # (J, M)
-    b = np.asarray(target, dtype=np.float64)
-    if A.shape[0] > A.shape[1]:
-        Q, R = np.linalg.qr(A)
-        A, b = R, Q.T @ b
-    w, _ = nnls(A, b, maxiter=50 * A.shape[1])
-    return w
 
 
 @register("release")
@@ -479,7 +424,8 @@ class DPKMEReleaser(PrivateEstimator):
         else:
             Z0 = candidates.copy()
         with cpu_threads(1 if device == "cpu" else None):
-            Z, history = self._reduced_set(features, target, Z0, bounds, device)
+            Z, history = _reduced_set(features, target, Z0, bounds, device, self.n_iter,
+                                      self.learning_rate)
         H = _feature_rows(features, Z)
         weights = _nnls_weights(H, target)
         if self.l1_bound is not None:
@@ -497,46 +443,6 @@ class DPKMEReleaser(PrivateEstimator):
         )
         self.sensitivity_ = sensitivity
         self.noise_multiplier_ = accountant.noise_multipliers["mean embedding"]
-
-    def _reduced_set(self, features, target, Z0, bounds, device):
-        """Adam on ``‖Σ_m w_m φ(z_m) − μ̃‖²`` over points and weights ``w ≥ 0``."""
-        dtype = torch.float32
-        M = Z0.shape[0]
-        if not features.supports_torch or self.n_iter == 0:
-            if not features.supports_torch and self.n_iter > 0:
-                warnings.warn(
-                    f"No torch version of {type(features.transformer).__name__}: the points "
-                    "stay at their initialization and only the weights are fitted.",
-                    UserWarning,
-                    stacklevel=5,
-                )
-            return Z0, np.zeros(0)
-        ls = getattr(features, "length_scale_", None)
-        unit = np.ones(Z0.shape[1]) if ls is None else np.broadcast_to(ls, (Z0.shape[1],)).copy()
-        unit_t = torch.as_tensor(unit, dtype=dtype, device=device)
-        mu = torch.as_tensor(target, dtype=dtype, device=device)
-        u = torch.as_tensor(Z0 / unit, dtype=dtype, device=device).requires_grad_(True)
-        v = torch.ones(M, dtype=dtype, device=device, requires_grad=True)
-        if bounds is not None:
-            lo_t = torch.as_tensor(bounds[0] / unit, dtype=dtype, device=device)
-            hi_t = torch.as_tensor(bounds[1] / unit, dtype=dtype, device=device)
-        opt = torch.optim.Adam([u, v], lr=self.learning_rate)
-        history = np.empty(self.n_iter)
-        for it in range(self.n_iter):
-            residual = (v / M) @ features.torch_transform(u * unit_t) - mu
-            loss = residual @ residual
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            with torch.no_grad():
-                v.clamp_(min=0.0)
-                if bounds is not None:
-                    u.copy_(torch.minimum(torch.maximum(u, lo_t), hi_t))
-            history[it] = loss.item()
-        Z = (u.detach() * unit_t).cpu().double().numpy()
-        if bounds is not None:
-            Z = np.clip(Z, bounds[0], bounds[1])
-        return Z, history
 
     # -- using the release -------------------------------------------------
     def sample(self, n_samples, *, random_state=None):

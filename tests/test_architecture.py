@@ -23,9 +23,10 @@ LAYERS = [
     {"skdpgen.schema", "skdpgen.private_schema", "skdpgen.datasets"},
     {"skdpgen.rows"},
     {"skdpgen.embedding"},
-    {"skdpgen.release", "skdpgen.synthesizers"},
+    {"skdpgen.release", "skdpgen._reduced_set", "skdpgen.synthesizers"},
     {"skdpgen.evaluation", "skdpgen.audit", "skdpgen.model_selection"},
-    {"skdpgen.cli", "skdpgen._cli_options", "skdpgen", "skdpgen.__main__"},
+    {"skdpgen.cli", "skdpgen._cli_options", "skdpgen._cli_files", "skdpgen",
+     "skdpgen.__main__"},
 ]
 
 

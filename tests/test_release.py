@@ -11,7 +11,8 @@ from sklearn.kernel_approximation import RBFSampler
 
 from skdpgen import HermiteFeatures, PrivacyLeakWarning, RandomFourierFeatures
 from skdpgen.privacy import calibrate_gaussian, reproducible_noise
-from skdpgen.release import DPKMEReleaser, _project_l1
+from skdpgen._reduced_set import _project_l1
+from skdpgen.release import DPKMEReleaser
 
 EPSILON, DELTA = 1.0, 1e-5
 

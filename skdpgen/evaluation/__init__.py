@@ -21,9 +21,8 @@ results are for the data holder, not for release.
 from ._fidelity import marginal_tv_distance, mmd2, mmd2_exact
 from ._utility import downstream_utility, paper_models
 from ._table import TableEvaluation, evaluate_tables
-from ._two_sample import (
-    DPTwoSampleTest,
-    DPTwoSampleTestResult,
+from ._two_sample import DPTwoSampleTest, DPTwoSampleTestResult
+from ._two_sample_statistics import (
     covariance_spectral_sensitivity,
     mean_sensitivity,
     second_moment_sensitivity,

@@ -24,7 +24,7 @@ from skdpgen.evaluation import (
     second_moment_sensitivity,
     statistic_sensitivity,
 )
-from skdpgen.evaluation._two_sample import _tcmc, _tcs
+from skdpgen.evaluation._two_sample_statistics import tcmc, tcs
 from skdpgen.privacy import GaussianAccountant, reproducible_noise
 
 EPSILON, DELTA = 1.0, 1e-5
@@ -33,14 +33,14 @@ EPSILON, DELTA = 1.0, 1e-5
 def exact_tcmc(Z, gamma=1e-5):
     """The TCMC releases of Z without noise (ε = inf), through the real code."""
     acc = GaussianAccountant(np.inf, DELTA, {"mean": 0.7, "second moment": 0.3})
-    _, released, _, _ = _tcmc(Z, gamma, acc)
+    _, released, _, _ = tcmc(Z, gamma, acc)
     J = Z.shape[1]
     return released["mean"], released["second moment"][np.triu_indices(J)]
 
 
 def exact_statistic(Z, gamma):
     acc = GaussianAccountant(np.inf, DELTA, {"statistic": 1.0})
-    return _tcs(Z, gamma, acc)[0]
+    return tcs(Z, gamma, acc)[0]
 
 
 def cube_points(J, values=(-1.0, 0.0, 1.0)):
