@@ -11,9 +11,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..base import estimator_init
 from ..kernels import HermiteFeatures
 from ..registry import register
-from ._kme import SHARED_CONSTRAINTS, SHARED_DEFAULTS, KMESynthesizer, synthesizer_doc
+from ._kme import KMESynthesizer
 from ._marginals import MarginalMechanism, marginal_design
-from ._mechanism import Mechanism, feature_map_loss, pairwise_features
+from ._mechanism import Mechanism, feature_map_loss
+from ._pairwise import pairwise_features
+from ._shared import SHARED_CONSTRAINTS, SHARED_DEFAULTS, synthesizer_doc
 
 __all__ = ["DPHPSynthesizer", "HermiteMechanism"]
 

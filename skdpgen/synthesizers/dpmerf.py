@@ -12,8 +12,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..base import estimator_init
 from ..kernels import RandomFourierFeatures
 from ..registry import register
-from ._kme import SHARED_CONSTRAINTS, SHARED_DEFAULTS, KMESynthesizer, synthesizer_doc
-from ._mechanism import EmbeddingMechanism, feature_map_loss, pairwise_features
+from ._kme import KMESynthesizer
+from ._mechanism import EmbeddingMechanism, feature_map_loss
+from ._pairwise import pairwise_features
+from ._shared import SHARED_CONSTRAINTS, SHARED_DEFAULTS, synthesizer_doc
 
 __all__ = ["DPMERFSynthesizer", "default_length_scale", "pairwise_weight"]
 

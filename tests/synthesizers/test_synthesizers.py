@@ -968,7 +968,7 @@ def test_pairs_above_noise_keeps_the_largest_set_that_clears_the_noise():
     import math
 
     from skdpgen.synthesizers import pairs_above_noise
-    from skdpgen.synthesizers._mechanism import PAIR_NOISE_RATIO as ratio
+    from skdpgen.synthesizers._pairwise import PAIR_NOISE_RATIO as ratio
 
     rng = np.random.default_rng(0)
     for _ in range(200):
