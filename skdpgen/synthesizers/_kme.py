@@ -26,6 +26,7 @@ from ..schema import TableEncoder
 from ._calibration import MarginalCalibration
 from ._mechanism import EmbeddingMechanism, ReleaseContext
 from ._network import build_network
+from ._policy import POLICY as SYNTHESIS
 from ._shared import SHARED_CONSTRAINTS, SHARED_DEFAULTS, synthesizer_doc
 from ._trainer import GeneratorTrainer
 
@@ -145,11 +146,11 @@ class KMESynthesizer(PrivateEstimator):
         """``network`` with ``"auto"`` resolved (public settings only): an MLP."""
         return "mlp" if self.network == "auto" else self.network
 
-    def _learning_rate(self, kind, default=1e-2):
+    def _learning_rate(self, kind, default=SYNTHESIS.learning_rate):
         """``learning_rate`` with ``"auto"`` resolved for the network ``kind``."""
         if self.learning_rate != "auto":
             return float(self.learning_rate)
-        return 0.1 if kind == "mixture" else default
+        return SYNTHESIS.mixture_learning_rate if kind == "mixture" else default
 
     def _auto_share(self, value, default):
         """A budget share with ``"auto"`` resolved: ``default``, and 0 with ``image_shape``."""
@@ -339,7 +340,7 @@ class KMESynthesizer(PrivateEstimator):
         return encoder, rows
 
     def _marginal_share(self):
-        return self._auto_share(self.marginal_share, 0.2)
+        return self._auto_share(self.marginal_share, SYNTHESIS.marginal_share)
 
     def _plan_release(self, n_rows, n_columns, budget, labeled):
         """Settle ``"auto"`` settings that depend on the table's public shape
@@ -489,11 +490,11 @@ def _release_proportions(rows, accountant):
     -----
     ``counts / n`` changes in two entries by ``1/n`` when one record's label
     changes (replace-one), so its L2 sensitivity is ``sqrt(2)/n``. Negative
-    noisy entries are set to a small floor and the vector is renormalized
-    (post-processing).
+    noisy entries are raised to a small floor (the synthesis policy's
+    ``label_floor``) and the vector is renormalized (post-processing).
     """
     counts = rows.class_counts()
     n = int(counts.sum())
     noisy = accountant.add_noise("label proportions", counts / n, sensitivity=np.sqrt(2) / n)
-    noisy = np.maximum(noisy, 1e-3)
+    noisy = np.maximum(noisy, SYNTHESIS.label_floor)
     return noisy / noisy.sum()

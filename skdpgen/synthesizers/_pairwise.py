@@ -19,20 +19,13 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ..kernels import HermiteFeatures
+from ._policy import POLICY
 
 __all__ = ["draw_pairwise_columns", "pairs_above_noise", "pairwise_features",
            "shrink_pairwise"]
 
-#: The pairwise kernel keeps at most this many features (with more, a public
-#: random subset of the columns, see :func:`draw_pairwise_columns`).
-MAX_PAIRWISE_FEATURES = 2**17
-#: A pair of columns joins the pairwise kernel while its evenly spread
-#: feature mean is at least 1/PAIR_NOISE_RATIO of the release's noise
-#: (see :func:`pairs_above_noise`).
-PAIR_NOISE_RATIO = 4.0
 
-
-def draw_pairwise_columns(rng, widths, max_features=MAX_PAIRWISE_FEATURES):
+def draw_pairwise_columns(rng, widths, max_features=POLICY.max_pairwise_features):
     """The columns of the pairwise kernel (public randomness when they must be cut).
 
     All columns when their pairwise kernel, ``Σ_{a<b} w_a w_b`` features,
@@ -45,7 +38,7 @@ def draw_pairwise_columns(rng, widths, max_features=MAX_PAIRWISE_FEATURES):
     rng : numpy.random.Generator
     widths : sequence of int
         Features of each table column (public).
-    max_features : int, default=MAX_PAIRWISE_FEATURES
+    max_features : int, default=POLICY.max_pairwise_features
 
     Returns
     -------
@@ -71,7 +64,7 @@ def draw_pairwise_columns(rng, widths, max_features=MAX_PAIRWISE_FEATURES):
     return np.sort(np.asarray(kept, dtype=np.intp))
 
 
-def pairs_above_noise(widths, noise_std, ratio=PAIR_NOISE_RATIO):
+def pairs_above_noise(widths, noise_std, ratio=POLICY.pair_noise_ratio):
     """The pairs of columns whose pairwise features stand above a release's noise.
 
     A pair of columns with ``w_a`` and ``w_b`` features each (one-hot
@@ -83,7 +76,7 @@ def pairs_above_noise(widths, noise_std, ratio=PAIR_NOISE_RATIO):
     is kept when that mean is at least ``1/ratio`` of the noise,
     ``w_a·w_b·sqrt(P) ≤ ratio/noise_std``. Real tables put most rows in a
     few of a pair's cells, so the even spread understates what a pair
-    shows; ``ratio`` (default ``PAIR_NOISE_RATIO = 4``) allows for that.
+    shows; ``ratio`` (default ``POLICY.pair_noise_ratio = 4``) allows for that.
     Matching the noise of the pairs beyond the line is what made generators
     invent joint structure: on Bundesliga's validation split (52 × 52
     teams, n ≈ 8,400, public schema) DP-HP's 2-way TV was 0.24 with every
@@ -104,7 +97,7 @@ def pairs_above_noise(widths, noise_std, ratio=PAIR_NOISE_RATIO):
         Features of each column (public), at least two columns.
     noise_std : float
         Standard deviation of the release's noise on each feature.
-    ratio : float, default=PAIR_NOISE_RATIO
+    ratio : float, default=POLICY.pair_noise_ratio
         How far below the noise an evenly spread pair may sit.
 
     Returns
@@ -140,7 +133,7 @@ def pairwise_features(n_numeric, category_sizes, order, length_scale, rng, noise
 
     :class:`~skdpgen.HermiteFeatures` with ``kernel="pairwise"`` over the
     columns :func:`draw_pairwise_columns` keeps (all of them unless the
-    kernel would exceed ``MAX_PAIRWISE_FEATURES`` features): numeric columns
+    kernel would exceed ``POLICY.max_pairwise_features`` features): numeric columns
     at Hermite ``order``, one-hot blocks as they are; with ``noise_std``,
     over the pairs of those columns that :func:`pairs_above_noise` keeps.
 
