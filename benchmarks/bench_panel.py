@@ -83,6 +83,7 @@ adds a "DP-MERF ℓ=c·D" column to the panel.
 # License: BSD 3-Clause
 
 import argparse
+import dataclasses
 import datetime
 import math
 import os
@@ -263,11 +264,12 @@ def fit_synthesizer(method, table, mode, seed, params, length_scale=None):
 
     cls = {"DP-HP": DPHPSynthesizer, "DP-MERF": DPMERFSynthesizer}[method]
     kwargs = dict(params, random_state=seed, device="cpu")
-    factor = None
+    saved = None  # the policy, while its length_scale_factor is c
     if isinstance(length_scale, tuple):  # ("auto", c): the library's rule with factor c
         from skdpgen.synthesizers import dpmerf
 
-        factor, dpmerf.LENGTH_SCALE_FACTOR = dpmerf.LENGTH_SCALE_FACTOR, length_scale[1]
+        saved = dpmerf.POLICY
+        dpmerf.POLICY = dataclasses.replace(saved, length_scale_factor=length_scale[1])
         kwargs["length_scale"] = "auto"
     elif length_scale is not None:
         kwargs["length_scale"] = length_scale
@@ -281,10 +283,10 @@ def fit_synthesizer(method, table, mode, seed, params, length_scale=None):
             warnings.simplefilter("ignore", UserWarning)
             synth.fit(X, table.y_train)
     finally:
-        if factor is not None:
+        if saved is not None:
             from skdpgen.synthesizers import dpmerf
 
-            dpmerf.LENGTH_SCALE_FACTOR = factor
+            dpmerf.POLICY = saved
     seconds = time.perf_counter() - t0
     X_syn, y_syn = synth.sample(len(table.X_train), random_state=seed)
     y_syn = np.asarray([P._norm_cat(v) for v in np.asarray(y_syn, dtype=object)], dtype=object)
@@ -574,7 +576,7 @@ def run_study(args, mode, params, tables):
         key = "auc" if s.binary else "acc"
         real = utility(s, s.X_train, s.y_train, s.X_test, s.y_test)[key]
         # factors c * D: the library's own rule (length_scale="auto", its
-        # LENGTH_SCALE_FACTOR set to c), D from the fitted public encoding
+        # policy's length_scale_factor set to c), D from the fitted public encoding
         scales = factors if method == "DP-HP" else [1.0] + [("auto", c) for c in factors]
         res = {"u": [[] for _ in scales], "tv1": [[] for _ in scales],
                "tv2": [[] for _ in scales], "s": [[] for _ in scales]}

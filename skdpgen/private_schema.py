@@ -305,8 +305,12 @@ def _table_rst(rows, head=("release (report name)", "released vector", "Δ"), wi
     return "\n".join(lines)
 
 
+def _policy_rst(policy, widths=(60, 6)):
+    """A policy's table (field, rule, value) as reStructuredText."""
+    return _table_rst([(name, reason, value) for name, value, reason in policy.table()],
+                      head=("field", "rule", "value"), widths=widths)
+
+
 if __doc__ is not None:  # python -OO strips docstrings
     __doc__ = __doc__.replace("{sensitivity_table}", _table_rst(sensitivity_table()))
-    __doc__ = __doc__.replace("{policy_table}", _table_rst(
-        [(name, reason, value) for name, value, reason in POLICY.table()],
-        head=("field", "rule", "value"), widths=(60, 6)))
+    __doc__ = __doc__.replace("{policy_table}", _policy_rst(POLICY))

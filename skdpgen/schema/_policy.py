@@ -17,11 +17,26 @@ __all__ = ["POLICY", "EstimationPolicy"]
 
 
 def _rule(value, reason):
+    """A policy's field: its ``value``, and its rule in one line (``reason``)."""
     return field(default=value, metadata={"reason": reason})
 
 
+class Policy:
+    """Base of a frozen policy dataclass whose every field is a ``_rule``."""
+
+    def table(self):
+        """``(name, value, reason)`` of every field, in declaration order.
+
+        Returns
+        -------
+        rows : list of tuple
+            The documentation's table of the policy is generated from it.
+        """
+        return [(f.name, getattr(self, f.name), f.metadata["reason"]) for f in fields(self)]
+
+
 @dataclass(frozen=True)
-class EstimationPolicy:
+class EstimationPolicy(Policy):
     """The thresholds of the private schema estimate's post-processing.
 
     Frozen: one instance, :data:`POLICY`, is read by every rule of the
@@ -114,16 +129,6 @@ class EstimationPolicy:
     column_share: float = _rule(0.075, "auto: least share of a fit's budget for the columns")
     max_column_share: float = _rule(0.3, "auto: largest share for the columns")
     max_class_share: float = _rule(0.2, "auto: largest share for an estimated class list")
-
-    def table(self):
-        """``(name, value, reason)`` of every threshold, in declaration order.
-
-        Returns
-        -------
-        rows : list of tuple
-            The documentation's table of the policy is generated from it.
-        """
-        return [(f.name, getattr(self, f.name), f.metadata["reason"]) for f in fields(self)]
 
 
 #: The policy every rule of the estimate reads.

@@ -16,14 +16,11 @@ from ._mechanism import (
     Mechanism,
     ReleaseContext,
     batch_weights,
-    draw_pairwise_columns,
     embedding_loss,
     feature_map_loss,
-    pairs_above_noise,
-    pairwise_features,
-    shrink_pairwise,
 )
 from ._network import MixtureGenerator
+from ._pairwise import draw_pairwise_columns, pairs_above_noise, pairwise_features, shrink_pairwise
 from ._trainer import GeneratorTrainer
 from .dphp import DPHPSynthesizer, HermiteMechanism
 from .dpmerf import DPMERFSynthesizer, default_length_scale, pairwise_weight

@@ -19,34 +19,13 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp, softmax
 
 from ..kernels import HistogramFeatures
+from ._policy import POLICY
 
 __all__ = ["MarginalCalibration", "marginal_cell_maps"]
 
-#: Rows drawn from the generator (per class) to fit the tilt: POOL_FACTOR per
-#: (estimated) row of the class, at least MIN_POOL_ROWS and at most POOL_ROWS.
-POOL_ROWS = 20_000
-MIN_POOL_ROWS = 1_000
-POOL_FACTOR = 4
-#: Strength of the pull towards the generator, relative to the noise (see Notes).
-PRIOR_WEIGHT = 0.1
-#: Largest |λ| of a cell (a safety bound: a column's cells are reweighted by at most
-#: e^±MAX_TILT, so a cell the generator never produces cannot send λ to infinity).
-MAX_TILT = 10.0
-#: Cells with fewer generated rows in the pool than this are never weighted up.
-MIN_CELL_ROWS = 10
-#: Least effective sample size of the tilted pool, as a fraction of the pool:
-#: τ is multiplied by 4 until the weights keep it (at most MAX_TAU_STEPS times).
-MIN_ESS = 0.05
-MAX_TAU_STEPS = 12
-#: Rows drawn per calibrated row when sampling (importance resampling): 1/MIN_ESS,
-#: so that the rows kept are mostly distinct.
-RESAMPLE_FACTOR = 20
-#: Calibrated rows drawn at a time (memory: RESAMPLE_FACTOR times this many generated rows).
+#: Calibrated rows drawn at a time (memory: ``POLICY.resample_factor`` times
+#: this many generated rows).
 CHUNK_ROWS = 10_000
-#: Knots of a numeric column's map: levels of the generated distribution, and
-#: quantiles inside each cell.
-MAP_KNOTS = 1024
-CELL_KNOTS = 64
 
 
 def marginal_cell_maps(encoder, bins):
@@ -139,16 +118,16 @@ class MarginalCalibration:
     one, noise standard deviation ``s`` per cell), the weights solve
 
     ``min_w  KL(w ‖ uniform) + ‖Σ_i w_i φ_i − μ‖² / (2τ)``,
-    ``τ = max(PRIOR_WEIGHT · N_c · s², 1/M)``,
+    ``τ = max(POLICY.prior_weight · N_c · s², 1/M)``,
 
     i.e. ``w_i ∝ exp(λ · φ_i)`` with ``λ`` minimizing the smooth, strictly
     convex dual ``log mean_i exp(λ · φ_i) − λ · μ + τ‖λ‖²/2`` (L-BFGS). With
-    ``PRIOR_WEIGHT = 1`` this is the posterior mode when the generator's
+    ``prior_weight = 1`` this is the posterior mode when the generator's
     distribution counts as ``N_c`` prior observations (Sanov) and the noise
     is Gaussian; smaller values trust the release more. Large noise (``τ``
     large) leaves the weights near uniform. ``λ`` defines the tilted
     distribution ``p_G(x) exp(λ·φ(x))`` for any row, so sampling draws
-    ``RESAMPLE_FACTOR`` rows per row kept and resamples them by these
+    ``POLICY.resample_factor`` rows per row kept and resamples them by these
     weights. Nothing here reads private rows.
 
     **Column maps.** Reweighting alone cannot give a numeric column a shape
@@ -235,7 +214,8 @@ class MarginalCalibration:
         self.coef_ = np.zeros_like(self.targets_)
         pools = []
         for c, pi in enumerate(weights):
-            m = int(min(POOL_ROWS, max(MIN_POOL_ROWS, POOL_FACTOR * pi * self._n_rows)))
+            m = int(min(POLICY.pool_rows,
+                        max(POLICY.min_pool_rows, POLICY.pool_factor * pi * self._n_rows)))
             pools.append(draw(m, None if class_weights is None else c))
         self.maps_ = self._column_maps(pools, weights, scale, rng)
         for c, pi in enumerate(weights):
@@ -243,16 +223,16 @@ class MarginalCalibration:
             m = numeric.shape[0]
             s = scale * self._noise_std / pi
             # the pool's own resolution bounds τ below (a fit without noise)
-            tau = max(PRIOR_WEIGHT * pi * self._n_rows * s * s, 1.0 / m)
+            tau = max(POLICY.prior_weight * pi * self._n_rows * s * s, 1.0 / m)
             mu = self.targets_[c] * scale
             numeric = self._mapped(numeric, rng)
             cells = self._cells(numeric, codes)
-            for _ in range(MAX_TAU_STEPS):
+            for _ in range(POLICY.max_tau_steps):
                 self.coef_[c] = _tilt(cells, mu, tau)
                 w = softmax(self.coef_[c][cells].sum(axis=1))
-                if 1.0 / (m * np.sum(w * w)) >= MIN_ESS:
+                if 1.0 / (m * np.sum(w * w)) >= POLICY.min_ess:
                     break
-                tau *= 4.0
+                tau *= POLICY.tau_step
             else:
                 self.coef_[c] = 0.0  # no tilt keeps enough rows: leave the generator as is
         return self
@@ -261,14 +241,14 @@ class MarginalCalibration:
         """Monotone maps of the numeric columns, one for all classes (see Notes)."""
         # the classes' pools mixed in their released proportions, against the
         # released histograms summed over the classes (noise: K releases' worth)
-        take = [rng.choice(numeric.shape[0], size=max(1, int(round(pi * POOL_ROWS))))
+        take = [rng.choice(numeric.shape[0], size=max(1, int(round(pi * POLICY.pool_rows))))
                 for (numeric, _), pi in zip(pools, weights)]
         numeric = np.concatenate([pool[0][t] for pool, t in zip(pools, take)])
         cells = np.concatenate([self._cells(pool[0][t], [code[t] for code in pool[1]])
                                 for pool, t in zip(pools, take)])
         mu = (self.targets_ * weights[:, None]).sum(axis=0) * scale
         s = scale * self._noise_std * math.sqrt(len(weights))
-        tau = max(PRIOR_WEIGHT * self._n_rows * s * s, 1.0 / numeric.shape[0])
+        tau = max(POLICY.prior_weight * self._n_rows * s * s, 1.0 / numeric.shape[0])
         maps = []
         offsets = self.features_.cell_offsets_
         for j in range(numeric.shape[1]):
@@ -278,7 +258,7 @@ class MarginalCalibration:
             w = softmax(lam[local])
             present = local < self.bins
             x = np.clip(numeric[present, j], -1.0, 1.0)
-            if x.size < MIN_CELL_ROWS:
+            if x.size < POLICY.min_cell_rows:
                 maps.append(None)
                 continue
             p = np.bincount(local[present], weights=w[present], minlength=self.bins)
@@ -305,7 +285,7 @@ class MarginalCalibration:
         return self.coef_[c][self._cells(numeric, codes)].sum(axis=1)
 
     def sample(self, draw, labels, n_samples, rng):
-        """Calibrated rows: ``RESAMPLE_FACTOR`` drawn per row, resampled by weight.
+        """Calibrated rows: ``POLICY.resample_factor`` drawn per row, resampled by weight.
 
         Parameters
         ----------
@@ -325,7 +305,7 @@ class MarginalCalibration:
         numeric, codes = None, None
         for c, positions in groups:
             for chunk in np.array_split(positions, -(-positions.size // CHUNK_ROWS)):
-                pool_numeric, pool_codes = draw(RESAMPLE_FACTOR * chunk.size, c)
+                pool_numeric, pool_codes = draw(POLICY.resample_factor * chunk.size, c)
                 pool_numeric = self._mapped(pool_numeric, rng)
                 w = softmax(self.log_weights(pool_numeric, pool_codes, 0 if c is None else c))
                 keep = rng.choice(w.size, size=chunk.size, p=w)
@@ -350,7 +330,7 @@ def _quantile_map(x, cell, p):
     """
     order = np.argsort(x, kind="stable")
     xs, cs = x[order], cell[order]
-    levels = (np.arange(1, MAP_KNOTS + 1) - 0.5) / MAP_KNOTS
+    levels = (np.arange(1, POLICY.map_knots + 1) - 0.5) / POLICY.map_knots
     x_knots = np.quantile(xs, levels)
     cum = np.concatenate([[0.0], np.cumsum(p)])
     v_knots, y_knots = [], []
@@ -359,7 +339,7 @@ def _quantile_map(x, cell, p):
         if inside.size == 0:  # a cell the pool never reaches (weighted up from none)
             width = 2.0 / p.size
             inside = np.array([-1.0 + (k + 0.5) * width])
-        q = (np.arange(1, CELL_KNOTS + 1) - 0.5) / CELL_KNOTS
+        q = (np.arange(1, POLICY.cell_knots + 1) - 0.5) / POLICY.cell_knots
         v_knots.append(cum[k] + p[k] * q)
         y_knots.append(np.quantile(inside, q))
     return x_knots, levels, np.concatenate(v_knots), np.concatenate(y_knots)
@@ -389,8 +369,8 @@ def _tilt(cells, mu, tau):
     flat = cells.ravel()
     # cells (almost) absent from the pool are never weighted up: their λ is not
     # identified by the pool, and a rare row in them would take all the weight
-    seen = np.bincount(flat, minlength=F) >= MIN_CELL_ROWS
-    bounds = [(-MAX_TILT, MAX_TILT if ok else 0.0) for ok in seen]
+    seen = np.bincount(flat, minlength=F) >= POLICY.min_cell_rows
+    bounds = [(-POLICY.max_tilt, POLICY.max_tilt if ok else 0.0) for ok in seen]
 
     def objective(lam):
         scores = lam[cells].sum(axis=1)

@@ -12,6 +12,7 @@ from ..kernels import MarginalFeatures
 from ..privacy import calibrate_gaussian
 from ._mechanism import Mechanism, batch_weights
 from ._network import MixtureGenerator
+from ._policy import POLICY
 
 __all__ = ["MarginalMechanism", "marginal_design"]
 
@@ -19,30 +20,12 @@ ONE_WAY = "one-way marginals"
 ONE_WAY_BY_CLASS = "one-way marginals by class"
 TWO_WAY = "two-way marginals"
 TWO_WAY_BY_CLASS = "two-way marginals by class"
-#: Cells of an ordered column (integer levels, bins) in the two-way marginals:
-#: its consecutive cells merged into this many groups (its one-way histogram
-#: keeps every cell). Ten: with decimal bins (``BIN_STEP``) every group is a
-#: tenth of the public range.
-PAIR_CELLS = 10
-#: The two-way marginals are released when a cell's noise standard deviation
-#: is at most this fraction of the rows (see :func:`~skdpgen.synthesizers.marginal_design`).
-PAIR_PRECISION = 64
-#: Bins of a numeric column: an equal share of the rows is at least this many
-#: noise standard deviations of the one-way release (see :func:`~skdpgen.synthesizers.marginal_design`).
-BIN_PRECISION = 4
 #: The expected positive part of a cell's Gaussian noise, in standard
-#: deviations (``φ(0) = 1/√(2π)``), and the share of the rows from which the
-#: noise a column's empty cells may hold is named (:meth:`MarginalMechanism.issues`).
+#: deviations: ``φ(0) = 1/√(2π)`` (:meth:`MarginalMechanism.issues`).
 SPREAD_FACTOR = 1.0 / math.sqrt(2.0 * math.pi)
-SPREAD_SHARE = 0.10
-#: The fewest and the most bins ``marginal_design`` chooses, in steps of
-#: ``BIN_STEP``: decimal bins, so that tenths of a column's public range
-#: (the cells of a cross-tabulation over round bounds) are unions of bins.
-BIN_RANGE = (10, 100)
-BIN_STEP = 10
 
 
-def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share, bins=BIN_RANGE):
+def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share, bins=POLICY.bin_range):
     """What the marginal mechanism releases, from the table's public shape.
 
     Two choices, each from the noise a release would carry (its standard
@@ -53,15 +36,15 @@ def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share, bins=BIN_R
     * **the two-way marginals** of all ``M = d(d-1)/2`` pairs of the ``d``
       columns, at half of ``pair_share``, put ``σ/√(pair_share/2)·√(2M)``
       rows of noise on every cell. They are released when that is at most
-      ``n_rows / PAIR_PRECISION``; otherwise their share goes to the one-way
+      ``n_rows / POLICY.pair_precision``; otherwise their share goes to the one-way
       marginals (``pair_share`` 0): on a wide or small table every pair
       would be noise, and a model fitted to them is worse than one of
       independent columns.
     * **bins** of a numeric or date column: the most, among multiples of
-      ``BIN_STEP`` within ``BIN_RANGE`` (10, 20, ..., 100: every tenth of
+      ``POLICY.bin_step`` within ``POLICY.bin_range`` (10, 20, ..., 100: every tenth of
       the public range is a union of bins, so a round value on round bounds
       stays on a bin edge), such that a bin holding ``1/bins`` of the rows
-      holds at least ``BIN_PRECISION`` noise standard deviations of the
+      holds at least ``POLICY.bin_precision`` noise standard deviations of the
       one-way release (all rows, half of the one-way share:
       ``σ/√(share/2)·√(2d)`` rows per cell); the fewest where none does.
 
@@ -75,8 +58,8 @@ def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share, bins=BIN_R
         The fit's budget.
     pair_share : float
         The two-way releases' share when they are released.
-    bins : tuple of int, default=BIN_RANGE
-        The fewest and most bins (multiples of ``BIN_STEP``).
+    bins : tuple of int, default=POLICY.bin_range
+        The fewest and most bins (multiples of ``POLICY.bin_step``).
 
     Returns
     -------
@@ -98,12 +81,12 @@ def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share, bins=BIN_R
     pairs = d * (d - 1) // 2
     if pairs == 0 or pair_share <= 0:
         pair_share = 0.0
-    elif n_rows < PAIR_PRECISION * sigma / math.sqrt(pair_share / 2) * math.sqrt(2 * pairs):
+    elif n_rows < POLICY.pair_precision * sigma / math.sqrt(pair_share / 2) * math.sqrt(2 * pairs):
         pair_share = 0.0
     one_way = sigma / math.sqrt((1.0 - pair_share) / 2) * math.sqrt(2 * d)
     if one_way == 0:  # no noise (a fit that is not private)
         return pair_share, int(most)
-    best = n_rows // (BIN_PRECISION * one_way) // BIN_STEP * BIN_STEP
+    best = n_rows // (POLICY.bin_precision * one_way) // POLICY.bin_step * POLICY.bin_step
     return pair_share, int(min(max(best, fewest), most))
 
 
@@ -146,7 +129,7 @@ def ordered_slots(encoder):
     return out
 
 
-def pair_groups(encoder, cells=PAIR_CELLS):
+def pair_groups(encoder, cells=POLICY.pair_cells):
     """The coarse cells of each one-hot block in the two-way marginals.
 
     An ordered column (integer levels, numeric or date bins) wider than
@@ -160,7 +143,7 @@ def pair_groups(encoder, cells=PAIR_CELLS):
     ----------
     encoder : TableEncoder
         Fitted, every column one-hot.
-    cells : int, default=PAIR_CELLS
+    cells : int, default=POLICY.pair_cells
 
     Returns
     -------
@@ -224,7 +207,7 @@ class MarginalMechanism(Mechanism):
     pair_share : float
         The two-way releases' share of the mechanism's budget (see
         :func:`~skdpgen.synthesizers.marginal_design`); the one-way releases get the rest.
-    pair_cells : int, default=PAIR_CELLS
+    pair_cells : int, default=POLICY.pair_cells
         Coarse cells of an ordered column in the two-way marginals
         (:func:`~skdpgen.synthesizers.pair_groups`).
     by_class : bool, default=True
@@ -244,7 +227,7 @@ class MarginalMechanism(Mechanism):
     releases: post-processing.
     """
 
-    def __init__(self, *, pair_share, pair_cells=PAIR_CELLS, by_class=True):
+    def __init__(self, *, pair_share, pair_cells=POLICY.pair_cells, by_class=True):
         self.pair_share = pair_share
         self.pair_cells = pair_cells
         self.by_class = by_class
@@ -319,7 +302,7 @@ class MarginalMechanism(Mechanism):
         of the synthetic values may lie where the data has none, and no more
         than the share the release puts in those cells at all (projected onto
         the simplex: a column missing in every row has nothing to spread).
-        Named (``problem="spread"``) from ``SPREAD_SHARE`` of the rows: on 150
+        Named (``problem="spread"``) from ``POLICY.spread_share`` of the rows: on 150
         rows of ten columns an age on [0, 100], on 20,000 rows none.
         Post-processing of the release and its public noise level.
         """
@@ -332,7 +315,7 @@ class MarginalMechanism(Mechanism):
                 continue
             present = float(simplex_projection(cells)[:slots].sum())
             share = min(SPREAD_FACTOR * std * slots, present)
-            if share >= SPREAD_SHARE:
+            if share >= POLICY.spread_share:
                 out.append({"column": key, "problem": "spread", "share": share,
                             "detail": f"{slots} cells, noise {std * self._n_rows:.3g} "
                                       "rows a cell"})

@@ -11,29 +11,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..base import estimator_init
 from ..kernels import HermiteFeatures
 from ..registry import register
-from ._kme import SHARED_CONSTRAINTS, SHARED_DEFAULTS, KMESynthesizer, synthesizer_doc
+from ._kme import KMESynthesizer
 from ._marginals import MarginalMechanism, marginal_design
-from ._mechanism import Mechanism, feature_map_loss, pairwise_features
+from ._mechanism import Mechanism, feature_map_loss
+from ._pairwise import pairwise_features
+from ._policy import POLICY
+from ._shared import SHARED_CONSTRAINTS, SHARED_DEFAULTS, synthesizer_doc
 
 __all__ = ["DPHPSynthesizer", "HermiteMechanism"]
 
-#: A product-kernel draw keeps at most this many features (columns that would
-#: exceed it are passed over; the widths are public).
-MAX_PRODUCT_FEATURES = 2**15
-#: ``bins="auto"`` with the marginal mechanism: equal-width bins of a numeric
-#: or date column's public bounds (integer columns with at most this many
-#: values keep their values).
-MARGINAL_BINS = 30
-#: ``max_levels="auto"`` with Hermite kernels: integer columns with at most this
-#: many values keep their values (with marginals: the design's bins).
-MAX_LEVELS = 100
-#: ``product_share="auto"``: the two-way marginals' share with the marginal
-#: mechanism, the pairwise or product kernels' otherwise.
-MARGINAL_PAIR_SHARE = 0.9
-KERNEL_PRODUCT_SHARE = 0.5
 
-
-def draw_product_columns(rng, widths, size, max_features=MAX_PRODUCT_FEATURES):
+def draw_product_columns(rng, widths, size, max_features=POLICY.max_product_features):
     """Draw the columns of one product-kernel release (public randomness).
 
     Columns are taken in a random order, each kept when the product of the
@@ -47,7 +35,7 @@ def draw_product_columns(rng, widths, size, max_features=MAX_PRODUCT_FEATURES):
         Features of each table column in the product kernel (public: the
         Hermite order plus one, or the one-hot block's size).
     size : int
-    max_features : int, default=MAX_PRODUCT_FEATURES
+    max_features : int, default=POLICY.max_product_features
 
     Returns
     -------
@@ -81,12 +69,12 @@ class HermiteMechanism(Mechanism):
     of the categorical ones) is released before training. With
     ``product_kernel="pairwise"`` the pairwise kernel (every pair of columns,
     :class:`~skdpgen.HermiteFeatures` ``kernel="pairwise"``; at most
-    ``MAX_PAIRWISE_FEATURES`` features, see
+    ``POLICY.max_pairwise_features`` features, see
     :func:`~skdpgen.synthesizers.draw_pairwise_columns`)
     is released once too; with ``"random"`` (the paper's), at the start of
     each epoch ``product_size`` columns are drawn at random (public
     randomness, :func:`draw_product_columns`: a draw keeps at most
-    ``MAX_PRODUCT_FEATURES`` features) and the product kernel over them is
+    ``POLICY.max_product_features`` features) and the product kernel over them is
     released. The loss is ``‖μ̃ˢ − μˢ_θ‖² + γ ‖μ̃ᵖ − μᵖ_θ‖²`` (summed over
     classes), with the pairwise release or the latest product release.
 
@@ -443,17 +431,17 @@ class DPHPSynthesizer(KMESynthesizer):
         if self._marginals():
             self.marginal_design_ = marginal_design(
                 n_rows(), n_columns, budget.epsilon, budget.delta,
-                pair_share=self._auto_share(self.product_share, MARGINAL_PAIR_SHARE))
+                pair_share=self._auto_share(self.product_share, POLICY.marginal_pair_share))
 
     def _encoder(self, schema):
         bins = self.bins
         if bins == "auto":
             design = getattr(self, "marginal_design_", None)
-            bins = (design[1] if design else MARGINAL_BINS) if self._marginals() else 0
+            bins = (design[1] if design else POLICY.marginal_bins) if self._marginals() else 0
         max_levels = self.max_levels
         if max_levels == "auto":  # with marginals, a value is a cell by the bins' rule
             design = getattr(self, "marginal_design_", None)
-            max_levels = design[1] if design and self._marginals() else MAX_LEVELS
+            max_levels = design[1] if design and self._marginals() else POLICY.max_levels
         return self._table_encoder(schema, max_levels=max_levels, bins=bins)
 
     def _network_kind(self):
@@ -461,16 +449,16 @@ class DPHPSynthesizer(KMESynthesizer):
             return "mixture" if self._marginals() else "mlp"
         return self.network
 
-    def _learning_rate(self, kind, default=3e-3):
+    def _learning_rate(self, kind, default=POLICY.hermite_learning_rate):
         return super()._learning_rate(kind, default)
 
     def _product_share(self):
         if self.product_share != "auto":
             return float(self.product_share)
         if not self._marginals():
-            return KERNEL_PRODUCT_SHARE
+            return POLICY.kernel_product_share
         design = getattr(self, "marginal_design_", None)
-        return design[0] if design else MARGINAL_PAIR_SHARE
+        return design[0] if design else POLICY.marginal_pair_share
 
     def _marginal_share(self):  # the marginal mechanism releases the one-way marginals
         if self._marginals():
@@ -481,7 +469,7 @@ class DPHPSynthesizer(KMESynthesizer):
                     "releases the one-way marginals itself. Leave marginal_share='auto' or "
                     "0, or choose product_kernel='pairwise' or 'random'.")
             return 0.0
-        return self._auto_share(self.marginal_share, 0.2)
+        return self._auto_share(self.marginal_share, POLICY.marginal_share)
 
     def _mechanism(self, rng, *, labeled=True):
         if self._marginals():

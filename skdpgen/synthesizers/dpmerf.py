@@ -12,16 +12,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..base import estimator_init
 from ..kernels import RandomFourierFeatures
 from ..registry import register
-from ._kme import SHARED_CONSTRAINTS, SHARED_DEFAULTS, KMESynthesizer, synthesizer_doc
-from ._mechanism import EmbeddingMechanism, feature_map_loss, pairwise_features
+from ._kme import KMESynthesizer
+from ._mechanism import EmbeddingMechanism, feature_map_loss
+from ._pairwise import pairwise_features
+from ._policy import POLICY
+from ._shared import SHARED_CONSTRAINTS, SHARED_DEFAULTS, synthesizer_doc
 
 __all__ = ["DPMERFSynthesizer", "default_length_scale", "pairwise_weight"]
-
-#: ``length_scale="auto"`` is this multiple of the encoding's typical distance
-#: (chosen on the train splits of the panel benchmark, see benchmarks/JOURNAL.md)
-LENGTH_SCALE_FACTOR = 0.5
-#: Length scale of the pairwise kernel's numeric columns (on [-1, 1], as DP-HP's).
-PAIRWISE_LENGTH_SCALE = 0.5
 
 
 def default_length_scale(n_numeric, category_sizes, factor=None):
@@ -48,7 +45,7 @@ def default_length_scale(n_numeric, category_sizes, factor=None):
         Widths of its one-hot blocks (categorical columns, missing
         indicators).
     factor : float, default=None
-        None: the module's ``LENGTH_SCALE_FACTOR``.
+        None: ``POLICY.length_scale_factor`` (the synthesis policy's).
 
     Returns
     -------
@@ -60,7 +57,7 @@ def default_length_scale(n_numeric, category_sizes, factor=None):
     >>> round(default_length_scale(6, [2, 9, 16]), 3)
     1.471
     """
-    factor = LENGTH_SCALE_FACTOR if factor is None else factor
+    factor = POLICY.length_scale_factor if factor is None else factor
     squared = 2.0 / 3.0 * n_numeric + sum(2.0 * (1.0 - 1.0 / k) for k in category_sizes)
     return factor * math.sqrt(max(squared, 2.0 / 3.0))
 
@@ -142,7 +139,7 @@ class _FourierMechanism(EmbeddingMechanism):
         super().release(epoch, context)
         if epoch == 0 and self.pairwise_share:
             self.pairwise_ = pairwise_features(
-                *self._encoded, self.pairwise_order, PAIRWISE_LENGTH_SCALE, context.rng,
+                *self._encoded, self.pairwise_order, POLICY.pairwise_length_scale, context.rng,
                 noise_std=context.noise_std("pairwise kernel"))
             self.pairwise_weight_ = float(
                 pairwise_weight(self.pairwise_) if self.pairwise_weight == "auto"
@@ -304,7 +301,7 @@ class DPMERFSynthesizer(KMESynthesizer):
         return self._table_encoder(schema, max_levels=self.max_levels)
 
     def _pairwise_share(self):
-        return self._auto_share(self.pairwise_share, 0.5)
+        return self._auto_share(self.pairwise_share, POLICY.pairwise_share)
 
     def _mechanism(self, rng, *, labeled=True):
         auto = isinstance(self.length_scale, str)

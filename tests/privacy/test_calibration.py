@@ -11,7 +11,8 @@ from skdpgen import DPHPSynthesizer, DPMERFSynthesizer, KMESynthesizer
 from skdpgen.kernels import HermiteFeatures, HistogramFeatures, RandomFourierFeatures
 from skdpgen.schema import TableEncoder
 from skdpgen.synthesizers import MarginalCalibration, marginal_cell_maps
-from skdpgen.synthesizers._calibration import CELL_KNOTS, _apply_map, _quantile_map, _tilt
+from skdpgen.synthesizers._calibration import _apply_map, _quantile_map, _tilt
+from skdpgen.synthesizers._policy import POLICY
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -165,7 +166,7 @@ def test_column_map_gives_each_cell_its_share_keeps_order_and_spreads_ties():
     same = _quantile_map(x, _cells_of(x, bins), np.bincount(_cells_of(x, bins),
                                                             minlength=bins) / x.size)
     inner = np.abs(fresh) < 0.7
-    assert np.abs(_apply_map(fresh, same, rng)[inner] - fresh[inner]).max() < 4 / CELL_KNOTS
+    assert np.abs(_apply_map(fresh, same, rng)[inner] - fresh[inner]).max() < 4 / POLICY.cell_knots
     # a point mass of generated values (the tanh's saturation) is spread over its levels
     z = np.r_[np.full(5000, 1.0), rng.uniform(-1, 1, 5000)]
     flat = _quantile_map(z, _cells_of(z, bins), np.full(bins, 1 / bins))

@@ -13,8 +13,8 @@ from skdpgen.kernels import MarginalFeatures
 from skdpgen.privacy import GaussianAccountant, calibrate_gaussian, reproducible_noise
 from skdpgen.schema import TableEncoder
 from skdpgen.synthesizers import MixtureGenerator, marginal_design, pair_groups
-from skdpgen.synthesizers._marginals import (BIN_PRECISION, BIN_RANGE, BIN_STEP,
-                                             PAIR_PRECISION, simplex_projection)
+from skdpgen.synthesizers._marginals import simplex_projection
+from skdpgen.synthesizers._policy import POLICY
 
 FAST = dict(epochs=2, steps_per_epoch=20, batch_size=40, random_state=0, device="cpu")
 
@@ -200,7 +200,7 @@ def test_dphp_default_is_the_marginal_mechanism_with_a_mixture():
 
 def test_the_design_drops_pairs_that_would_be_noise():
     # 600 rows, 4 columns at epsilon 1: a pair cell's noise is about 19 rows,
-    # more than 600 / PAIR_PRECISION; 2,000 rows clear it (the test above)
+    # more than 600 / POLICY.pair_precision; 2,000 rows clear it (the test above)
     X, y, schema = _table(600)
     synth = DPHPSynthesizer(schema=schema, classes=["no", "yes"], **FAST).fit(X, y)
     names = [r.name for r in synth.privacy_report_.releases]
@@ -220,13 +220,14 @@ def test_marginal_design_follows_its_noise_levels(n, d, eps):
     share, bins = marginal_design(n, d, eps, 1e-5, pair_share=0.9)
     sigma = calibrate_gaussian(eps, 1e-5)
     pair_noise = sigma / np.sqrt(0.45) * np.sqrt(d * (d - 1))
-    assert (share == 0.9) == (d > 1 and n >= PAIR_PRECISION * pair_noise)
+    assert (share == 0.9) == (d > 1 and n >= POLICY.pair_precision * pair_noise)
     one_noise = sigma / np.sqrt((1 - share) / 2) * np.sqrt(2 * d)
-    assert BIN_RANGE[0] <= bins <= BIN_RANGE[1] and bins % BIN_STEP == 0
-    if bins > BIN_RANGE[0]:
-        assert n / bins >= BIN_PRECISION * one_noise
-    if bins < BIN_RANGE[1]:
-        assert n / (bins + BIN_STEP) < BIN_PRECISION * one_noise
+    fewest, most = POLICY.bin_range
+    assert fewest <= bins <= most and bins % POLICY.bin_step == 0
+    if bins > fewest:
+        assert n / bins >= POLICY.bin_precision * one_noise
+    if bins < most:
+        assert n / (bins + POLICY.bin_step) < POLICY.bin_precision * one_noise
 
 
 def test_a_binned_integer_column_is_decoded_inside_its_bin():

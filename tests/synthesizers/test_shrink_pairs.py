@@ -7,7 +7,7 @@ import pytest
 
 from skdpgen import HermiteFeatures
 from skdpgen.synthesizers import shrink_pairwise
-from skdpgen.synthesizers._mechanism import _pair_layout
+from skdpgen.synthesizers._pairwise import _pair_layout
 
 
 def _onehot_pairs(sizes):

@@ -886,10 +886,11 @@ def test_dphp_bins_encode_numeric_columns_as_histogram_blocks(frame):
 
 
 def test_dpmerf_default_length_scale_is_a_function_of_the_public_encoding():
-    from skdpgen.synthesizers.dpmerf import LENGTH_SCALE_FACTOR, default_length_scale
+    from skdpgen.synthesizers._policy import POLICY
+    from skdpgen.synthesizers.dpmerf import default_length_scale
 
     # (2/3)·3 numeric + 2·(1 − 1/3) city + 2·(1 − 1/2) member = 2 + 4/3 + 1
-    expected = LENGTH_SCALE_FACTOR * math.sqrt(2 + 4 / 3 + 1)
+    expected = POLICY.length_scale_factor * math.sqrt(2 + 4 / 3 + 1)
     assert default_length_scale(3, [3, 2]) == pytest.approx(expected)
     assert default_length_scale(3, [3, 2], factor=1.0) == pytest.approx(math.sqrt(2 + 4 / 3 + 1))
     schema = {**SCHEMA, "extra": {"type": "numeric", "bounds": [0, 1]}}
@@ -914,7 +915,8 @@ def test_dpmerf_default_length_scale_is_a_function_of_the_public_encoding():
 
 
 def test_dphp_product_draws_stay_within_the_feature_cap():
-    from skdpgen.synthesizers.dphp import MAX_PRODUCT_FEATURES, draw_product_columns
+    from skdpgen.synthesizers._policy import POLICY
+    from skdpgen.synthesizers.dphp import draw_product_columns
 
     rng = np.random.default_rng(0)
     widths = [6, 6, 6, 74, 99, 42, 16, 2]
@@ -926,7 +928,7 @@ def test_dphp_product_draws_stay_within_the_feature_cap():
         seen.update(cols.tolist())
     assert seen == set(range(len(widths)))  # every column is drawn at some point
     # with the default cap, DP-HP's 3 of a table of numbers: any 3 (6³ features)
-    assert len(draw_product_columns(rng, [6] * 10, 3)) == 3 and MAX_PRODUCT_FEATURES >= 6**3
+    assert len(draw_product_columns(rng, [6] * 10, 3)) == 3 and POLICY.max_product_features >= 6**3
     # nothing fits: the narrowest column alone
     assert draw_product_columns(rng, [500, 300], 2, max_features=100).tolist() == [1]
 
@@ -968,7 +970,9 @@ def test_pairs_above_noise_keeps_the_largest_set_that_clears_the_noise():
     import math
 
     from skdpgen.synthesizers import pairs_above_noise
-    from skdpgen.synthesizers._mechanism import PAIR_NOISE_RATIO as ratio
+    from skdpgen.synthesizers._policy import POLICY
+
+    ratio = POLICY.pair_noise_ratio
 
     rng = np.random.default_rng(0)
     for _ in range(200):
