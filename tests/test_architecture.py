@@ -293,8 +293,7 @@ def test_the_schema_estimate_reads_its_thresholds_from_one_policy():
 #: A tuned choice (a share, a factor, a threshold, a grid or a size that changes
 #: what a fit releases, concludes or samples) is a field of a policy:
 #: ``EstimationPolicy`` (skdpgen.schema._policy) or ``SynthesisPolicy``
-#: (skdpgen.synthesizers._policy). "to be moved": a tuned number whose move to a
-#: policy is under way elsewhere; it may be gone already.
+#: (skdpgen.synthesizers._policy).
 _ENGINEERING_NUMBERS = {
     **dict.fromkeys(_SCHEMA_NUMBERS, "the schema's public grids, canonical codes, encoding "
                                      "resolution, sensitivities and weights"),
@@ -324,9 +323,10 @@ _ENGINEERING_NUMBERS = {
     "SHARED_DEFAULTS": "the synthesizers' hyperparameter defaults: public API, the user's to set",
     "SHARED_CONSTRAINTS": "the synthesizers' parameter validation: the ranges of the API",
     "__doc__": "a module docstring's generated tables (their column widths)",
-    # skdpgen.release's tuned numbers: moving to a policy (another change)
-    "_DEFAULT_N_COMPONENTS": "to be moved",
-    "_L1_MAX_ITER": "to be moved",
+    "_DEFAULT_N_COMPONENTS": "the API: DPKMEReleaser's documented default feature map "
+                             "(features=None: RandomFourierFeatures(n_components=1000))",
+    "_L1_MAX_ITER": "numerical: the L1 reduction's iteration cap; its result meets the "
+                    "constraint whether or not the cap is reached (skdpgen._reduced_set)",
 }
 
 
@@ -341,10 +341,9 @@ def test_no_tuned_constant_outside_the_policies():
     numbers = {(_module_name(path), name) for path in FILES for name in _module_numbers(path)}
     assert sorted(f"{module}.{name}" for module, name in numbers
                   if name not in _ENGINEERING_NUMBERS) == []
-    # no stale entry: every allowed name is still defined (unless on its way out)
+    # no stale entry: every allowed name is still defined
     defined = {name for _, name in numbers}
-    assert [name for name, reason in _ENGINEERING_NUMBERS.items()
-            if name not in defined and reason != "to be moved"] == []
+    assert [name for name in _ENGINEERING_NUMBERS if name not in defined] == []
     for policy in (ESTIMATION, SYNTHESIS):
         assert all(reason for _, _, reason in policy.table())
     assert len(SYNTHESIS.table()) >= 30
