@@ -367,3 +367,33 @@ def test_every_public_name_has_one_home():
         for attr in module.__all__:
             homes.setdefault(id(getattr(module, attr)), []).append(f"{name}.{attr}")
     assert [places for places in homes.values() if len(places) > 1] == []
+
+
+#: Functions allowed past the length limit, and why.
+_LONG_FUNCTIONS = {
+    "skdpgen._cli_options.build_parser": "the command line's options, declared one "
+                                         "after another (no logic)",
+}
+
+
+def test_modules_and_functions_stay_short():
+    """A module past ~600 lines, or a function whose body (its docstring aside)
+    runs past ~60, is a sign that two concepts share it: split it, or name
+    here why it is one thing."""
+    long_modules = [f"{_module_name(p)}: {n}" for p in FILES
+                    if (n := len(p.read_text().splitlines())) > 600]
+    assert long_modules == []
+    long_functions = []
+    for path in FILES:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            body = node.body
+            if ast.get_docstring(node) is not None:
+                body = body[1:]
+            if not body:
+                continue
+            name = f"{_module_name(path)}.{node.name}"
+            if node.end_lineno - body[0].lineno + 1 > 65 and name not in _LONG_FUNCTIONS:
+                long_functions.append(name)
+    assert long_functions == []
