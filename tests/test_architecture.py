@@ -397,3 +397,47 @@ def test_modules_and_functions_stay_short():
             if node.end_lineno - body[0].lineno + 1 > 65 and name not in _LONG_FUNCTIONS:
                 long_functions.append(name)
     assert long_functions == []
+
+
+def test_a_fit_hands_the_raw_table_to_one_place():
+    """Followed at run time, the raw ``X`` of a fit goes from ``_fit_private`` to
+    one function, :func:`~skdpgen.rows.table_rows` (which decides memory, Dask or
+    blocks once); after that the table object holds it and the rows read it in
+    chunks (the encoder only puts its columns in the schema's order): neither
+    the schema estimate nor the encoder's fit receives the raw ``X``."""
+    import sys
+
+    import pandas as pd
+
+    from skdpgen import DPHPSynthesizer
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.choice(["x", "y"], 200)})
+    y = rng.choice(["p", "q"], 200)
+    hops = []
+
+    def profile(frame, event, arg):
+        if event != "call" or not frame.f_globals.get("__name__", "").startswith("skdpgen"):
+            return
+        code = frame.f_code
+        n_args = code.co_argcount + code.co_kwonlyargcount
+        if any(frame.f_locals.get(name) is X for name in code.co_varnames[:n_args]):
+            caller = frame.f_back
+            hops.append((caller.f_globals.get("__name__"), caller.f_code.co_name,
+                         frame.f_globals["__name__"], code.co_name))
+
+    est = DPHPSynthesizer(epochs=1, steps_per_epoch=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sys.setprofile(profile)
+        try:
+            est.fit(X, y)
+        finally:
+            sys.setprofile(None)
+    from_fit = [(module, name) for caller, function, module, name in hops
+                if function == "_fit_private"]
+    assert from_fit == [("skdpgen.schema._rows", "table_rows")]
+    readers = {module for *_, module, _ in hops} - {
+        "skdpgen.synthesizers._kme", "skdpgen.base"}
+    assert readers == {"skdpgen.schema._rows", "skdpgen._dask", "skdpgen.schema._canonical",
+                       "skdpgen.schema._table", "skdpgen.rows._memory"}
