@@ -23,12 +23,14 @@ from ._hermite import HermiteFeatures
 from ._hermite_block import hermite_block, hermite_rho, hermite_terms
 from ._histogram import HistogramFeatures
 from ._marginal import MarginalFeatures
+from ._patch import PatchFourierFeatures
 
 __all__ = [
     "BoundedFeatureMap",
     "HermiteFeatures",
     "HistogramFeatures",
     "MarginalFeatures",
+    "PatchFourierFeatures",
     "RandomFourierFeatures",
     "check_length_scale",
     "clip_rows",
