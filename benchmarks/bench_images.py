@@ -183,6 +183,31 @@ def _patch(seed, network="mlp", **options):
         network=network, **options, **_common_params(seed))
 
 
+def _multiscale(seed, network="mlp", **options):
+    from skdpgen import KMESynthesizer
+    from skdpgen.kernels import PatchFourierFeatures, SumFeatures
+
+    # length scale 0.5 sqrt(p² · 2/3): half the typical distance of two patches of
+    # independent uniform pixels (DP-MERF's rule, default_length_scale, per patch)
+    maps = [PatchFourierFeatures(image_shape=(28, 28), patch_size=p, stride=s, n_filters=f,
+                                 length_scale=0.5 * np.sqrt(p * p * 2 / 3),
+                                 random_state=seed + i)
+            for i, (p, s, f) in enumerate([(5, 2, 32), (14, 7, 64), (28, 1, 500)])]
+    return KMESynthesizer(features=SumFeatures(maps, weights=[0.5, 0.25, 0.25]),
+                          network=network, **options, **_common_params(seed))
+
+
+def _hermite_patch(seed, network="mlp", weights=(0.5, 0.5), **options):
+    from skdpgen import HermiteFeatures, KMESynthesizer
+    from skdpgen.kernels import PatchFourierFeatures, SumFeatures
+
+    maps = [HermiteFeatures(order=20, length_scale=0.5),  # DP-HP's sum kernel
+            PatchFourierFeatures(image_shape=(28, 28), patch_size=5, stride=2, n_filters=32,
+                                 length_scale=2.0, random_state=seed)]
+    return KMESynthesizer(features=SumFeatures(maps, weights=list(weights)), network=network,
+                          **options, **_common_params(seed))
+
+
 #: name -> (description, constructor of the synthesizer from the seed)
 CONFIGS = {
     "dpmerf": ("DPMERFSynthesizer defaults (image_shape=(28, 28))", _dpmerf),
@@ -193,6 +218,19 @@ CONFIGS = {
                        "the marginal mechanism, a mixture generator)", _dphp_marginals),
     "patch": ("KMESynthesizer(PatchFourierFeatures(5 x 5 patches, stride 2, 32 filters, "
               "length scale 2)), MLP generator", _patch),
+    "patch7": ("KMESynthesizer(PatchFourierFeatures(7 x 7 patches, stride 3, 32 filters, "
+               "length scale 3)), MLP generator",
+               lambda seed: _patch(seed, patch_size=7, stride=3, length_scale=3.0)),
+    "multiscale": ("KMESynthesizer(SumFeatures of PatchFourierFeatures at 5 x 5 / stride 2 / "
+                   "32 filters, 14 x 14 / 7 / 64, 28 x 28 (whole image) / 500; weights 0.5, "
+                   "0.25, 0.25; length scales 0.5 sqrt(2/3) p), MLP generator", _multiscale),
+    "multiscale-conv": ("multiscale with network='conv' (the small conv generator)",
+                        lambda seed: _multiscale(seed, network="conv")),
+    "patch-long": ("'patch' trained twice as long (epochs=20)",
+                   lambda seed: _patch(seed, epochs=20)),
+    "hermite-patch": ("KMESynthesizer(SumFeatures of DP-HP's sum kernel (Hermite order 20, "
+                      "length scale 0.5, every pixel) and the 'patch' features, weights "
+                      "0.5, 0.5), MLP generator", _hermite_patch),
 }
 
 
@@ -287,10 +325,13 @@ def run(name, args):
         eps = synth.privacy_report_.epsilon
         record.update(fit_s=round(fit_s, 1), peak_mib=round(peak / 1024),
                       peak_exact=exact, rss_before_mib=round(rss0 / 1024),
-                      report_epsilon=round(eps, 4), report_delta=synth.privacy_report_.delta)
+                      report_epsilon=round(eps, 4), report_delta=synth.privacy_report_.delta,
+                      # the generator's loss at 10 points of training (convergence)
+                      loss_curve=[float(f"{v:.5g}") for v in synth.loss_history_[
+                          np.linspace(0, len(synth.loss_history_) - 1, 10).astype(int)]])
         X_syn, y_syn = synth.sample(N_SYNTH, y=balanced_labels(N_SYNTH), random_state=args.seed)
         X_syn = np.asarray(X_syn, dtype=np.float64)
-        if args.samples:
+        if not args.no_samples:
             save_samples(synth, name, args)
     t0 = time.perf_counter()
     acc = cnn_accuracy(X_syn, y_syn, X_eval, y_eval, args.seed)
@@ -331,7 +372,8 @@ def save_samples(synth, name, args):
     fig.suptitle(f"{args.dataset} synthetic samples, {name}, eps={args.epsilon:g} "
                  f"(commit {rev}{'+dirty' if dirty else ''}); one row per class 0-9")
     fig.tight_layout()
-    out = OUT_DIR / f"{args.dataset}_samples_{rev}.png"
+    out = OUT_DIR / "runs" / f"{args.dataset}_samples_{name}_{rev}{'-dirty' if dirty else ''}.png"
+    out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=80)
     plt.close(fig)
     print(f"samples written to {out}")
@@ -365,8 +407,9 @@ def main(argv=None):
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
-    parser.add_argument("--samples", action="store_true",
-                        help="write a PNG of 10 x 8 samples of (each) synthesizer")
+    parser.add_argument("--no-samples", action="store_true",
+                        help="do not write the PNG of 10 x 8 samples of each synthesizer "
+                             "(images/runs/<dataset>_samples_<synth>_<commit>.png)")
     parser.add_argument("--table", action="store_true",
                         help="print a markdown table of the recorded runs and exit")
     args = parser.parse_args(argv)

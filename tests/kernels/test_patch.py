@@ -128,3 +128,43 @@ def test_kme_synthesizer_releases_patch_features():
     assert synth.privacy_report_.epsilon == pytest.approx(1.0)
     Xs, ys = synth.sample(6, y=[0, 1, 0, 1, 0, 1], random_state=0)
     assert Xs.shape == (6, 42) and np.all((Xs >= 0) & (Xs <= 16))
+
+
+# -- SumFeatures: patch features at several scales in one release ---------------
+
+def _sum_map(weights=(2.0, 1.0, 1.0)):
+    from skdpgen import RandomFourierFeatures
+    from skdpgen.kernels import SumFeatures
+
+    return SumFeatures([_fmap(), _fmap(patch_size=6, stride=1, n_filters=3, random_state=1),
+                        RandomFourierFeatures(n_components=7, random_state=2)],
+                       weights=weights).fit(np.zeros((1, SHAPE[0] * SHAPE[1])))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
+@pytest.mark.parametrize("weights", [(2.0, 1.0, 1.0), (1.0, 0.0, 0.0), None])
+def test_sum_norm_at_most_one_on_adversarial_images(weights):
+    fmap = _sum_map(weights)
+    X = _adversarial_images()
+    assert np.all(np.linalg.norm(fmap.raw_transform(X), axis=1) <= 1.0 + 1e-12)
+    assert np.all(np.linalg.norm(fmap.transform(X), axis=1) <= 1.0)
+    bounded = torch.as_tensor(X[np.abs(X).max(1) <= 1])
+    assert bool(torch.all(torch.linalg.vector_norm(fmap.torch_transform(bounded), dim=1) <= 1))
+
+
+def test_sum_kernel_is_the_weighted_sum():
+    fmap = _sum_map()
+    X = np.random.default_rng(5).uniform(-1, 1, size=(4, SHAPE[0] * SHAPE[1]))
+    K = fmap.transform(X) @ fmap.transform(X).T
+    parts = [m.transform(X) @ m.transform(X).T for m in fmap.maps_]
+    np.testing.assert_allclose(K, sum(w * k for w, k in zip([0.5, 0.25, 0.25], parts)),
+                               atol=1e-12)
+    Xt, Wt = torch.as_tensor(X), torch.rand(4, 2, dtype=torch.float64)
+    np.testing.assert_allclose(fmap.raw_feature_sum(Xt, Wt).numpy(),
+                               fmap.transform(X).T @ Wt.numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("weights", [(1.0, -1.0, 1.0), (0.0, 0.0, 0.0), (1.0, 2.0)])
+def test_sum_refuses_bad_weights(weights):
+    with pytest.raises(ValueError, match="weights"):
+        _sum_map(weights)
