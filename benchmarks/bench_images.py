@@ -317,9 +317,11 @@ def run(name, args):
             k: repr(v) for k, v in synth.get_params(deep=False).items()})
         exact = reset_peak_rss()
         rss0 = proc_status_kib("VmRSS")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         synth.fit(X_fit, y_fit, epsilon=args.epsilon, delta=DELTA)
         fit_s = time.perf_counter() - t0
+        # process CPU time, all threads: less sensitive than wall time to the load
+        record["fit_cpu_s"] = round(time.process_time() - c0, 1)
         peak = (proc_status_kib("VmHWM") if exact
                 else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
         eps = synth.privacy_report_.epsilon
