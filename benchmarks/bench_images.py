@@ -231,6 +231,8 @@ CONFIGS = {
     "hermite-patch": ("KMESynthesizer(SumFeatures of DP-HP's sum kernel (Hermite order 20, "
                       "length scale 0.5, every pixel) and the 'patch' features, weights "
                       "0.5, 0.5), MLP generator", _hermite_patch),
+    "hermite-patch-long": ("'hermite-patch' trained twice as long (epochs=20)",
+                           lambda seed: _hermite_patch(seed, epochs=20)),
 }
 
 
@@ -385,13 +387,14 @@ def table(args):
     """A markdown table of the JSON records of ``--split`` (newest per configuration)."""
     records = [json.loads(p.read_text()) for p in sorted((OUT_DIR / "runs").glob("*.json"))]
     records = [r for r in records if r["split"] == args.split and r["dataset"] == args.dataset]
-    lines = [f"| configuration | accuracy | fit s | peak MiB | commit | load (start) | "
-             f"description |", "|---|---|---|---|---|---|---|"]
+    lines = ["| configuration | accuracy | fit s (wall) | fit s (CPU) | peak MiB | commit | "
+             "load (start; end) | description |", "|---|---|---|---|---|---|---|---|"]
     for r in sorted(records, key=lambda r: r["date"]):
         lines.append(
             f"| {r['synth']} (seed {r['seed']}) | {r['accuracy']:.4f} | {r['fit_s'] or '-'} | "
-            f"{r['peak_mib'] or '-'} | {r['commit']}{'+dirty' if r['dirty'] else ''} | "
-            f"{r['load_start']} | {r['description']} |")
+            f"{r.get('fit_cpu_s') or '-'} | {r['peak_mib'] or '-'} | "
+            f"{r['commit']}{'+dirty' if r['dirty'] else ''} | {r['load_start']}; "
+            f"{r['load_end']} | {r['description']} |")
     print("\n".join(lines))
 
 
