@@ -183,8 +183,8 @@ def _patch(seed, network="mlp", **options):
         network=network, **options, **_common_params(seed))
 
 
-def _multiscale(seed, network="mlp", **options):
-    from skdpgen import KMESynthesizer
+def _multiscale(seed, network="mlp", hermite=False, **options):
+    from skdpgen import HermiteFeatures, KMESynthesizer
     from skdpgen.kernels import PatchFourierFeatures, SumFeatures
 
     # length scale 0.5 sqrt(p² · 2/3): half the typical distance of two patches of
@@ -193,7 +193,11 @@ def _multiscale(seed, network="mlp", **options):
                                  length_scale=0.5 * np.sqrt(p * p * 2 / 3),
                                  random_state=seed + i)
             for i, (p, s, f) in enumerate([(5, 2, 32), (14, 7, 64), (28, 1, 500)])]
-    return KMESynthesizer(features=SumFeatures(maps, weights=[0.5, 0.25, 0.25]),
+    weights = [0.5, 0.25, 0.25]
+    if hermite:  # DP-HP's sum kernel beside them, with half the weight
+        maps.append(HermiteFeatures(order=20, length_scale=0.5))
+        weights = [0.25, 0.125, 0.125, 0.5]
+    return KMESynthesizer(features=SumFeatures(maps, weights=weights),
                           network=network, **options, **_common_params(seed))
 
 
@@ -224,6 +228,9 @@ CONFIGS = {
     "multiscale": ("KMESynthesizer(SumFeatures of PatchFourierFeatures at 5 x 5 / stride 2 / "
                    "32 filters, 14 x 14 / 7 / 64, 28 x 28 (whole image) / 500; weights 0.5, "
                    "0.25, 0.25; length scales 0.5 sqrt(2/3) p), MLP generator", _multiscale),
+    "hermite-multiscale": ("SumFeatures of the 'multiscale' maps (weights 0.25, 0.125, "
+                           "0.125) and DP-HP's sum kernel (0.5), MLP generator",
+                           lambda seed: _multiscale(seed, hermite=True)),
     "multiscale-conv": ("multiscale with network='conv' (the small conv generator)",
                         lambda seed: _multiscale(seed, network="conv")),
     "patch-long": ("'patch' trained twice as long (epochs=20)",
