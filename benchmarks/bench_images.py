@@ -238,6 +238,8 @@ CONFIGS = {
     "hermite-patch": ("KMESynthesizer(SumFeatures of DP-HP's sum kernel (Hermite order 20, "
                       "length scale 0.5, every pixel) and the 'patch' features, weights "
                       "0.5, 0.5), MLP generator", _hermite_patch),
+    "hermite-patch-conv": ("'hermite-patch' with network='conv' (the small conv generator)",
+                           lambda seed: _hermite_patch(seed, network="conv")),
     "hermite-patch-long": ("'hermite-patch' trained twice as long (epochs=20)",
                            lambda seed: _hermite_patch(seed, epochs=20)),
 }
@@ -315,7 +317,8 @@ def run(name, args):
     record = dict(dataset=args.dataset, split=args.split, synth=name, seed=args.seed,
                   epsilon=args.epsilon, delta=DELTA, n_fit=len(X_fit), n_eval=len(X_eval))
     if name == "real":
-        record.update(description=f"CNN trained on the first {N_SYNTH:,} real fit images",
+        record.update(description=f"CNN trained on the first {min(N_SYNTH, len(X_fit)):,} "
+                                  "real fit images",
                       fit_s=None, peak_mib=None)
         X_syn, y_syn = X_fit[:N_SYNTH], y_fit[:N_SYNTH]
         eps = None
