@@ -23,13 +23,17 @@ from ._hermite import HermiteFeatures
 from ._hermite_block import hermite_block, hermite_rho, hermite_terms
 from ._histogram import HistogramFeatures
 from ._marginal import MarginalFeatures
+from ._patch import PatchFourierFeatures
+from ._sum import SumFeatures
 
 __all__ = [
     "BoundedFeatureMap",
     "HermiteFeatures",
     "HistogramFeatures",
     "MarginalFeatures",
+    "PatchFourierFeatures",
     "RandomFourierFeatures",
+    "SumFeatures",
     "check_length_scale",
     "clip_rows",
     "gaussian_gram",
