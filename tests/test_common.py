@@ -22,7 +22,7 @@ from skdpgen import (
     RandomFourierFeatures,
 )
 from skdpgen.base import PrivateEstimator
-from skdpgen.kernels import HistogramFeatures
+from skdpgen.kernels import HistogramFeatures, PatchFourierFeatures, SumFeatures
 
 # scikit-learn's checks fit on a few dozen rows with no declared bounds: a
 # private schema estimate at that size keeps no class, so the synthesizers read
@@ -36,6 +36,9 @@ ESTIMATORS = [
     HermiteFeatures(order=2, kernel="pairwise"),
     RandomFourierFeatures(n_components=20, random_state=0),
     HistogramFeatures(bins=4),
+    SumFeatures([HermiteFeatures(order=3), RandomFourierFeatures(n_components=10, random_state=0)],
+                weights=[0.5, 0.5]),
+    PatchFourierFeatures(patch_size=2, stride=1, n_filters=3, random_state=0),
     KernelMeanEmbedding(features=HermiteFeatures(order=3)),
     KernelMeanEmbedding(epsilon=1.0, classes=None),
     KMESynthesizer(features=RandomFourierFeatures(n_components=30), **FAST),

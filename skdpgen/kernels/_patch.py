@@ -38,8 +38,10 @@ class PatchFourierFeatures(BoundedFeatureMap):
 
     Parameters
     ----------
-    image_shape : tuple of (int, int)
-        Height and width of the images (``h · w`` input columns).
+    image_shape : tuple of (int, int) or None, default=None
+        Height and width of the images (``h · w`` input columns). None: each
+        row is an image of one line, ``(1, n_features_in_)``, and its patches
+        are runs of ``min(patch_size, n_features_in_)`` neighbouring columns.
     patch_size : int, default=5
         Side of the square patches (at most ``min(h, w)``).
     stride : int, default=2
@@ -56,8 +58,9 @@ class PatchFourierFeatures(BoundedFeatureMap):
 
     Attributes
     ----------
-    filters_ : ndarray of shape (n_filters, patch_size, patch_size)
-        The frequencies ω, one filter each.
+    filters_ : ndarray of shape (n_filters, patch_height, patch_width)
+        The frequencies ω, one filter each: ``patch_size × patch_size``, or
+        ``1 × min(patch_size, n_features_in_)`` when ``image_shape`` is None.
     n_locations_ : int
         ``L``, the patches of an image.
     n_features_out_ : int
@@ -102,7 +105,7 @@ class PatchFourierFeatures(BoundedFeatureMap):
     """
 
     _parameter_constraints: dict = {
-        "image_shape": [tuple, list],
+        "image_shape": [tuple, list, None],
         "patch_size": [Interval(Integral, 1, None, closed="left")],
         "stride": [Interval(Integral, 1, None, closed="left")],
         "n_filters": [Interval(Integral, 1, None, closed="left")],
@@ -110,7 +113,7 @@ class PatchFourierFeatures(BoundedFeatureMap):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, image_shape, patch_size=5, stride=2, n_filters=64, length_scale=2.0,
+    def __init__(self, *, image_shape=None, patch_size=5, stride=2, n_filters=64, length_scale=2.0,
                  random_state=None):
         self.image_shape = image_shape
         self.patch_size = patch_size
@@ -120,25 +123,36 @@ class PatchFourierFeatures(BoundedFeatureMap):
         self.random_state = random_state
 
     def _fit(self, X):
-        h, w = (int(v) for v in self.image_shape)
-        if h * w != X.shape[1]:
-            raise ValueError(f"image_shape={tuple(self.image_shape)} has {h * w} pixels; "
-                             f"X has {X.shape[1]} columns.")
-        p = self.patch_size
-        if p > min(h, w):
-            raise ValueError(f"patch_size={p} exceeds the image's side ({h} x {w}).")
-        self._shape = (h, w)
+        if self.image_shape is None:  # one line of pixels: runs of neighbouring columns
+            h, w = 1, X.shape[1]
+            patch = (1, min(self.patch_size, w))
+        else:
+            h, w = (int(v) for v in self.image_shape)
+            if h * w != X.shape[1]:
+                raise ValueError(f"image_shape={tuple(self.image_shape)} has {h * w} pixels; "
+                                 f"X has {X.shape[1]} columns.")
+            p = self.patch_size
+            if p > min(h, w):
+                raise ValueError(f"patch_size={p} exceeds the image's side ({h} x {w}).")
+            patch = (p, p)
+        self._shape, self._patch = (h, w), patch
         rng = check_generator(self.random_state)
-        self.filters_ = rng.standard_normal((self.n_filters, p, p)) / float(self.length_scale)
-        self.n_locations_ = ((h - p) // self.stride + 1) * ((w - p) // self.stride + 1)
+        self.filters_ = rng.standard_normal((self.n_filters, *patch)) / float(self.length_scale)
+        self.n_locations_ = (((h - patch[0]) // self.stride + 1)
+                             * ((w - patch[1]) // self.stride + 1))
         self._n_features_out = 2 * self.n_filters * self.n_locations_
 
-    def _projections(self, T):
-        """``ω_jᵀ P_l x`` of every row of the tensor ``T``: shape (n, n_filters, L)."""
+    def _projections(self, T, cached=True):
+        """``ω_jᵀ P_l x`` of every row of the tensor ``T``: shape (n, n_filters, L).
+
+        ``cached``: the filters' tensor kept between calls (the training loop's
+        tensors); a NumPy transform leaves the fitted map unchanged."""
         # unfold + matmul: on CPU several times faster than a one-channel conv2d
         patches = torch.nn.functional.unfold(T.reshape(-1, 1, *self._shape),
-                                             self.patch_size, stride=self.stride)  # (n, p², L)
-        return self._tensor("filters_", T).flatten(1) @ patches
+                                             self._patch, stride=self.stride)  # (n, p², L)
+        filters = (self._tensor("filters_", T) if cached
+                   else torch.as_tensor(self.filters_, dtype=T.dtype))
+        return filters.flatten(1) @ patches
 
     def raw_transform(self, Z):
         """Features of every row of ``Z`` (NumPy or torch), before the clip.
@@ -159,7 +173,7 @@ class PatchFourierFeatures(BoundedFeatureMap):
             return torch.cat([torch.cos(proj), torch.sin(proj)], dim=1).flatten(1) * scale
         T = torch.from_numpy(np.ascontiguousarray(Z, dtype=np.float64))
         with np.errstate(over="ignore", invalid="ignore"):
-            proj = self._projections(T)
+            proj = self._projections(T, cached=False)
         proj = torch.where(torch.isfinite(proj), proj, torch.zeros_like(proj))
         H = torch.cat([torch.cos(proj), torch.sin(proj)], dim=1).flatten(1) * scale
         return H.numpy()

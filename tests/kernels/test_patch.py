@@ -168,3 +168,15 @@ def test_sum_kernel_is_the_weighted_sum():
 def test_sum_refuses_bad_weights(weights):
     with pytest.raises(ValueError, match="weights"):
         _sum_map(weights)
+
+
+def test_without_image_shape_a_row_is_one_line_of_pixels():
+    """``image_shape=None``: a row is a 1 x d image; its patches are runs of
+    ``min(patch_size, d)`` neighbouring columns, and the norm stays one."""
+    X = np.random.default_rng(0).uniform(-1, 1, size=(4, 5))
+    fmap = PatchFourierFeatures(patch_size=3, stride=1, n_filters=2, random_state=0).fit(X)
+    assert fmap.filters_.shape == (2, 1, 3)
+    assert fmap.n_locations_ == 3 and fmap.n_features_out_ == 12
+    np.testing.assert_allclose(np.linalg.norm(fmap.transform(X), axis=1), 1.0)
+    wide = PatchFourierFeatures(patch_size=9, n_filters=2, random_state=0).fit(X)
+    assert wide.filters_.shape == (2, 1, 5) and wide.n_locations_ == 1
