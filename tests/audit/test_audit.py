@@ -68,6 +68,7 @@ from skdpgen import (
 from skdpgen import privacy
 from skdpgen.audit import epsilon_lower_bound, gaussian_mu, gaussian_mu_audit
 from skdpgen.evaluation import DPTwoSampleTest, private_accuracy_scorer, private_neg_mmd2_scorer
+from skdpgen.kernels import PatchFourierFeatures, SumFeatures
 from skdpgen.privacy import PrivacyBudget, calibrate_gaussian, gaussian_epsilon
 from skdpgen.release import DPKMEReleaser
 
@@ -286,6 +287,22 @@ def kme_rff_classes():
         lambda X, y: KernelMeanEmbedding(features=rff, classes=[0, 1], epsilon=EPSILON,
                                          delta=DELTA).fit(X, y).privacy_report_,
         (d, y), (d_prime, y), {"mean embedding": EXACT}, True, 600,
+    )
+
+
+def kme_patch_sum():
+    # a patch map of one 1-pixel filter, twice in a sum with unnormalized weights:
+    # φ(x) = [cos ωx, sin ωx, cos ωx, sin ωx]/√2 has norm 1, and φ(π/ω) = −φ(0),
+    # so the embedding moves by exactly 2/n (a sum whose weights were not
+    # normalized, or not square-rooted, would move by more than it reports)
+    patch = PatchFourierFeatures(patch_size=1, n_filters=1, random_state=0).fit(np.zeros((1, 1)))
+    fmap = SumFeatures([patch, patch], weights=[1.0, 1.0])
+    d, d_prime = _neighbours(0.0, math.pi / patch.filters_[0, 0, 0])
+    return Mechanism(
+        "kme-patch-sum",
+        lambda X: KernelMeanEmbedding(features=fmap, epsilon=EPSILON, delta=DELTA)
+        .fit(X).privacy_report_,
+        (d,), (d_prime,), {"mean embedding": EXACT}, True, 600,
     )
 
 
@@ -545,7 +562,7 @@ def _scorer_predictions(synth, X):
 
 
 MECHANISMS = {build.__name__.replace("_", "-"): functools.cache(build) for build in (
-    kme_rff, kme_rff_classes, kme_hermite, dphp, dphp_product, dphp_marginals, dpmerf,
+    kme_rff, kme_rff_classes, kme_patch_sum, kme_hermite, dphp, dphp_product, dphp_marginals, dpmerf,
     releaser_subspace,
     releaser_features, tcmc_mean, tcmc_second_moment, tcs, mmd_scorer, accuracy_scorer,
 )}
@@ -553,7 +570,7 @@ GAUSSIAN_KERNEL_PATHS = ["kme-hermite", "dphp", "dphp-product", "releaser-subspa
 # the sensitivity of at least one release is attained: a √2 understatement is flaggable
 ATTAINED_PATHS = [name for name in MECHANISMS if name not in ("kme-hermite", "releaser-subspace")]
 # controls kept in the default suite (the others are also marked slow)
-FAST_CONTROLS = {"kme-rff", "kme-rff-classes", "kme-hermite", "dphp", "dphp-product",
+FAST_CONTROLS = {"kme-rff", "kme-rff-classes", "kme-patch-sum", "kme-hermite", "dphp", "dphp-product",
                  "dphp-marginals", "mmd-scorer"}
 
 
