@@ -272,7 +272,7 @@ from .schema._dtypes import column_kind
 from .schema._flags import flag_stds
 from .schema._grids import numeric_grid, time_grid
 from .schema._plan import SchemaPlan
-from .schema._policy import POLICY
+from .schema._policy import POLICY, rst_table
 from .schema._releases import sensitivity_table
 from .schema._standalone import estimate_schema
 
@@ -287,30 +287,8 @@ __all__ = [
 ]
 
 
-def _table_rst(rows, head=("release (report name)", "released vector", "Δ"), widths=(46, 6)):
-    """A table of ``(name, text, short)`` rows as reStructuredText (the module
-    docstring's tables)."""
-    import textwrap
-
-    w0 = max(len(f"``{name}``") for name, _, _ in rows + [(head[0], "", "")])
-    w1, w2 = widths
-    lines = []
-    rule = f"{'=' * w0}  {'=' * w1}  {'=' * w2}"
-    lines += [rule, f"{head[0]:<{w0}}  {head[1]:<{w1}}  {head[2]}", rule]
-    for name, what, s in rows:
-        wrapped = textwrap.wrap(str(what), w1) or [""]
-        lines.append(f"{'``' + name + '``':<{w0}}  {wrapped[0]:<{w1}}  {s}")
-        lines += [f"{'':<{w0}}  {part}" for part in wrapped[1:]]
-    lines.append(rule)
-    return "\n".join(lines)
-
-
-def _policy_rst(policy, widths=(60, 6)):
-    """A policy's table (field, rule, value) as reStructuredText."""
-    return _table_rst([(name, reason, value) for name, value, reason in policy.table()],
-                      head=("field", "rule", "value"), widths=widths)
-
-
 if __doc__ is not None:  # python -OO strips docstrings
-    __doc__ = __doc__.replace("{sensitivity_table}", _table_rst(sensitivity_table()))
-    __doc__ = __doc__.replace("{policy_table}", _policy_rst(POLICY))
+    __doc__ = __doc__.replace("{sensitivity_table}", rst_table(
+        sensitivity_table(), head=("release (report name)", "released vector", "Δ"),
+        widths=(46, 6)))
+    __doc__ = __doc__.replace("{policy_table}", POLICY.rst())

@@ -13,7 +13,7 @@ never read from a module constant: code reads ``POLICY.<field>``.
 
 from dataclasses import dataclass, field, fields
 
-__all__ = ["POLICY", "EstimationPolicy"]
+__all__ = ["POLICY", "EstimationPolicy", "Policy", "rst_table"]
 
 
 def _rule(value, reason):
@@ -33,6 +33,54 @@ class Policy:
             The documentation's table of the policy is generated from it.
         """
         return [(f.name, getattr(self, f.name), f.metadata["reason"]) for f in fields(self)]
+
+    def rst(self, widths=(60, 6)):
+        """The policy's table (field, rule, value) as reStructuredText.
+
+        Parameters
+        ----------
+        widths : tuple of (int, int), default=(60, 6)
+            Widths of the rule and value columns.
+
+        Returns
+        -------
+        text : str
+            The table the documentation shows.
+        """
+        return rst_table([(name, reason, value) for name, value, reason in self.table()],
+                         head=("field", "rule", "value"), widths=widths)
+
+
+def rst_table(rows, head, widths):
+    """A table of ``(name, text, short)`` rows as reStructuredText (the
+    module docstrings' generated tables).
+
+    Parameters
+    ----------
+    rows : list of tuple
+        ``(name, text, short)``: ``name`` is set as code, ``text`` wrapped.
+    head : tuple of str
+        The three column titles.
+    widths : tuple of (int, int)
+        Widths of the text and short columns.
+
+    Returns
+    -------
+    text : str
+    """
+    import textwrap
+
+    w0 = max(len(f"``{name}``") for name, _, _ in rows + [(head[0], "", "")])
+    w1, w2 = widths
+    lines = []
+    rule = f"{'=' * w0}  {'=' * w1}  {'=' * w2}"
+    lines += [rule, f"{head[0]:<{w0}}  {head[1]:<{w1}}  {head[2]}", rule]
+    for name, what, s in rows:
+        wrapped = textwrap.wrap(str(what), w1) or [""]
+        lines.append(f"{'``' + name + '``':<{w0}}  {wrapped[0]:<{w1}}  {s}")
+        lines += [f"{'':<{w0}}  {part}" for part in wrapped[1:]]
+    lines.append(rule)
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ table is generated from it:
 
 from dataclasses import dataclass
 
-from ..private_schema import _policy_rst
 from ..schema._policy import Policy, _rule
 
 __all__ = ["POLICY", "SynthesisPolicy"]
@@ -120,4 +119,4 @@ class SynthesisPolicy(Policy):
 POLICY = SynthesisPolicy()
 
 if __doc__ is not None:  # python -OO strips docstrings
-    __doc__ = __doc__.replace("{policy_table}", _policy_rst(POLICY, widths=(60, 9)))
+    __doc__ = __doc__.replace("{policy_table}", POLICY.rst(widths=(60, 9)))
