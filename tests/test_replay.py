@@ -136,6 +136,17 @@ def test_synthesizers_replay(name):
     assert_replays(_fit_sample(SYNTHESIZERS[name]), mixed_table(), wild_table())
 
 
+def test_image_synthesizer_replays():
+    # DP-HP's image settings (the patch kernel, the conv generator): 4 x 4 pixels
+    # declared on [0, 16], never missing; the wild table's odd values in every pixel
+    pixels = {j: {"type": "numeric", "bounds": [0, 16], "missing": False} for j in range(16)}
+    rng = np.random.default_rng(0)
+    images = rng.uniform(0, 16, (N, 16)), rng.integers(0, 3, N)
+    wild = rng.choice(np.array(ODD, dtype=object), (N, 16)), rng.choice([0, 1, 2, "2", None], N)
+    assert_replays(_fit_sample(lambda: DPHPSynthesizer(
+        schema=pixels, classes=[0, 1, 2], image_shape=(4, 4), **FAST)), images, wild)
+
+
 def test_synthesizer_replays_where_the_budget_split_moves():
     """At 6,000 rows ``schema_share="auto"`` is inside its limits (at 400 rows it is
     pinned at the largest share), so a share read from anything but the public n

@@ -253,6 +253,7 @@ class MarginalMechanism(Mechanism):
                 groups=pair_groups(encoder, self.pair_cells)).fit(zeros)
         self.product_columns_ = []
         self.pair_shrinkage_ = None
+        self.patch_ = None
         return self
 
     def budget_shares(self, epochs):

@@ -57,7 +57,7 @@ class SynthesisPolicy(Policy):
     learning_rate: float = _rule(
         1e-2, "learning_rate='auto': Adam's rate of an MLP or convolutional generator")
     hermite_learning_rate: float = _rule(
-        3e-3, "... with DP-HP's Hermite kernels")
+        3e-3, "... with DP-HP's Hermite kernels and an MLP generator")
     mixture_learning_rate: float = _rule(0.1, "... of a mixture generator")
     label_floor: float = _rule(
         1e-3, "a noisy class proportion is raised to at least this before renormalizing")
@@ -80,6 +80,12 @@ class SynthesisPolicy(Policy):
              "the noise")
     max_product_features: int = _rule(
         2**15, "a product-kernel draw's features, at most (wider columns are passed over)")
+    patch_side_share: float = _rule(
+        0.18, "product_kernel='patch': a patch's side, this share of the image's shorter "
+              "side (at least 3 pixels)")
+    patch_filters: int = _rule(32, "... its random filters (each a cosine and a sine)")
+    patch_length_scale_factor: float = _rule(
+        0.5, "... its length scale, this multiple of two random patches' typical distance")
     # -- the marginal mechanism (skdpgen.synthesizers._marginals) --------------
     pair_cells: int = _rule(
         10, "an ordered column's cells merged into this many groups in the two-way marginals")

@@ -729,6 +729,28 @@ def test_convolutional_generator_for_images():
         DPHPSynthesizer(schema=SCHEMA, network="conv", image_shape=(2, 2), **FAST).fit(X)
 
 
+def test_patch_kernel_for_images():
+    from skdpgen.kernels import PatchFourierFeatures
+
+    digits = load_digits()
+    pixels = {j: {"type": "numeric", "bounds": [0, 16], "missing": False} for j in range(64)}
+    synth = DPHPSynthesizer(schema=pixels, classes=list(range(10)), image_shape=(8, 8),
+                            **{**FAST, "epochs": 1}).fit(digits.data[:300], digits.target[:300])
+    assert [r.name for r in synth.privacy_report_.releases] == [
+        "sum kernel", "patch kernel", "label proportions"]
+    assert isinstance(synth.patch_features_, PatchFourierFeatures)
+    assert (synth.patch_features_.patch_size, synth.patch_features_.stride) == (3, 1)
+    assert synth.product_columns_ == [] and synth.pairwise_features_ is None
+    Xs, _ = synth.sample(5, random_state=0)
+    assert Xs.shape == (5, 64) and Xs.min() >= 0 and Xs.max() <= 16
+    # the patch kernel reads pixels: a table that is not h * w numeric columns is
+    # refused from its public shape, before any release
+    X, _ = make_frame()
+    for params in ({"product_kernel": "patch"}, {"image_shape": (2, 2), "network": "mlp"}):
+        with pytest.raises(ValueError, match="product_kernel='patch' needs image_shape"):
+            DPHPSynthesizer(schema=SCHEMA, **params, **FAST).fit(X)
+
+
 def test_verbose_shows_progress_and_keeps_loss_curve(capsys):
     X = np.random.default_rng(0).uniform(0, 1, (100, 2))
     synth = DPHPSynthesizer(bounds=(0, 1), order=3, product_kernel="pairwise", verbose=1,
@@ -959,8 +981,11 @@ def test_pairwise_columns_respect_the_feature_cap():
         cols = draw_pairwise_columns(rng, widths, max_features=2_000)
         w = np.asarray(widths)[cols]
         assert cols.size >= 1 and (w.sum() ** 2 - (w ** 2).sum()) // 2 <= 2_000
-    # images keep the paper's random product kernels (hundreds of pixels' pairs)
-    assert DPHPSynthesizer(image_shape=(8, 8))._product_kernel() == "random"
+    # images take the patch kernel and the conv generator (hundreds of pixels' pairs
+    # are too many); the paper's random product kernels when asked for
+    assert DPHPSynthesizer(image_shape=(8, 8))._product_kernel() == "patch"
+    assert DPHPSynthesizer(image_shape=(8, 8))._network_kind() == "conv"
+    assert DPHPSynthesizer(image_shape=(8, 8), product_kernel="random")._network_kind() == "conv"
     assert DPHPSynthesizer()._product_kernel() == "marginals"
     assert DPHPSynthesizer(product_kernel="random")._product_kernel() == "random"
 
