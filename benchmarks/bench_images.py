@@ -158,13 +158,20 @@ def _dpmerf(seed):
 def _dphp(seed):
     from skdpgen import DPHPSynthesizer
 
+    # DP-HP's image settings before 2026-11-27 (then its defaults with image_shape)
+    return DPHPSynthesizer(product_kernel="random", network="mlp", **_common_params(seed))
+
+
+def _dphp_patch(seed):
+    from skdpgen import DPHPSynthesizer
+
     return DPHPSynthesizer(**_common_params(seed))
 
 
 def _dphp_conv(seed):
     from skdpgen import DPHPSynthesizer
 
-    return DPHPSynthesizer(network="conv", **_common_params(seed))
+    return DPHPSynthesizer(product_kernel="random", network="conv", **_common_params(seed))
 
 
 def _dphp_marginals(seed):
@@ -218,9 +225,12 @@ def _hermite_patch(seed, network="mlp", weights=(0.5, 0.5), **options):
 #: name -> (description, constructor of the synthesizer from the seed)
 CONFIGS = {
     "dpmerf": ("DPMERFSynthesizer defaults (image_shape=(28, 28))", _dpmerf),
-    "dphp": ("DPHPSynthesizer defaults (image_shape=(28, 28): product_kernel='random')",
-             _dphp),
-    "dphp-conv": ("DPHPSynthesizer(network='conv')", _dphp_conv),
+    "dphp": ("DPHPSynthesizer(product_kernel='random', network='mlp'): the image settings "
+             "before 2026-11-27 (then its defaults with image_shape=(28, 28))", _dphp),
+    "dphp-patch": ("DPHPSynthesizer defaults with image_shape=(28, 28) from 2026-11-27: "
+                   "product_kernel='patch' (sum kernel + 5 x 5 patches, stride 2, 32 "
+                   "filters), network='conv'", _dphp_patch),
+    "dphp-conv": ("DPHPSynthesizer(product_kernel='random', network='conv')", _dphp_conv),
     "dphp-marginals": ("DPHPSynthesizer defaults without image_shape (784 numeric columns: "
                        "the marginal mechanism, a mixture generator)", _dphp_marginals),
     "patch": ("KMESynthesizer(PatchFourierFeatures(5 x 5 patches, stride 2, 32 filters, "
