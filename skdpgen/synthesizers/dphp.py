@@ -429,8 +429,10 @@ class DPHPSynthesizer(KMESynthesizer):
     and one-hot vectors of categorical ones, scaled by ``1/sqrt(#columns)``;
     product kernel: tensor products of such blocks; pairwise kernel: the
     tensor products of every pair of blocks, scaled by ``1/sqrt(#pairs)``,
-    so ``‖h‖² = (1/P) Σ_{a<b} ‖φ_a‖² ‖φ_b‖² ≤ 1``), so each has replace-one
-    sensitivity ``2/n``. Class proportions have sensitivity ``sqrt(2)/n``,
+    so ``‖h‖² = (1/P) Σ_{a<b} ‖φ_a‖² ‖φ_b‖² ≤ 1``; patch kernel: cosines
+    and sines of ``L`` patches' projections on ``F`` filters, scaled by
+    ``1/sqrt(F·L)``, so ``‖h‖² = (1/(F·L)) Σ (cos² + sin²) = 1``), so each has
+    replace-one sensitivity ``2/n``. Class proportions have sensitivity ``sqrt(2)/n``,
     and so have the one-way histograms (``marginal_share``, by default 20 %
     of the budget) to which the samples are calibrated
     (:class:`~skdpgen.synthesizers.MarginalCalibration`; the paper's DP-HP
@@ -438,8 +440,8 @@ class DPHPSynthesizer(KMESynthesizer):
     :class:`skdpgen.privacy.GaussianAccountant` and the releases compose
     exactly; ``privacy_report_`` lists them. Which
     columns enter each product kernel (or, on a table too wide for all its
-    pairs, the pairwise kernel) is drawn from ``random_state``, not from the
-    data.
+    pairs, the pairwise kernel), and the patch kernel's filters, are drawn
+    from ``random_state``, not from the data.
 
     The marginal mechanism is not the paper's. On Adult's validation splits
     at ε = 1 (its public schema, three seeds) it roughly halved the two-way
@@ -580,7 +582,8 @@ class DPHPSynthesizer(KMESynthesizer):
 
 
 DPHPSynthesizer.__doc__ = synthesizer_doc(
-    DPHPSynthesizer.__doc__, learning_rate='"auto"', random_choices="the product-kernel columns, ",
+    DPHPSynthesizer.__doc__, learning_rate='"auto"',
+    random_choices="the product-kernel columns and the patch kernel's filters, ",
     network='"auto"', auto_network=('"mixture" with the marginal mechanism, "conv" with '
                                     '``image_shape``, "mlp" otherwise'),
     auto_learning_rate="3e-3 (1e-2 with the conv generator)")
