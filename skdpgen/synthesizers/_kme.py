@@ -247,14 +247,29 @@ class KMESynthesizer(PrivateEstimator):
 
     def _schema_plan(self, table):
         """What the schema leaves out, from public facts (names, the schema)."""
-        plan = SchemaPlan.from_table(table, schema=self.schema, bounds=self.bounds,
-                                     classes=self.classes)
+        plan = SchemaPlan.from_table(table, schema=self._declared_schema(table.columns),
+                                     bounds=self.bounds, classes=self.classes)
         if self.infer_schema == "error" and plan.missing_entries():
             raise ValueError(
                 f"The schema leaves out {plan.missing_entries()}; declare them, or pass "
                 "infer_schema='private' (estimated with a share of the budget) or 'data'."
             )
         return plan
+
+    def _declared_schema(self, columns):
+        """The user's schema; with ``image_shape``, every column a pixel: numeric and
+        never missing where the schema does not say otherwise (declared by
+        ``image_shape``, public; a pixel the estimate flagged "missing" would add a
+        block that the conv generator and the patch kernel cannot place)."""
+        if self.image_shape is None:
+            return self.schema
+        schema = dict(self.schema or {})
+        for c in columns:
+            spec = dict(schema.get(c) or {})
+            if spec.setdefault("type", "numeric") == "numeric":
+                spec.setdefault("missing", False)
+            schema[c] = spec
+        return schema
 
     def _plan_budget(self, table, plan, mechanism, budget, labeled):
         """``(accountant, estimate)``: one budget for every release of the fit (the

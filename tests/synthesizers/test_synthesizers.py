@@ -751,6 +751,27 @@ def test_patch_kernel_for_images():
             DPHPSynthesizer(schema=SCHEMA, **params, **FAST).fit(X)
 
 
+def test_image_shape_declares_pixels_never_missing():
+    # with image_shape, a pixel is numeric and never missing unless the schema says
+    # so: half of one pixel missing (which the estimate would flag, adding a block
+    # the conv generator and the patch kernel cannot place) is written as values
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 16, (400, 16))
+    X[::2, 3] = np.nan
+    X[1, 5] = np.inf
+    y = rng.integers(0, 2, 400)
+    synth = DPHPSynthesizer(bounds=(0, 16), classes=[0, 1], image_shape=(4, 4),
+                            epsilon=5.0, **{**FAST, "epochs": 1}).fit(X, y)
+    assert all(spec["type"] == "numeric" and spec["missing"] is False
+               for spec in synth.schema_.values())
+    Xs, _ = synth.sample(5, random_state=0)
+    assert Xs.shape == (5, 16) and np.isfinite(Xs).all()
+    # where the schema says otherwise, it is the schema's (here: a refused table)
+    with pytest.raises(ValueError, match="image_shape"):
+        DPHPSynthesizer(bounds=(0, 16), schema={3: {"type": "numeric", "missing": True}},
+                        classes=[0, 1], image_shape=(4, 4), **FAST).fit(X, y)
+
+
 def test_verbose_shows_progress_and_keeps_loss_curve(capsys):
     X = np.random.default_rng(0).uniform(0, 1, (100, 2))
     synth = DPHPSynthesizer(bounds=(0, 1), order=3, product_kernel="pairwise", verbose=1,
