@@ -172,8 +172,7 @@ class PatchFourierFeatures(BoundedFeatureMap):
             proj = self._projections(Z)
             return torch.cat([torch.cos(proj), torch.sin(proj)], dim=1).flatten(1) * scale
         T = torch.from_numpy(np.ascontiguousarray(Z, dtype=np.float64))
-        with np.errstate(over="ignore", invalid="ignore"):
-            proj = self._projections(T, cached=False)
+        proj = self._projections(T, cached=False)
         proj = torch.where(torch.isfinite(proj), proj, torch.zeros_like(proj))
         H = torch.cat([torch.cos(proj), torch.sin(proj)], dim=1).flatten(1) * scale
         return H.numpy()

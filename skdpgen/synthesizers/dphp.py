@@ -17,6 +17,7 @@ from ._mechanism import Mechanism, feature_map_loss
 from ._pairwise import pairwise_features
 from ._policy import POLICY
 from ._shared import SHARED_CONSTRAINTS, SHARED_DEFAULTS, synthesizer_doc
+from .dpmerf import default_length_scale
 
 __all__ = ["DPHPSynthesizer", "HermiteMechanism", "patch_features"]
 
@@ -71,8 +72,9 @@ def patch_features(image_shape, n_numeric, category_sizes, rng):
     28 × 28 images, 3 for 8 × 8; at most ``min(h, w)``), on a grid of half
     that step (at least 1), ``POLICY.patch_filters`` filters, and the length scale
     ``POLICY.patch_length_scale_factor · sqrt(p² · 2/3)``: that multiple of
-    the mean distance of two patches of independent uniform pixels (DP-MERF's
-    rule, :func:`~skdpgen.synthesizers.default_length_scale`, per patch).
+    the typical distance of two patches of independent uniform pixels
+    (DP-MERF's rule, :func:`~skdpgen.synthesizers.default_length_scale`, on
+    a patch's ``p²`` pixels).
     Its norm is exactly 1, so one record moves the mean embedding by at most
     ``2/n`` (derived in the map's Notes), as for every bounded map.
 
@@ -115,7 +117,7 @@ def patch_features(image_shape, n_numeric, category_sizes, rng):
     return PatchFourierFeatures(
         image_shape=tuple(image_shape), patch_size=side, stride=max(1, side // 2),
         n_filters=POLICY.patch_filters,
-        length_scale=float(POLICY.patch_length_scale_factor * np.sqrt(side * side * 2 / 3)),
+        length_scale=default_length_scale(side * side, [], POLICY.patch_length_scale_factor),
         random_state=int(rng.integers(2**31 - 1)),
     ).fit(np.zeros((1, n_numeric)))
 
