@@ -22,7 +22,7 @@ from ._mechanism import (
 from ._network import MixtureGenerator
 from ._pairwise import draw_pairwise_columns, pairs_above_noise, pairwise_features, shrink_pairwise
 from ._trainer import GeneratorTrainer
-from .dphp import DPHPSynthesizer, HermiteMechanism
+from .dphp import DPHPSynthesizer, HermiteMechanism, patch_features
 from .dpmerf import DPMERFSynthesizer, default_length_scale, pairwise_weight
 
 __all__ = [
@@ -48,5 +48,6 @@ __all__ = [
     "pairs_above_noise",
     "pairwise_features",
     "pairwise_weight",
+    "patch_features",
     "shrink_pairwise",
 ]

@@ -103,7 +103,7 @@ def patch_features(image_shape, n_numeric, category_sizes, rng):
     Examples
     --------
     >>> import numpy as np
-    >>> from skdpgen.synthesizers.dphp import patch_features
+    >>> from skdpgen.synthesizers import patch_features
     >>> fmap = patch_features((8, 8), 64, [], np.random.default_rng(0))
     >>> fmap.patch_size, fmap.stride, fmap.n_features_out_
     (3, 1, 2304)
@@ -313,7 +313,7 @@ class DPHPSynthesizer(KMESynthesizer):
         at ``product_order``): every two-way interaction is in the loss at
         every step. ``"patch"`` (images; needs ``image_shape``): once, random
         Fourier features of every small patch of pixels, location by location
-        (:func:`~skdpgen.synthesizers.dphp.patch_features`): strokes, edges
+        (:func:`~skdpgen.synthesizers.patch_features`): strokes, edges
         and textures, which per-pixel kernels do not see. ``"random"`` (the
         paper's): at every epoch, the product kernel over ``product_size``
         columns drawn at random, each draw a fresh release. ``"auto"``:
