@@ -8,7 +8,8 @@ from .embedding import KernelMeanEmbedding
 from .kernels import BoundedFeatureMap, HermiteFeatures, RandomFourierFeatures
 from .privacy import PrivacyLeakWarning, PrivacyReport
 from .release import DPKMEReleaser
-from .synthesizers import DPHPSynthesizer, DPMERFSynthesizer, KMESynthesizer
+from .synthesizers import (DPHPSynthesizer, DPMERFSynthesizer, KMESynthesizer,
+                           MarginalSynthesizer)
 
 __version__ = "0.1.0.dev0"
 
@@ -17,6 +18,7 @@ __all__ = [
     "DPHPSynthesizer",
     "DPKMEReleaser",
     "DPMERFSynthesizer",
+    "MarginalSynthesizer",
     "HermiteFeatures",
     "KMESynthesizer",
     "KernelMeanEmbedding",

@@ -60,9 +60,12 @@ def build_parser(commands):
             "guess at this size, the command refuses (exit status 2, nothing written) and\n"
             "writes DATA.schema.json next to the input, with the estimated entries filled in\n"
             "and the others marked to fill; --allow-guesses writes the output anyway.\n"
-            "Methods: dphp (DP-HP, Hermite features; the default), dpmerf (DP-MERF, random\n"
-            "Fourier features), release (Balog et al.: a weighted point set for unlabeled\n"
-            "numeric tables with public bounds for every column in --schema; no --target).\n"
+            "Methods: marginals (the table's one- and two-way marginals on public cells,\n"
+            "fitted by a mixture; the default: the closest marginals on the benchmark\n"
+            "panel), dphp (DP-HP: Hermite features and a neural generator), dpmerf\n"
+            "(DP-MERF: random Fourier features), release (Balog et al.: a weighted point set\n"
+            "for unlabeled numeric tables with public bounds for every column in --schema;\n"
+            "no --target).\n"
             "CSV: one record per line (LF or CRLF); a blank line is a record of missing\n"
             "values; too few fields are padded with missing cells, too many make all missing;\n"
             "bytes that are not UTF-8 are replaced. --multiline-records: quoted line breaks,\n"
@@ -78,8 +81,8 @@ def build_parser(commands):
     syn.add_argument("data", help="the private table (.csv or .parquet)")
     syn.add_argument("--target", help="label column, synthesized class by class (default: "
                                       "none, an unlabeled table)")
-    syn.add_argument("--method", choices=list(methods()), default="dphp",
-                     help="the estimator, see above (default: dphp)")
+    syn.add_argument("--method", choices=list(methods()), default="marginals",
+                     help="the estimator, see above (default: marginals)")
     syn.add_argument("--epsilon", type=float, default=1.0,
                      help="privacy budget ε of the whole run (default: 1.0)")
     syn.add_argument("--delta", type=float, default=1e-5,
@@ -199,8 +202,8 @@ def build_parser(commands):
         epilog="examples:\n  skdpgen demo\n  skdpgen demo --method dpmerf --epsilon 0.5 "
                "--out adult_syn.csv")
     demo.add_argument("--method", choices=[name for name, cls in methods().items()
-                                           if cls.supports_labels], default="dphp",
-                      help="the synthesizer (default: dphp)")
+                                           if cls.supports_labels], default="marginals",
+                      help="the synthesizer (default: marginals)")
     demo.add_argument("--epsilon", type=float, default=1.0, help="privacy budget ε "
                                                                  "(default: 1.0)")
     demo.add_argument("--delta", type=float, default=1e-5, help="privacy budget δ "

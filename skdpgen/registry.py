@@ -58,6 +58,6 @@ def methods():
     >>> import skdpgen
     >>> from skdpgen.registry import methods
     >>> sorted(methods())
-    ['dphp', 'dpmerf', 'release']
+    ['dphp', 'dpmerf', 'marginals', 'release']
     """
     return dict(sorted(_METHODS.items()))

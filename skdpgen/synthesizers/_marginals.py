@@ -251,9 +251,6 @@ class MarginalMechanism(Mechanism):
             self.pairwise_ = MarginalFeatures(
                 category_sizes=sizes, degree=2,
                 groups=pair_groups(encoder, self.pair_cells)).fit(zeros)
-        self.product_columns_ = []
-        self.pair_shrinkage_ = None
-        self.patch_ = None
         return self
 
     def budget_shares(self, epochs):

@@ -14,7 +14,8 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-__all__ = ["SHARED_CONSTRAINTS", "SHARED_DEFAULTS", "synthesizer_doc"]
+__all__ = ["SHARED_CONSTRAINTS", "SHARED_DEFAULTS", "shared_constraints", "shared_defaults",
+           "synthesizer_doc"]
 
 # The hyperparameters every synthesizer has, with their defaults, and their
 # documentation (inserted in each synthesizer's docstring).
@@ -187,7 +188,12 @@ SHARED_ATTRIBUTES_DOC = """\
         Private (noisy) class proportions.
     calibration_ : MarginalCalibration or None
         The released one-way histograms and the tilt fitted to them (None
-        when ``marginal_share`` is 0).
+        when no calibration is released: ``marginal_share=0``, images, and
+        :class:`~skdpgen.MarginalSynthesizer`, whose mechanism releases the
+        one-way marginals itself).
+    design_ : Design
+        The fit's public plan: the mechanism, its encoding options and the
+        generator (:class:`~skdpgen.synthesizers.Design`).
     mechanism_ : Mechanism
         The fitted mechanism: its feature maps, public choices and released
         targets (``targets_``).
@@ -198,13 +204,37 @@ SHARED_ATTRIBUTES_DOC = """\
     feature_names_in_ : ndarray of str"""
 
 
-def synthesizer_doc(doc, *, learning_rate, random_choices="", network='"mlp"',
-                    auto_network='"mlp"', auto_learning_rate="1e-2"):
+def shared_defaults(names):
+    """The defaults of the shared hyperparameters ``names``, in the table's order."""
+    return {name: value for name, value in SHARED_DEFAULTS.items() if name in names}
+
+
+def shared_constraints(names):
+    """The constraints of the shared hyperparameters ``names``."""
+    return {name: SHARED_CONSTRAINTS[name] for name in names}
+
+
+def _entries(block, names):
+    """The numpydoc entries of ``block`` whose names are all in ``names`` (None: all)."""
+    if names is None:
+        return block
+    kept, keep = [], False
+    for line in block.split("\n"):
+        if not line.startswith("     "):  # an entry's first line: "    name : type"
+            keep = all(n.strip() in names for n in line.split(" : ")[0].split(","))
+        if keep:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def synthesizer_doc(doc, *, learning_rate='"auto"', random_choices="", network='"mlp"',
+                    auto_network='"mlp"', auto_learning_rate="1e-2", names=None):
     """Fill a synthesizer's docstring with the shared parameters and attributes
-    (None under ``python -OO``, which strips docstrings)."""
+    (None under ``python -OO``, which strips docstrings); ``names``: the shared
+    hyperparameters the synthesizer has (None: all)."""
     if doc is None:
         return None
-    params = SHARED_PARAMETERS_DOC.format(
+    params = _entries(SHARED_PARAMETERS_DOC, names).format(
         learning_rate=learning_rate, random_choices=random_choices, network=network,
         auto_network=auto_network, auto_learning_rate=auto_learning_rate)
     return doc.replace("    {shared_parameters}", params).replace(

@@ -12,7 +12,7 @@ from ..base import estimator_init
 from ..kernels import HermiteFeatures, PatchFourierFeatures
 from ..registry import register
 from ._kme import KMESynthesizer
-from ._marginals import MarginalMechanism, marginal_design
+from ._design import Design
 from ._mechanism import Mechanism, feature_map_loss
 from ._pairwise import pairwise_features
 from ._policy import POLICY
@@ -264,25 +264,21 @@ class HermiteMechanism(Mechanism):
 
 @register("dphp")
 class DPHPSynthesizer(KMESynthesizer):
-    """Differentially private synthetic data from kernel mean embeddings (DP-HP).
+    """Differentially private synthetic data from Hermite polynomial features (DP-HP).
 
-    Matches a generator's kernel mean embeddings to private ones. By default
-    (``product_kernel="marginals"``) every column is one-hot on public cells
-    (categories, integer values, equal-width bins of a numeric or date
-    column's public bounds) and the kernels are indicator features, whose
-    mean embeddings are the table's marginals: every column's histogram,
-    overall and within each class, and (when the table has the rows for it,
-    see ``product_share``) every pair of columns' joint histogram, overall
-    and within each class, are released once with the Gaussian mechanism
-    (:class:`~skdpgen.synthesizers.MarginalMechanism`), and a
-    mixture of ``batch_size`` product distributions (a generator whose
-    marginals are exact functions of its parameters) is fitted to them by
-    maximum likelihood. With Hermite features (``product_kernel="pairwise"``
-    or ``"random"``, the paper's) numeric columns are kept as numbers: the
-    sum kernel over all columns, released once, plus the pairwise kernel or
-    product kernels over a few randomly chosen columns, redrawn each epoch
-    (:class:`HermiteMechanism`); the loss is ``‖μ̃ˢ − μˢ_θ‖² + γ ‖μ̃ᵖ −
-    μᵖ_θ‖²``, summed over classes.
+    Matches a generator's kernel mean embeddings to private ones under
+    Hermite polynomial features. Numeric columns are kept as numbers (on
+    their public range mapped onto [-1, 1]) and categorical ones as one-hot
+    blocks. The sum kernel over all columns (Hermite features of every
+    numeric column at ``order`` and ``length_scale``, the one-hot blocks as
+    they are) is released once; the joint structure is released by the
+    pairwise kernel over every pair of columns (``product_kernel="pairwise"``,
+    the default on tables), random product kernels over a few columns
+    redrawn each epoch (``"random"``, the paper's), or a patch kernel of
+    images (``"patch"``, the default with ``image_shape``)
+    (:class:`HermiteMechanism`). A generator network is trained on the loss
+    ``‖μ̃ˢ − μˢ_θ‖² + γ ‖μ̃ᵖ − μᵖ_θ‖²``, summed over classes. For a table's
+    marginals on public cells, see :class:`~skdpgen.MarginalSynthesizer`.
 
     Read more in the :ref:`User Guide <synthesizers>`.
 
@@ -293,53 +289,43 @@ class DPHPSynthesizer(KMESynthesizer):
     length_scale : float or array-like, default=0.5
         Length scale of every numeric column's Gaussian kernel, in units of
         the public range mapped onto [-1, 1] (so 0.5 is a quarter of the
-        range). It does not look at the data. An array gives one per column
-        of the numeric block, ``encoder_.numeric_columns_`` (numeric and
-        datetime columns, except integer columns encoded as levels, see
+        range), in the sum kernel and in the pairwise and product kernels.
+        It does not look at the data. An array gives one per column of the
+        numeric block, ``encoder_.numeric_columns_`` (numeric and datetime
+        columns, except integer columns encoded as levels, see
         ``max_levels``, and columns encoded as bins, see ``bins``).
     product_order : int, default=5
-        Hermite order of numeric columns in the pairwise and product kernels.
-    product_kernel : {"auto", "marginals", "pairwise", "patch", "random"}, default="auto"
-        How the joint structure is released. ``"marginals"``: every column
-        one-hot on public cells (``bins``, ``max_levels``), the one-way and
-        two-way marginals released once (see above; two-way marginals on at
-        most 10 cells per ordered column, its consecutive cells merged, see
-        :func:`~skdpgen.synthesizers.pair_groups`), fitted by a
-        mixture (``network="auto"``); ``order``, ``length_scale``,
-        ``product_order``, ``product_size``, ``gamma`` and
-        ``pair_shrinkage`` are then not used. ``"pairwise"``: once, the
+        Hermite order of numeric columns in the pairwise and product kernels
+        (not with ``"patch"``).
+    product_kernel : {"auto", "pairwise", "patch", "random"}, default="auto"
+        How the joint structure is released. ``"pairwise"``: once, the
         pairwise kernel ``(1/P) Σ_{a<b} k_a k_b`` over every pair of
         columns (:class:`~skdpgen.HermiteFeatures` ``kernel="pairwise"``,
         at ``product_order``): every two-way interaction is in the loss at
-        every step. ``"patch"`` (images; needs ``image_shape``): once, random
-        Fourier features of every small patch of pixels, location by location
-        (:func:`~skdpgen.synthesizers.patch_features`): strokes, edges
-        and textures, which per-pixel kernels do not see. ``"random"`` (the
-        paper's): at every epoch, the product kernel over ``product_size``
-        columns drawn at random, each draw a fresh release. ``"auto"``:
-        ``"patch"`` with ``image_shape`` (a CNN trained on FashionMNIST
-        synthesized at ε = 1: 0.76-0.78 against 0.68 for ``"random"`` on the
-        test split, see the Benchmarks page), ``"marginals"`` otherwise. Pairs of columns too wide for the release's noise are
+        every step. Pairs of columns too wide for the release's noise are
         left out (:func:`~skdpgen.synthesizers.pairs_above_noise`: a pair
         with ``w_a·w_b`` features is kept while ``w_a·w_b·sqrt(P)`` stays
         within ``4n/(σΔ)``, from public quantities), and a table whose
         pairwise kernel would exceed 2**17 features uses a public random
-        subset of its columns.
+        subset of its columns. ``"patch"`` (images; needs ``image_shape``):
+        once, random Fourier features of every small patch of pixels,
+        location by location (:func:`~skdpgen.synthesizers.patch_features`):
+        strokes, edges and textures, which per-pixel kernels do not see.
+        ``"random"`` (the paper's): at every epoch, the product kernel over
+        ``product_size`` columns drawn at random, each draw a fresh release.
+        ``"auto"``: ``"patch"`` with ``image_shape`` (a CNN trained on
+        FashionMNIST synthesized at ε = 1: 0.76-0.78 against 0.68 for
+        ``"random"`` on the test split, see the Benchmarks page),
+        ``"pairwise"`` otherwise.
     product_size : int, default=3
         Number of columns of each product-kernel draw (``"random"`` only).
     gamma : float, default=1.0
-        Weight γ of the pairwise- or product-kernel loss.
+        Weight γ of the pairwise-, patch- or product-kernel loss.
     product_share : float or "auto", default="auto"
-        Share of the (non-label) budget for the two-way releases (the two-way
-        marginals, overall and by class, half each; or the pairwise- or
-        product-kernel releases); the rest goes to the one-way marginals or
-        the sum kernel. ``0`` disables them. ``"auto"``: 0.5 for Hermite
-        kernels; for marginals 0.9 when a two-way cell's noise would be at
-        most 1/64 of the rows, else 0 (a table too wide or too small for
-        its pairs at this budget gets its one-way marginals at the whole
-        budget; :func:`~skdpgen.synthesizers.marginal_design`, from the
-        number of rows and columns, ε and δ: public). The choice is kept in
-        ``marginal_design_``.
+        Share of the (non-label, non-calibration) budget for the pairwise-,
+        patch- or product-kernel releases; the rest goes to the sum kernel.
+        ``0`` disables them (then ``product_order``, ``product_size``,
+        ``gamma`` and ``pair_shrinkage`` do nothing). ``"auto"``: 0.5.
     pair_shrinkage : bool, default=False
         With the pairwise kernel, shrink each class's released joint of
         every two categorical columns (one-hot blocks: categories, integer
@@ -352,7 +338,7 @@ class DPHPSynthesizer(KMESynthesizer):
         lowered the 2-way TV on Bundesliga (0.321 → 0.310) and flchain
         (0.061 → 0.056) and left the other four within seed noise
         (``benchmarks/JOURNAL.md``), not enough for a default.
-    max_levels : int or "auto", default="auto"
+    max_levels : int, default=100
         Integer columns (``"integer": true``) whose public bounds hold at
         most this many integers are encoded as one-hot blocks of their
         values, like categorical columns, so that the sum kernel matches
@@ -360,14 +346,9 @@ class DPHPSynthesizer(KMESynthesizer):
         0.5 blurs point masses such as "40 hours a week" over their
         neighbours); ``0`` encodes every integer column as one number. A
         column's ``"levels"`` in the schema overrides it (see
-        :class:`~skdpgen.schema.TableEncoder`). Ignored with
-        ``image_shape`` (pixels stay numbers). ``"auto"``: 100 for Hermite
-        kernels; for marginals the number of bins ``"auto"`` chooses (a
-        value holds a cell of its own only where a cell with an equal share
-        of the rows holds at least 4 noise standard deviations, the bins'
-        rule: on 1,400 rows of 33 columns, where a cell's noise exceeds the
-        rows of most of an 80-value age column's values, age is binned).
-    bins : int or "auto", default="auto"
+        :class:`~skdpgen.schema.TableEncoder`). Not with ``image_shape``
+        (pixels stay numbers).
+    bins : int, default=0
         When positive, every numeric and datetime column not encoded as
         levels (continuous columns, integer columns with more than
         ``max_levels`` values, dates) is encoded as a one-hot block over
@@ -377,13 +358,8 @@ class DPHPSynthesizer(KMESynthesizer):
         product kernel the joint histograms of its columns, where the
         Hermite kernel at ``length_scale`` blurs them (see
         :class:`~skdpgen.schema.TableEncoder`). The grid depends on the
-        bounds and ``bins`` only. ``0`` keeps the Hermite encoding (not with
-        marginals, which need every column one-hot). An integer column binned
-        is drawn uniformly over the integers of its bin. Ignored with
-        ``image_shape``. ``"auto"``: 0 for Hermite kernels; for marginals
-        the most bins among 10, 20, ..., 100 such that a bin with an equal
-        share of the rows holds at least 4 noise standard deviations of the
-        one-way release (:func:`~skdpgen.synthesizers.marginal_design`).
+        bounds and ``bins`` only. ``0`` keeps the Hermite encoding. Not with
+        ``image_shape``.
     {shared_parameters}
 
     Attributes
@@ -394,7 +370,8 @@ class DPHPSynthesizer(KMESynthesizer):
         The table columns of each product-kernel release, in order, or the
         one entry of the pairwise kernel's columns (the numeric block's
         columns first, then the one-hot blocks of ``encoder_.block_columns_``;
-        drawn from ``random_state``, not from the data).
+        drawn from ``random_state``, not from the data); empty with
+        ``"patch"`` or ``product_share=0``.
     pairwise_features_ : HermiteFeatures or None
         The pairwise kernel (its ``pairs_`` are the pairs of columns
         released, see Notes); None unless ``product_kernel="pairwise"``.
@@ -404,28 +381,17 @@ class DPHPSynthesizer(KMESynthesizer):
         With ``pair_shrinkage``, the James–Stein factor of every pair of
         ``pairwise_features_.pairs_`` and class (1: as released, 0:
         independence; 1 for pairs with a numeric column); None otherwise.
-    marginal_design_ : tuple of (float, int) or None
-        With marginals, the ``(pair share, bins)`` that
-        :func:`~skdpgen.synthesizers.marginal_design` chose from the public
-        shape (used where ``product_share`` and ``bins`` are ``"auto"``);
-        None with Hermite kernels.
     {shared_attributes}
 
     See Also
     --------
+    MarginalSynthesizer : a table's one- and two-way marginals on public cells.
     DPMERFSynthesizer : the same pipeline with random Fourier features.
     KMESynthesizer : the pipeline with any bounded feature map.
 
     Notes
     -----
-    **Releases and sensitivities.** With marginals (the default), each
-    release is a mean embedding under indicator features
-    (:class:`~skdpgen.kernels.MarginalFeatures`: non-negative, norm 1 on a
-    one-hot row), of sensitivity ``sqrt(2)/n``, class-conditional or over
-    all rows (each marginal both ways); the derivation is in
-    :class:`~skdpgen.synthesizers.MarginalMechanism`, and
-    ``marginal_share`` is 0 by default (the one-way marginals are among the
-    releases). With Hermite kernels, every released embedding is the
+    **Releases and sensitivities.** Every released embedding is the
     (features × classes) matrix of ``(1/n) Σ_{i: y_i = c} h(z_i)`` for a
     kernel with ``‖h‖ ≤ 1`` (sum kernel: Hermite features of numeric columns
     and one-hot vectors of categorical ones, scaled by ``1/sqrt(#columns)``;
@@ -445,26 +411,20 @@ class DPHPSynthesizer(KMESynthesizer):
     pairs, the pairwise kernel), and the patch kernel's filters, are drawn
     from ``random_state``, not from the data.
 
-    The marginal mechanism is not the paper's. On Adult's validation splits
-    at ε = 1 (its public schema, three seeds) it roughly halved the two-way
-    marginal error of the pairwise kernel with a neural generator (total
-    variation 0.056 → 0.033, three-way 0.116 → 0.074) at the same or better
-    downstream utility, in less time, and was below MST's on 6 of the 10
-    tables of the benchmark panel, though not at ε = 0.3 nor on wide tables
-    with few rows (``benchmarks/README.md``, "Current results"). Numeric
-    columns are synthesized on their public grid (uniform inside a bin; the
-    exact values of integer columns up to ``max_levels`` values).
-
-    The pairwise kernel is not the paper's either: it releases every
-    two-way interaction once, where the paper's random product kernels
-    release a few columns' joint per epoch and the generator follows the
-    latest; on six real tables' validation splits it gave lower 2-way TV on
-    five and equal on one (``benchmarks/JOURNAL.md``). It leaves out the
-    pairs whose features would sit below the release's noise
+    The pairwise kernel is not the paper's: it releases every two-way
+    interaction once, where the paper's random product kernels release a
+    few columns' joint per epoch and the generator follows the latest; on
+    six real tables' validation splits it gave lower 2-way TV on five and
+    equal on one (``benchmarks/JOURNAL.md``). It leaves out the pairs whose
+    features would sit below the release's noise
     (:func:`~skdpgen.synthesizers.pairs_above_noise`): a generator that
     matches pure noise on Bundesliga's 52 × 52 team pairs invents joint
     structure the data does not have. ``product_kernel="random"`` gives the
     paper's mechanism.
+
+    A parameter set away from its default where the configuration does not
+    use it (``product_size`` with the pairwise kernel, ``bins`` with
+    ``image_shape``, ...) is an error of ``fit`` that names it.
 
     The number of rows ``n`` and the schema are public. Every call of ``fit``
     on private data spends its budget again: a grid search of k fits spends
@@ -484,8 +444,8 @@ class DPHPSynthesizer(KMESynthesizer):
     ...                         random_state=0).fit(X, epsilon=1.0)
     >>> synth.sample(4, random_state=0)[0].shape
     (4, 3)
-    >>> round(synth.privacy_report_.epsilon, 3)
-    1.0
+    >>> type(synth.features_).__name__, round(synth.privacy_report_.epsilon, 3)
+    ('HermiteFeatures', 1.0)
     """
 
     _parameter_constraints: dict = {
@@ -496,84 +456,59 @@ class DPHPSynthesizer(KMESynthesizer):
         "product_size": [Interval(Integral, 1, None, closed="left")],
         "gamma": [Interval(Real, 0, None, closed="left")],
         "product_share": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
-        "product_kernel": [StrOptions({"auto", "marginals", "pairwise", "patch", "random"})],
-        "max_levels": [StrOptions({"auto"}), Interval(Integral, 0, None, closed="left")],
-        "bins": [StrOptions({"auto"}), Interval(Integral, 0, None, closed="left")],
+        "product_kernel": [StrOptions({"auto", "pairwise", "patch", "random"})],
+        "max_levels": [Interval(Integral, 0, None, closed="left")],
+        "bins": [Interval(Integral, 0, None, closed="left")],
         "pair_shrinkage": ["boolean"],
     }
     __init__ = estimator_init(
         order=20, length_scale=0.5, product_order=5, product_kernel="auto", product_size=3,
-        gamma=1.0, product_share="auto", pair_shrinkage=False, max_levels="auto", bins="auto",
+        gamma=1.0, product_share="auto", pair_shrinkage=False, max_levels=100, bins=0,
         **{**SHARED_DEFAULTS, "learning_rate": "auto", "network": "auto"},
     )
 
-    def _marginals(self):
-        """Whether the joint structure is released as marginals (public settings)."""
-        return self._product_kernel() == "marginals"
-
-    def _plan_release(self, n_rows, n_columns, budget, labeled):
-        # the marginal mechanism's releases and bins, from the public shape
-        self.marginal_design_ = None
-        if self._marginals():
-            self.marginal_design_ = marginal_design(
-                n_rows(), n_columns, budget.epsilon, budget.delta,
-                pair_share=self._auto_share(self.product_share, POLICY.marginal_pair_share))
-
-    def _encoder(self, schema):
-        bins = self.bins
-        if bins == "auto":
-            design = getattr(self, "marginal_design_", None)
-            bins = (design[1] if design else POLICY.marginal_bins) if self._marginals() else 0
-        max_levels = self.max_levels
-        if max_levels == "auto":  # with marginals, a value is a cell by the bins' rule
-            design = getattr(self, "marginal_design_", None)
-            max_levels = design[1] if design and self._marginals() else POLICY.max_levels
-        return self._table_encoder(schema, max_levels=max_levels, bins=bins)
-
-    def _network_kind(self):
-        if self.network == "auto":
-            if self._marginals():
-                return "mixture"
-            return "conv" if self.image_shape is not None else "mlp"
-        return self.network
-
-    def _learning_rate(self, kind, default=POLICY.hermite_learning_rate):
-        return super()._learning_rate(kind, POLICY.learning_rate if kind == "conv" else default)
-
-    def _product_share(self):
-        if self.product_share != "auto":
-            return float(self.product_share)
-        if not self._marginals():
-            return POLICY.kernel_product_share
-        design = getattr(self, "marginal_design_", None)
-        return design[0] if design else POLICY.marginal_pair_share
-
-    def _marginal_share(self):  # the marginal mechanism releases the one-way marginals
-        if self._marginals():
-            if self.marginal_share not in ("auto", 0, 0.0):
-                raise ValueError(
-                    f"marginal_share={self.marginal_share!r} calibrates the samples of the "
-                    "Hermite kernels; the marginal mechanism (product_kernel='marginals') "
-                    "releases the one-way marginals itself. Leave marginal_share='auto' or "
-                    "0, or choose product_kernel='pairwise' or 'random'.")
-            return 0.0
-        return self._auto_share(self.marginal_share, POLICY.marginal_share)
-
-    def _mechanism(self, rng, *, labeled=True):
-        if self._marginals():
-            return MarginalMechanism(pair_share=self._product_share(), by_class=labeled)
-        return HermiteMechanism(
+    def _design(self, shape, rng):
+        kernel = self._product_kernel()
+        share = (POLICY.kernel_product_share if self.product_share == "auto"
+                 else float(self.product_share))
+        generator = self._generator_spec("conv" if self.image_shape is not None else "mlp",
+                                         {"mlp": POLICY.hermite_learning_rate})
+        self._refuse_unused({**self._unused(kernel, share),
+                             **self._unused_generator(generator.kind)})
+        mechanism = HermiteMechanism(
             order=self.order, length_scale=self.length_scale, product_order=self.product_order,
-            product_size=self.product_size, gamma=self.gamma, product_share=self._product_share(),
-            product_kernel=self._product_kernel(), pair_shrinkage=self.pair_shrinkage,
-            image_shape=self.image_shape,
-        )
+            product_size=self.product_size, gamma=self.gamma, product_share=share,
+            product_kernel=kernel, pair_shrinkage=self.pair_shrinkage,
+            image_shape=self.image_shape)
+        return Design(mechanism, generator,
+                      encoding={"max_levels": self.max_levels, "bins": self.bins},
+                      calibration_share=self._auto_share(self.marginal_share,
+                                                         POLICY.marginal_share),
+                      image_shape=self.image_shape)
+
+    def _unused(self, kernel, share):
+        """``{parameter: why}`` of the parameters this configuration does not use."""
+        unused = {}
+        if share == 0:
+            for name in ("product_order", "product_size", "gamma", "pair_shrinkage"):
+                unused[name] = "product_share=0 releases no joint kernel"
+        elif kernel == "pairwise":
+            unused["product_size"] = "only product_kernel='random' draws product kernels"
+        elif kernel == "random":
+            unused["pair_shrinkage"] = "only the pairwise kernel is shrunk"
+        else:  # the patch kernel
+            for name in ("product_order", "product_size", "pair_shrinkage"):
+                unused[name] = "the patch kernel has no Hermite product"
+        if self.image_shape is not None:
+            for name in ("max_levels", "bins"):
+                unused[name] = "image_shape keeps pixels as numbers"
+        return unused
 
     def _product_kernel(self):
         """``product_kernel`` with ``"auto"`` resolved (from public settings only)."""
         if self.product_kernel != "auto":
             return self.product_kernel
-        return "patch" if self.image_shape is not None else "marginals"
+        return "patch" if self.image_shape is not None else "pairwise"
 
     def _set_mechanism_attributes(self, mechanism):
         self.features_ = mechanism.features_
@@ -586,6 +521,5 @@ class DPHPSynthesizer(KMESynthesizer):
 DPHPSynthesizer.__doc__ = synthesizer_doc(
     DPHPSynthesizer.__doc__, learning_rate='"auto"',
     random_choices="the product-kernel columns and the patch kernel's filters, ",
-    network='"auto"', auto_network=('"mixture" with the marginal mechanism, "conv" with '
-                                    '``image_shape``, "mlp" otherwise'),
+    network='"auto"', auto_network='"conv" with ``image_shape``, "mlp" otherwise',
     auto_learning_rate="3e-3 (1e-2 with the conv generator)")

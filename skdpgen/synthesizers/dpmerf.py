@@ -13,6 +13,7 @@ from ..base import estimator_init
 from ..kernels import RandomFourierFeatures
 from ..registry import register
 from ._kme import KMESynthesizer
+from ._design import Design
 from ._mechanism import EmbeddingMechanism, feature_map_loss
 from ._pairwise import pairwise_features
 from ._policy import POLICY
@@ -297,19 +298,27 @@ class DPMERFSynthesizer(KMESynthesizer):
                               pairwise_order=5, pairwise_weight="auto", max_levels=100,
                               **SHARED_DEFAULTS)
 
-    def _encoder(self, schema):
-        return self._table_encoder(schema, max_levels=self.max_levels)
-
-    def _pairwise_share(self):
-        return self._auto_share(self.pairwise_share, POLICY.pairwise_share)
-
-    def _mechanism(self, rng, *, labeled=True):
+    def _design(self, shape, rng):
         auto = isinstance(self.length_scale, str)
-        return _FourierMechanism(RandomFourierFeatures(
+        mechanism = _FourierMechanism(RandomFourierFeatures(
             n_components=self.n_components, length_scale=1.0 if auto else self.length_scale,
             random_state=int(rng.integers(2**31)),
-        ), auto_length_scale=auto, pairwise_share=self._pairwise_share(),
+        ), auto_length_scale=auto,
+            pairwise_share=self._auto_share(self.pairwise_share, POLICY.pairwise_share),
             pairwise_order=self.pairwise_order, pairwise_weight=self.pairwise_weight)
+        generator = self._generator_spec("mlp")
+        unused = self._unused_generator(generator.kind)
+        if mechanism.pairwise_share == 0:
+            for name in ("pairwise_order", "pairwise_weight"):
+                unused[name] = "no pairwise kernel is released (pairwise_share=0)"
+        if self.image_shape is not None:
+            unused["max_levels"] = "image_shape keeps pixels as numbers"
+        self._refuse_unused(unused)
+        return Design(mechanism, generator,
+                      encoding={"max_levels": self.max_levels},
+                      calibration_share=self._auto_share(self.marginal_share,
+                                                         POLICY.marginal_share),
+                      image_shape=self.image_shape)
 
     def _set_mechanism_attributes(self, mechanism):
         super()._set_mechanism_attributes(mechanism)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
-from skdpgen import DPHPSynthesizer
+from skdpgen import DPHPSynthesizer, MarginalSynthesizer
 from skdpgen.kernels import MarginalFeatures
 from skdpgen.privacy import GaussianAccountant, calibrate_gaussian, reproducible_noise
 from skdpgen.schema import TableEncoder
@@ -17,6 +17,7 @@ from skdpgen.synthesizers._marginals import simplex_projection
 from skdpgen.synthesizers._policy import POLICY
 
 FAST = dict(epochs=2, steps_per_epoch=20, batch_size=40, random_state=0, device="cpu")
+MFAST = dict(epochs=2, steps_per_epoch=20, n_components=40, random_state=0, device="cpu")
 
 
 def _one_hot(codes, sizes):
@@ -175,9 +176,9 @@ def _table(n=600, seed=0):
     return X, y, schema
 
 
-def test_dphp_default_is_the_marginal_mechanism_with_a_mixture():
+def test_marginal_synthesizer_releases_the_marginals_to_a_mixture():
     X, y, schema = _table(2000)
-    synth = DPHPSynthesizer(schema=schema, classes=["no", "yes"], **FAST).fit(X, y)
+    synth = MarginalSynthesizer(schema=schema, classes=["no", "yes"], **MFAST).fit(X, y)
     names = [r.name for r in synth.privacy_report_.releases]
     assert names == ["one-way marginals", "one-way marginals by class", "two-way marginals",
                      "two-way marginals by class", "label proportions"]
@@ -186,10 +187,10 @@ def test_dphp_default_is_the_marginal_mechanism_with_a_mixture():
     assert synth.encoder_.n_numeric_ == 0  # every column one-hot
     # an integer column keeps its values as cells only where the design's bins
     # would allow as many cells (a value's count above its noise): here none
-    bins = synth.marginal_design_[1]
+    bins = synth.bins_
     assert bins < 74 and synth.encoder_.level_columns_ == []
     assert synth.encoder_.binned_columns_ == ["age", "hours", "income"]
-    wide = DPHPSynthesizer(schema=schema, classes=["no", "yes"], max_levels=100, **FAST)
+    wide = MarginalSynthesizer(schema=schema, classes=["no", "yes"], max_levels=100, **MFAST)
     assert wide.fit(X, y).encoder_.level_columns_ == ["age", "hours"]  # declared: kept
     Xs, ys = synth.sample(500, random_state=0)
     assert list(Xs.columns) == list(X.columns) and set(ys) <= {"no", "yes"}
@@ -202,15 +203,16 @@ def test_the_design_drops_pairs_that_would_be_noise():
     # 600 rows, 4 columns at epsilon 1: a pair cell's noise is about 19 rows,
     # more than 600 / POLICY.pair_precision; 2,000 rows clear it (the test above)
     X, y, schema = _table(600)
-    synth = DPHPSynthesizer(schema=schema, classes=["no", "yes"], **FAST).fit(X, y)
+    synth = MarginalSynthesizer(schema=schema, classes=["no", "yes"], **MFAST).fit(X, y)
     names = [r.name for r in synth.privacy_report_.releases]
     assert names == ["one-way marginals", "one-way marginals by class", "label proportions"]
-    assert synth.marginal_design_ == marginal_design(600, 4, 1.0, 1e-5, pair_share=0.9)
-    assert synth.marginal_design_[0] == 0.0
-    assert synth.product_share == "auto"  # the parameter is left as given
+    assert (synth.pair_share_, synth.bins_) == marginal_design(600, 4, 1.0, 1e-5,
+                                                               pair_share=0.9)
+    assert synth.pair_share_ == 0.0
+    assert synth.pair_share == "auto"  # the parameter is left as given
     # a declared share is kept
-    kept = DPHPSynthesizer(schema=schema, classes=["no", "yes"], product_share=0.9,
-                           **FAST).fit(X, y)
+    kept = MarginalSynthesizer(schema=schema, classes=["no", "yes"], pair_share=0.9,
+                               **MFAST).fit(X, y)
     assert "two-way marginals" in [r.name for r in kept.privacy_report_.releases]
 
 
@@ -255,7 +257,7 @@ def test_the_loss_fits_the_noisy_releases_by_their_noise(monkeypatch):
         return released[name]
 
     monkeypatch.setattr(GaussianAccountant, "add_noise", spy)
-    synth = DPHPSynthesizer(schema=schema, classes=["no", "yes"], **FAST).fit(X, y)
+    synth = MarginalSynthesizer(schema=schema, classes=["no", "yes"], **MFAST).fit(X, y)
     mech = synth.mechanism_
     weights = synth.class_weights_
     np.testing.assert_allclose(mech.targets_["one-way marginals by class"][0],
@@ -268,8 +270,8 @@ def test_the_loss_fits_the_noisy_releases_by_their_noise(monkeypatch):
                                (released["two-way marginals by class"] / weights).T, rtol=1e-6)
     # the loss: each entry's squared misfit over its noise variance, summed
     net = synth.network_.train()
-    labels = torch.arange(FAST["batch_size"]) % 2
-    rows = net(torch.zeros(FAST["batch_size"], 1), labels).detach().double()
+    labels = torch.arange(MFAST["n_components"]) % 2
+    rows = net(torch.zeros(MFAST["n_components"], 1), labels).detach().double()
     expected = 0.0
     std = {r.name: r.noise_std for r in synth.privacy_report_.releases}
     for name, fmap in (("one-way marginals by class", mech.features_),
@@ -287,11 +289,15 @@ def test_the_loss_fits_the_noisy_releases_by_their_noise(monkeypatch):
     assert synth.loss_history_[-1] < synth.loss_history_[0]
 
 
-def test_marginal_share_is_refused_with_the_marginal_mechanism():
-    X, y, schema = _table(100)
-    with pytest.raises(ValueError, match="releases the one-way marginals itself"):
-        DPHPSynthesizer(schema=schema, classes=["no", "yes"], marginal_share=0.2,
-                        **FAST).fit(X, y)
+def test_marginal_synthesizer_has_only_the_parameters_it_uses():
+    params = set(MarginalSynthesizer().get_params())
+    assert not params & {"order", "length_scale", "product_order", "product_size", "gamma",
+                         "product_kernel", "product_share", "pair_shrinkage", "batch_size",
+                         "network", "network_widths", "noise_dim", "image_shape",
+                         "marginal_share", "features"}
+    assert {"n_components", "pair_share", "bins", "max_levels", "pair_cells"} <= params
+    with pytest.raises(TypeError):
+        MarginalSynthesizer(marginal_share=0.2)
 
 
 def test_a_fit_without_noise_fits_the_exact_marginals():
@@ -301,8 +307,8 @@ def test_a_fit_without_noise_fits_the_exact_marginals():
     X = rng.uniform(0, 1, (3000, 3))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        synth = DPHPSynthesizer(bounds=(0, 1), classes=[0, 1],
-                                **{**FAST, "steps_per_epoch": 50}).fit(X, np.arange(3000) % 2,
+        synth = MarginalSynthesizer(bounds=(0, 1), classes=[0, 1],
+                                    **{**MFAST, "steps_per_epoch": 50}).fit(X, np.arange(3000) % 2,
                                                                        epsilon=np.inf)
     assert np.all(np.isfinite(synth.loss_history_))
     Xs, _ = synth.sample(3000, random_state=0)
@@ -312,7 +318,7 @@ def test_a_fit_without_noise_fits_the_exact_marginals():
 
 def test_the_row_count_of_dask_data_is_taken_once_and_only_when_needed(monkeypatch):
     # counting a Dask DataFrame's rows is a pass over it: the design counts them
-    # for DP-HP's marginals, shared with the schema share; a fit that needs no
+    # for the marginal mechanism, shared with the schema share; a fit that needs no
     # count (a complete schema, Hermite kernels) makes none
     dd = pytest.importorskip("dask.dataframe")
     import skdpgen.schema._rows as table_rows
@@ -324,12 +330,12 @@ def test_the_row_count_of_dask_data_is_taken_once_and_only_when_needed(monkeypat
     schema = {c: {"type": "numeric", "bounds": [0, 1]} for c in "ab"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        DPHPSynthesizer(schema=schema, **FAST).fit(X)
+        MarginalSynthesizer(schema=schema, **MFAST).fit(X)
         assert len(counted) == 1
         counted.clear()
-        DPHPSynthesizer(schema=schema, product_kernel="pairwise", **FAST).fit(X)
+        DPHPSynthesizer(schema=schema, **FAST).fit(X)
         assert counted == []
-        DPHPSynthesizer(bounds=(0, 1), **FAST).fit(X)  # the schema share too: still once
+        MarginalSynthesizer(bounds=(0, 1), **MFAST).fit(X)  # the schema share too: still once
         assert len(counted) == 1
 
 
@@ -337,7 +343,7 @@ def test_unlabeled_data_gets_one_release_of_each_marginal():
     # without labels the by-class marginals are the overall ones: releasing both
     # (two passes over the rows, two half-shares) would only repeat them
     X, _, schema = _table(2000)
-    synth = DPHPSynthesizer(schema=schema, **FAST).fit(X)
+    synth = MarginalSynthesizer(schema=schema, **MFAST).fit(X)
     names = [r.name for r in synth.privacy_report_.releases]
     assert names == ["one-way marginals", "two-way marginals"]
     assert synth.privacy_report_.epsilon == pytest.approx(1.0, rel=1e-6)
@@ -358,7 +364,7 @@ def test_columns_spread_by_the_noise_are_named():
         X["age"] = rng.integers(20, 40, n)
         with warnings.catch_warnings(record=True) as caught, reproducible_noise(0):
             warnings.simplefilter("always")
-            synth = DPHPSynthesizer(schema=schema, **FAST).fit(X)
+            synth = MarginalSynthesizer(schema=schema, **MFAST).fit(X)
         spread = [i for i in synth.schema_issues_ if i["problem"] == "spread"]
         assert [i["column"] for i in spread] == (["age"] if named else [])
         if named:

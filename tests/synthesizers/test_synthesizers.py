@@ -24,7 +24,7 @@ from skdpgen.privacy import (
 from skdpgen.kernels import HermiteFeatures
 from skdpgen.rows import chunk_feature_sums
 from skdpgen.schema import kinds_from_dtypes
-from skdpgen.synthesizers import ReleaseContext
+from skdpgen.synthesizers import PublicShape, ReleaseContext
 
 FAST = dict(epochs=2, steps_per_epoch=5, batch_size=64, random_state=0, device="cpu")
 SYNTHS = [
@@ -1004,11 +1004,16 @@ def test_pairwise_columns_respect_the_feature_cap():
         assert cols.size >= 1 and (w.sum() ** 2 - (w ** 2).sum()) // 2 <= 2_000
     # images take the patch kernel and the conv generator (hundreds of pixels' pairs
     # are too many); the paper's random product kernels when asked for
-    assert DPHPSynthesizer(image_shape=(8, 8))._product_kernel() == "patch"
-    assert DPHPSynthesizer(image_shape=(8, 8))._network_kind() == "conv"
-    assert DPHPSynthesizer(image_shape=(8, 8), product_kernel="random")._network_kind() == "conv"
-    assert DPHPSynthesizer()._product_kernel() == "marginals"
-    assert DPHPSynthesizer(product_kernel="random")._product_kernel() == "random"
+    def design(**params):
+        shape = PublicShape(64, 1.0, 1e-5, True, lambda: 1000)
+        return DPHPSynthesizer(**params)._design(shape, np.random.default_rng(0))
+
+    assert design(image_shape=(8, 8)).mechanism.product_kernel == "patch"
+    assert design(image_shape=(8, 8)).generator.kind == "conv"
+    assert design(image_shape=(8, 8), product_kernel="random").generator.kind == "conv"
+    assert design().mechanism.product_kernel == "pairwise"
+    assert design().generator.kind == "mlp"
+    assert design(product_kernel="random").mechanism.product_kernel == "random"
 
 
 def test_pairs_above_noise_keeps_the_largest_set_that_clears_the_noise():
@@ -1081,7 +1086,9 @@ def test_dpmerf_pairwise_release_and_integer_levels(frame):
                                                                 "label proportions"}
     assert paper.pairwise_features_ is None
     assert paper.encoder_.n_encoded_ < synth.encoder_.n_encoded_
-    assert DPMERFSynthesizer(image_shape=(4, 4))._pairwise_share() == 0.0
+    shape = PublicShape(16, 1.0, 1e-5, True, lambda: 1000)
+    images = DPMERFSynthesizer(image_shape=(4, 4))._design(shape, np.random.default_rng(0))
+    assert images.mechanism.pairwise_share == 0.0
 
 
 def test_dpmerf_pairwise_weight(frame):

@@ -1,0 +1,135 @@
+"""A synthesizer's design: a mechanism and a generator, chosen from the public shape.
+
+A synthesizer is composed of two parts, chosen together in one call
+(``_design`` of :class:`~skdpgen.KMESynthesizer` and its presets) from the
+hyperparameters and the public shape of a fit (:class:`PublicShape`) before
+any row is read:
+
+* the **mechanism** (:class:`~skdpgen.synthesizers.Mechanism`): what is
+  released about the private rows, with which budget shares, and the loss
+  the generator minimizes against the releases; with the public encoding of
+  the table it needs (``encoding``: options of
+  :class:`~skdpgen.schema.TableEncoder`);
+* the **generator** (:class:`GeneratorSpec`): the network (an MLP, a
+  convolutional network for images, a mixture of product distributions) and
+  how it is trained.
+
+The fit (:meth:`~skdpgen.KMESynthesizer.fit`) then plans one budget for the
+mechanism's releases, the label proportions, the optional calibration and a
+schema estimate, encodes, releases and trains. A new synthesizer is one
+``_design`` (and, for a new release, one :class:`Mechanism` subclass).
+"""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import dataclasses
+import functools
+from typing import Callable
+
+from ..schema import TableEncoder
+from ._network import build_network
+
+__all__ = ["Design", "GeneratorSpec", "PublicShape"]
+
+
+@dataclasses.dataclass(frozen=True)
+class PublicShape:
+    """What a synthesizer's design may read of a fit: public facts only.
+
+    Parameters
+    ----------
+    n_columns : int
+        Columns of the table (public: the column names).
+    epsilon, delta : float
+        The fit's budget.
+    labeled : bool
+        Whether the fit has labels.
+    count_rows : callable
+        Returns the number of rows ``n`` (public under replace-one
+        neighbouring); a pass over Dask data or blocks, so it is called
+        only when a design reads :attr:`n_rows`.
+    """
+
+    n_columns: int
+    epsilon: float
+    delta: float
+    labeled: bool
+    count_rows: Callable[[], int] = dataclasses.field(repr=False, compare=False)
+
+    @functools.cached_property
+    def n_rows(self):
+        """The number of rows (counted once, on first use)."""
+        return int(self.count_rows())
+
+
+@dataclasses.dataclass(frozen=True)
+class GeneratorSpec:
+    """The generator of a synthesizer and how it is trained (public choices).
+
+    Parameters
+    ----------
+    kind : {"mlp", "conv", "mixture"}
+        An MLP with one head per column, a convolutional network for
+        single-channel images, or a mixture of ``n_components`` product
+        distributions over one-hot columns
+        (:class:`~skdpgen.synthesizers.MixtureGenerator`).
+    learning_rate : float
+        Adam's learning rate.
+    batch_size : int
+        Generated rows per update (the mixture's components for a mixture).
+    noise_dim : int, default=16
+        Width of the latent input.
+    widths : tuple of int, default=(128, 128)
+        Hidden widths of the MLP.
+    image_shape : tuple of (int, int) or None, default=None
+        The images' shape (``"conv"``).
+    """
+
+    kind: str
+    learning_rate: float
+    batch_size: int
+    noise_dim: int = 16
+    widths: tuple = (128, 128)
+    image_shape: tuple = None
+
+    def build(self, n_classes, encoder, generator):
+        """The network for a fitted ``encoder``, initialized from ``generator``
+        (a local ``torch.Generator``: public randomness)."""
+        return build_network(self.kind, self.noise_dim, n_classes, tuple(self.widths),
+                             encoder.n_numeric_, encoder.category_sizes_, self.image_shape,
+                             generator, n_rows=self.batch_size)
+
+
+@dataclasses.dataclass(frozen=True)
+class Design:
+    """A mechanism, its encoding and a generator: one fit's public plan.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        Not yet set up; its :meth:`~skdpgen.synthesizers.Mechanism.budget_shares`
+        are planned with the rest of the fit's budget.
+    generator : GeneratorSpec
+    encoding : dict, default={}
+        Options of :class:`~skdpgen.schema.TableEncoder` (``max_levels``,
+        ``bins``).
+    calibration_share : float, default=0.0
+        Share of the budget of the one-way calibration
+        (:class:`~skdpgen.synthesizers.MarginalCalibration`); 0: none.
+    image_shape : tuple of (int, int) or None, default=None
+        Declares every column a pixel (see ``image_shape`` of the synthesizers).
+    """
+
+    mechanism: object
+    generator: GeneratorSpec
+    encoding: dict = dataclasses.field(default_factory=dict)
+    calibration_share: float = 0.0
+    image_shape: tuple = None
+
+    def encoder(self, schema):
+        """The (unfitted) public encoder of a complete ``schema``; images keep their
+        pixels as numbers (no options)."""
+        if self.image_shape is not None:
+            return TableEncoder(schema)
+        return TableEncoder(schema, **self.encoding)

@@ -1,0 +1,190 @@
+"""MarginalSynthesizer: a table's one- and two-way marginals on public cells, fitted by a mixture."""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+from numbers import Integral, Real
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ..base import estimator_init
+from ..registry import register
+from ._base import BaseSynthesizer
+from ._design import Design, GeneratorSpec
+from ._marginals import MarginalMechanism, marginal_design
+from ._policy import POLICY
+from ._shared import shared_constraints, shared_defaults, synthesizer_doc
+
+__all__ = ["MarginalSynthesizer"]
+
+#: the shared hyperparameters a mixture of one-hot columns uses (no network, no
+#: latent input, no images, no calibration: the mechanism releases the one-way marginals)
+_SHARED = ("epsilon", "delta", "schema", "bounds", "classes", "infer_schema", "schema_share",
+           "on_guess", "label_share", "epochs", "steps_per_epoch", "random_state", "device",
+           "verbose")
+
+
+@register("marginals")
+class MarginalSynthesizer(BaseSynthesizer):
+    """Differentially private synthetic tables from their one- and two-way marginals.
+
+    Every column is one-hot on public cells (its categories, the values of an
+    integer column with few of them, equal-width bins of a numeric or date
+    column's public bounds; a cell for missing values where the schema
+    allows them). The table's marginals are released once with the Gaussian
+    mechanism (:class:`~skdpgen.synthesizers.MarginalMechanism`): every
+    column's histogram, over all rows and within each class, and, when the
+    table has the rows for them (``pair_share``), every pair of columns'
+    joint histogram, over all rows and within each class. A mixture of
+    ``n_components`` product distributions
+    (:class:`~skdpgen.synthesizers.MixtureGenerator`, a latent class model
+    whose marginals are exact functions of its parameters) is fitted to the
+    releases by maximum likelihood, starting from the one-way releases and
+    stopping when it is as close to them as their noise allows. Numeric
+    columns are sampled uniformly inside their bin (integer columns over
+    the integers of their bin).
+
+    These are indicator features, whose mean embeddings are the marginals:
+    the same pipeline as :class:`~skdpgen.DPHPSynthesizer`'s with another
+    kernel and generator.
+
+    Read more in the :ref:`User Guide <marginal_synthesizer>`.
+
+    Parameters
+    ----------
+    n_components : int, default=500
+        Rows of the mixture: product distributions, each of one class
+        (round robin), that the synthetic rows are drawn from. At least the
+        number of classes.
+    pair_share : float or "auto", default="auto"
+        Share of the mechanism's budget for the two-way marginals (overall
+        and by class, half each); the one-way marginals get the rest. ``0``
+        releases the one-way marginals only (every column drawn
+        independently given the class). ``"auto"``: 0.9 when a two-way
+        cell's noise would be at most 1/64 of the rows, else 0
+        (:func:`~skdpgen.synthesizers.marginal_design`, from the number of
+        rows and columns, ε and δ: public); the choice is ``pair_share_``.
+    bins : int or "auto", default="auto"
+        Equal-width bins of a numeric or date column's public bounds (those
+        not encoded as levels, see ``max_levels``). ``"auto"``: the most
+        among 10, 20, ..., 100 such that a bin with an equal share of the
+        rows holds at least 4 noise standard deviations of the one-way
+        release (:func:`~skdpgen.synthesizers.marginal_design`); the choice
+        is ``bins_``.
+    max_levels : int or "auto", default="auto"
+        Integer columns whose public bounds hold at most this many integers
+        keep a cell for each value (a point mass such as "40 hours a week"
+        stays one); wider ones are binned. A column's ``"levels"`` in the
+        schema overrides it (see :class:`~skdpgen.schema.TableEncoder`).
+        ``"auto"``: the number of bins ``bins="auto"`` chooses (a value
+        holds a cell of its own only where a cell with an equal share of
+        the rows holds at least 4 noise standard deviations).
+    pair_cells : int, default=10
+        Coarse cells of an ordered column (levels, bins) in the two-way
+        marginals: its consecutive cells merged into this many groups
+        (:func:`~skdpgen.synthesizers.pair_groups`); categorical columns keep
+        their cells.
+    learning_rate : float or "auto", default="auto"
+        Adam's learning rate of the mixture's logits. ``"auto"``: 0.1.
+    {shared_parameters}
+
+    Attributes
+    ----------
+    features_ : MarginalFeatures
+        The one-way indicator features (every column's histogram).
+    pairwise_features_ : MarginalFeatures or None
+        The two-way indicator features (every pair's joint histogram on the
+        coarse cells), None when the two-way marginals are not released.
+    pair_share_ : float
+        The two-way marginals' share of the mechanism's budget (0: none).
+    bins_ : int
+        Bins of every binned column.
+    max_levels_ : int
+        The most integer values a column keeps as cells.
+    {shared_attributes}
+
+    See Also
+    --------
+    DPHPSynthesizer : Hermite features of numbers and a neural generator (DP-HP).
+    skdpgen.synthesizers.MarginalMechanism : the releases and their sensitivity.
+
+    Notes
+    -----
+    **Releases and sensitivities.** Each release is a mean embedding under
+    indicator features (:class:`~skdpgen.kernels.MarginalFeatures`:
+    non-negative, norm 1 on a one-hot row), over all rows or within each
+    class, of replace-one sensitivity ``sqrt(2)/n`` (derived in
+    :class:`~skdpgen.synthesizers.MarginalMechanism`); the class proportions
+    likewise. The budget is split with
+    :class:`skdpgen.privacy.GaussianAccountant` and the releases compose
+    exactly; ``privacy_report_`` lists them. The mixture, its start and its
+    stopping rule read only the releases (post-processing). The number of
+    rows ``n`` and the schema are public; ``pair_share_``, ``bins_`` and
+    ``max_levels_`` are functions of them and of ε, δ.
+
+    On Adult's validation splits at ε = 1 (public schema, three seeds) it
+    roughly halved the two-way marginal error of DP-HP's pairwise kernel with
+    a neural generator (total variation 0.056 → 0.033), in less time; see
+    the Benchmarks page for the panel of ten tables beside MST and AIM. It
+    needs the rows for its pairs: on a wide table with few rows
+    (``pair_share_ == 0``) every column is drawn independently given the
+    class, and the fit's summary says so.
+
+    References
+    ----------
+    S. Aydore et al. "Differentially Private Query Release Through Adaptive
+    Projection." ICML 2021 (a relaxed synthetic dataset fitted to noisy
+    marginals).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen import MarginalSynthesizer
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(500, 3))
+    >>> synth = MarginalSynthesizer(bounds=(0, 1), random_state=0).fit(X, epsilon=1.0)
+    >>> synth.sample(4, random_state=0)[0].shape
+    (4, 3)
+    >>> type(synth.features_).__name__, round(synth.privacy_report_.epsilon, 3)
+    ('MarginalFeatures', 1.0)
+    """
+
+    _parameter_constraints: dict = {
+        **shared_constraints(_SHARED),
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "pair_share": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
+        "bins": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
+        "max_levels": [StrOptions({"auto"}), Interval(Integral, 0, None, closed="left")],
+        "pair_cells": [Interval(Integral, 2, None, closed="left")],
+        "learning_rate": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+    }
+    __init__ = estimator_init(n_components=500, pair_share="auto", bins="auto",
+                              max_levels="auto", pair_cells=POLICY.pair_cells,
+                              learning_rate="auto", **shared_defaults(_SHARED))
+    _batch_name = "n_components"
+
+    def _design(self, shape, rng):
+        auto = self.pair_share == "auto"
+        pair_share, bins = marginal_design(
+            shape.n_rows, shape.n_columns, shape.epsilon, shape.delta,
+            pair_share=POLICY.marginal_pair_share if auto else float(self.pair_share))
+        if not auto and shape.n_columns > 1:  # the user's share, as it is
+            pair_share = float(self.pair_share)
+        bins = bins if self.bins == "auto" else self.bins
+        max_levels = bins if self.max_levels == "auto" else self.max_levels
+        learning_rate = (POLICY.mixture_learning_rate if self.learning_rate == "auto"
+                         else float(self.learning_rate))
+        mechanism = MarginalMechanism(pair_share=pair_share, pair_cells=self.pair_cells,
+                                      by_class=shape.labeled)
+        generator = GeneratorSpec(kind="mixture", learning_rate=learning_rate,
+                                  batch_size=self.n_components, noise_dim=1)
+        return Design(mechanism, generator, encoding={"max_levels": max_levels, "bins": bins})
+
+    def _set_mechanism_attributes(self, mechanism):
+        self.features_ = mechanism.features_
+        self.pairwise_features_ = mechanism.pairwise_
+        self.pair_share_ = mechanism.pair_share
+        encoding = self.design_.encoding
+        self.bins_, self.max_levels_ = encoding["bins"], encoding["max_levels"]
+
+
+MarginalSynthesizer.__doc__ = synthesizer_doc(MarginalSynthesizer.__doc__, names=_SHARED)
