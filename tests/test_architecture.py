@@ -438,6 +438,6 @@ def test_a_fit_hands_the_raw_table_to_one_place():
                 if function == "_fit_private"]
     assert from_fit == [("skdpgen.schema._rows", "table_rows")]
     readers = {module for *_, module, _ in hops} - {
-        "skdpgen.synthesizers._kme", "skdpgen.base"}
+        "skdpgen.synthesizers._base", "skdpgen.base"}
     assert readers == {"skdpgen.schema._rows", "skdpgen._dask", "skdpgen.schema._canonical",
                        "skdpgen.schema._table", "skdpgen.rows._memory"}

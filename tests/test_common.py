@@ -19,6 +19,7 @@ from skdpgen import (
     HermiteFeatures,
     KernelMeanEmbedding,
     KMESynthesizer,
+    MarginalSynthesizer,
     RandomFourierFeatures,
 )
 from skdpgen.base import PrivateEstimator
@@ -43,6 +44,8 @@ ESTIMATORS = [
     KernelMeanEmbedding(epsilon=1.0, classes=None),
     KMESynthesizer(features=RandomFourierFeatures(n_components=30), **FAST),
     DPHPSynthesizer(order=3, **FAST),
+    MarginalSynthesizer(epochs=1, steps_per_epoch=3, n_components=20, random_state=0,
+                        device="cpu", infer_schema="data"),
     DPMERFSynthesizer(n_components=50, **FAST),
     DPKMEReleaser(method="subspace", bounds=(-3, 3), n_points=20, random_state=0),
     DPKMEReleaser(method="features", bounds=(-3, 3), n_points=10, n_iter=20, random_state=0,
