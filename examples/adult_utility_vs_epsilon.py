@@ -1,7 +1,7 @@
 """
-==================================================================
-Adult: synthetic-to-real utility of DP-HP and DP-MERF at several ε
-==================================================================
+==================================================================================
+Adult: synthetic-to-real utility of the marginals, DP-HP and DP-MERF at several ε
+==================================================================================
 
 UCI Adult (bundled, with its public schema of bounds and categories). Fits
 each synthesizer on the training split with the public schema, samples a
@@ -24,14 +24,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 from sklearn.ensemble import GradientBoostingClassifier  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
-from skdpgen import DPHPSynthesizer, DPMERFSynthesizer  # noqa: E402
+from skdpgen import DPHPSynthesizer, DPMERFSynthesizer, MarginalSynthesizer  # noqa: E402
 from skdpgen.datasets import load_adult  # noqa: E402
 from skdpgen.evaluation import downstream_utility  # noqa: E402
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        description="Adult: synthetic-to-real utility of DP-HP and DP-MERF at several epsilon.")
+        description="Adult: synthetic-to-real utility of the synthesizers at several epsilon.")
     parser.add_argument("--out-dir", default=".")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
@@ -47,7 +47,7 @@ def main(argv=None):
     extra = dict(epochs=2, steps_per_epoch=50) if args.quick else {}
     real = downstream_utility(X, y, test.data, test.target, models=models).loc["mean", "roc_auc"]
     results = {}
-    for cls in (DPHPSynthesizer, DPMERFSynthesizer):
+    for cls in (MarginalSynthesizer, DPHPSynthesizer, DPMERFSynthesizer):
         scores = []
         for eps in epsilons:
             synth = cls(schema=train.schema, classes=train.target_schema["categories"],

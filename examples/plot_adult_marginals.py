@@ -1,9 +1,9 @@
 """
-==========================================================
-Real and synthetic marginals of UCI Adult (DP-HP, ε = 1)
-==========================================================
+==================================================================
+Real and synthetic marginals of UCI Adult (MarginalSynthesizer, ε = 1)
+==================================================================
 
-DP-HP fitted on the bundled UCI Adult training data (32,561 rows) at ε = 1,
+:class:`~skdpgen.MarginalSynthesizer` fitted on the bundled UCI Adult training data (32,561 rows) at ε = 1,
 δ = 1e-5, with the public schema of the dataset and its public class list.
 The figure compares the real and synthetic one-way marginals of a few
 columns (age and hours per week as histograms on the schema's bounds,
@@ -28,14 +28,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from skdpgen import DPHPSynthesizer  # noqa: E402
+from skdpgen import MarginalSynthesizer  # noqa: E402
 from skdpgen.datasets import load_adult  # noqa: E402
 from skdpgen.evaluation import plot_marginals  # noqa: E402
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        description="Real and synthetic marginals of UCI Adult (DP-HP, epsilon = 1).")
+        description="Real and synthetic marginals of UCI Adult (MarginalSynthesizer, "
+                    "epsilon = 1).")
     parser.add_argument("--out-dir", default=".")
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--quick", action="store_true")
@@ -45,7 +46,7 @@ def main(argv=None):
     classes = adult.target_schema["categories"]  # ["<=50K", ">50K"]
     # the schema and the class list are public (from the dataset's documentation);
     # random_state fixes the public random choices, not the privacy noise
-    synth = DPHPSynthesizer(schema=adult.schema, classes=classes, random_state=0)
+    synth = MarginalSynthesizer(schema=adult.schema, classes=classes, random_state=0)
     synth.fit(adult.data, adult.target, epsilon=args.epsilon, delta=1e-5)
     print(synth.privacy_report_)
 
@@ -72,7 +73,8 @@ def main(argv=None):
     ax.set_xticks(np.arange(len(groups)), groups, rotation=45, ha="right", fontsize=8)
     ax.set_ylabel(f"share {classes[1]}")
     ax.set_title("income by relationship")
-    fig.suptitle(f"UCI Adult: real vs DP-HP synthetic, ε = {args.epsilon:g}, δ = 1e-5")
+    fig.suptitle(f"UCI Adult: real vs synthetic (MarginalSynthesizer), ε = {args.epsilon:g}, "
+                 "δ = 1e-5")
     fig.tight_layout()
 
     out = Path(args.out_dir) / "adult_marginals.png"
