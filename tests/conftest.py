@@ -40,6 +40,7 @@ def one_torch_thread():
 FAST_FITS = {
     "DPHPSynthesizer": dict(order=5, epochs=1, steps_per_epoch=5, batch_size=64),
     "DPMERFSynthesizer": dict(n_components=100, epochs=1, steps_per_epoch=5, batch_size=64),
+    "MarginalSynthesizer": dict(epochs=1, steps_per_epoch=5, n_components=64),
 }
 
 
