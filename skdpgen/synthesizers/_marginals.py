@@ -14,7 +14,7 @@ from ._mechanism import Mechanism, batch_weights
 from ._network import MixtureGenerator
 from ._policy import POLICY
 
-__all__ = ["MarginalMechanism", "marginal_design"]
+__all__ = ["MarginalMechanism", "independence_note", "marginal_design", "pairs_needed"]
 
 ONE_WAY = "one-way marginals"
 ONE_WAY_BY_CLASS = "one-way marginals by class"
@@ -88,6 +88,72 @@ def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share, bins=POLIC
         return pair_share, int(most)
     best = n_rows // (POLICY.bin_precision * one_way) // POLICY.bin_step * POLICY.bin_step
     return pair_share, int(min(max(best, fewest), most))
+
+
+def pairs_needed(n_rows, n_columns, epsilon, delta, *, pair_share=POLICY.marginal_pair_share):
+    """What would let :func:`marginal_design` release the two-way marginals.
+
+    The pairs are released when ``n_rows`` is at least ``POLICY.pair_precision``
+    times a two-way cell's noise, ``σ/√(pair_share/2)·√(d(d-1))`` rows; this
+    inverts that rule for each of its public inputs in turn.
+
+    Parameters
+    ----------
+    n_rows, n_columns : int
+    epsilon, delta : float
+    pair_share : float, default=POLICY.marginal_pair_share
+
+    Returns
+    -------
+    needed : dict
+        ``rows``: the fewest rows at this ε and these columns; ``epsilon``: the
+        least ε at these rows and columns (None above 100); ``columns``: the
+        most columns at these rows and ε (None below 2).
+
+    Examples
+    --------
+    >>> from skdpgen.synthesizers._marginals import pairs_needed
+    >>> needed = pairs_needed(2_800, 69, 1.0, 1e-5)
+    >>> needed["rows"] > 2_800, needed["columns"] < 69
+    (True, True)
+    """
+    def cell_noise(d, sigma):  # a two-way cell's noise, in rows, times the precision
+        return (POLICY.pair_precision * sigma / math.sqrt(pair_share / 2)
+                * math.sqrt(max(d * (d - 1), 1)))
+
+    sigma = calibrate_gaussian(epsilon, delta)
+    rows = math.ceil(cell_noise(n_columns, sigma))
+    columns = max((d for d in range(2, n_columns + 1) if n_rows >= cell_noise(d, sigma)),
+                  default=None)
+    low, high = epsilon, 100.0
+    if n_rows < cell_noise(n_columns, calibrate_gaussian(high, delta)):
+        return {"rows": rows, "epsilon": None, "columns": columns}
+    for _ in range(40):  # bisection on ε: σ(ε) decreases
+        mid = math.sqrt(low * high)
+        if n_rows >= cell_noise(n_columns, calibrate_gaussian(mid, delta)):
+            high = mid
+        else:
+            low = mid
+    return {"rows": rows, "epsilon": high, "columns": columns}
+
+
+def independence_note(n_rows, n_columns, epsilon, delta):
+    """The warning of a fit whose columns are drawn independently (no pair released).
+
+    From public quantities only: the rows, columns, ε and δ that would let
+    the pairs be released (:func:`pairs_needed`).
+    """
+    needed = pairs_needed(n_rows, n_columns, epsilon, delta)
+    ways = [f"about {needed['rows']:,} rows"]
+    if needed["epsilon"] is not None:
+        ways.append(f"epsilon >= {needed['epsilon']:.2g}")
+    if needed["columns"] is not None:
+        ways.append(f"at most {needed['columns']} columns")
+    return (f"Every column is drawn independently of the others (given the class): at "
+            f"{n_rows:,} rows, {n_columns} columns and epsilon = {epsilon:g} no pair of "
+            "columns can be measured above its noise, so no two-way marginal is released. "
+            f"What would change it: {', '.join(ways)}, or pair_share set explicitly "
+            "(pairs measured at that noise).")
 
 
 def simplex_projection(values):

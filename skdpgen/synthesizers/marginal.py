@@ -3,15 +3,17 @@
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+import warnings
 from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..base import estimator_init
+from ..privacy import _outside_stacklevel
 from ..registry import register
 from ._base import BaseSynthesizer
 from ._design import Design, GeneratorSpec
-from ._marginals import MarginalMechanism, marginal_design
+from ._marginals import MarginalMechanism, independence_note, marginal_design
 from ._policy import POLICY
 from ._shared import shared_constraints, shared_defaults, synthesizer_doc
 
@@ -128,7 +130,9 @@ class MarginalSynthesizer(BaseSynthesizer):
     the Benchmarks page for the panel of ten tables beside MST and AIM. It
     needs the rows for its pairs: on a wide table with few rows
     (``pair_share_ == 0``) every column is drawn independently given the
-    class, and the fit's summary says so.
+    class, and the fit warns so, naming the rows, ε or number of columns
+    that would let the pairs be measured
+    (:func:`~skdpgen.synthesizers._marginals.pairs_needed`).
 
     References
     ----------
@@ -169,6 +173,10 @@ class MarginalSynthesizer(BaseSynthesizer):
             pair_share=POLICY.marginal_pair_share if auto else float(self.pair_share))
         if not auto and shape.n_columns > 1:  # the user's share, as it is
             pair_share = float(self.pair_share)
+        if auto and pair_share == 0 and shape.n_columns > 1:  # never silently independent
+            warnings.warn(independence_note(shape.n_rows, shape.n_columns, shape.epsilon,
+                                            shape.delta), UserWarning,
+                          stacklevel=_outside_stacklevel())
         bins = bins if self.bins == "auto" else self.bins
         max_levels = bins if self.max_levels == "auto" else self.max_levels
         learning_rate = (POLICY.mixture_learning_rate if self.learning_rate == "auto"

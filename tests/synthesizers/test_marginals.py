@@ -370,3 +370,34 @@ def test_columns_spread_by_the_noise_are_named():
         if named:
             assert spread[0]["share"] >= 0.1
             assert any("'age': up to" in str(w.message) for w in caught)
+
+
+def test_independent_columns_are_never_silent():
+    # 600 rows of 4 columns at epsilon 1: no pair is released, and the fit says so
+    # with what would change it; 2,000 rows release the pairs and say nothing
+    for n, independent in [(600, True), (2000, False)]:
+        X, y, schema = _table(n)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            synth = MarginalSynthesizer(schema=schema, classes=["no", "yes"], **MFAST).fit(X, y)
+        said = [str(w.message) for w in caught if "drawn independently" in str(w.message)]
+        assert (synth.pair_share_ == 0) == independent
+        assert len(said) == int(independent)
+        if independent:
+            assert "1,233 rows" in said[0] and "at most 2 columns" in said[0]
+
+
+@pytest.mark.parametrize("d, eps", [(4, 1.0), (14, 0.3), (69, 1.0)])
+def test_pairs_needed_inverts_the_design(d, eps):
+    from skdpgen.synthesizers._marginals import pairs_needed
+
+    needed = pairs_needed(1_000, d, eps, 1e-5)
+    assert marginal_design(needed["rows"], d, eps, 1e-5, pair_share=0.9)[0] == 0.9
+    assert marginal_design(needed["rows"] - 1, d, eps, 1e-5, pair_share=0.9)[0] == 0.0
+    if needed["epsilon"] is not None:
+        assert marginal_design(1_000, d, needed["epsilon"], 1e-5, pair_share=0.9)[0] == 0.9
+        assert marginal_design(1_000, d, needed["epsilon"] * 0.99, 1e-5,
+                               pair_share=0.9)[0] == 0.0
+    if needed["columns"] is not None:
+        assert marginal_design(1_000, needed["columns"], eps, 1e-5, pair_share=0.9)[0] == 0.9
+        assert marginal_design(1_000, needed["columns"] + 1, eps, 1e-5, pair_share=0.9)[0] == 0.0
