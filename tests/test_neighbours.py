@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skdpgen import DPHPSynthesizer
+from skdpgen import DPHPSynthesizer, MarginalSynthesizer
 from skdpgen.cli import main
 from skdpgen.private_schema import SchemaPlan, estimate_schema
 from skdpgen.rows import table_rows
@@ -29,6 +29,9 @@ from skdpgen.privacy import GaussianAccountant, reproducible_noise
 
 N = 400
 FAST = dict(epochs=1, steps_per_epoch=2, batch_size=64, random_state=0)
+#: each synthesizer's small settings; the Python paths' attacks run on both
+SMALL = {DPHPSynthesizer: FAST,
+         MarginalSynthesizer: dict(epochs=1, steps_per_epoch=2, n_components=64, random_state=0)}
 
 
 def _table(n=N, seed=0):
@@ -57,12 +60,12 @@ def _canon(value):
     return repr(value)
 
 
-def _outputs(X, y, **params):
+def _outputs(X, y, cls=DPHPSynthesizer, **params):
     """Everything a fit produces, under reproducible noise, in a comparable form."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with reproducible_noise(7):
-            synth = DPHPSynthesizer(**{**FAST, **params}).fit(X, y, epsilon=1.0)
+            synth = cls(**{**SMALL[cls], **params}).fit(X, y, epsilon=1.0)
         Xs, ys = synth.sample(30, random_state=0)
     frame = Xs if isinstance(Xs, pd.DataFrame) else pd.DataFrame(Xs)
     return {
@@ -117,23 +120,24 @@ REPRESENTATIONS = {
 }
 
 
-@pytest.fixture(scope="module")
-def reference():
+@pytest.fixture(scope="module", params=[DPHPSynthesizer, MarginalSynthesizer],
+                ids=["dphp", "marginals"])
+def reference(request):
     X, y = _table()
-    return X, y, _outputs(X, y)
+    return X, y, _outputs(X, y, request.param), request.param
 
 
 @pytest.mark.parametrize("name", list(REPRESENTATIONS))
 def test_dataframe_representation_changes_nothing(reference, name):
-    X, y, expected = reference
+    X, y, expected, cls = reference
     X2, y2 = REPRESENTATIONS[name](X.copy(), y.copy())
-    assert _outputs(X2, y2) == expected
+    assert _outputs(X2, y2, cls) == expected
 
 
 def test_row_order_changes_no_decision(reference):
-    X, y, expected = reference
+    X, y, expected, cls = reference
     order = np.random.default_rng(1).permutation(len(X))
-    got = _outputs(X.iloc[order].reset_index(drop=True), y[order])
+    got = _outputs(X.iloc[order].reset_index(drop=True), y[order], cls)
     for key in ("schema", "classes", "dtypes"):
         assert got[key] == expected[key]
     assert got["plan"] == expected["plan"]
@@ -148,9 +152,11 @@ def _numeric_table(n=2 * N):
     return X, rng.integers(0, 2, n)
 
 
-def test_array_and_list_representations_change_nothing():
+@pytest.mark.parametrize("cls", [DPHPSynthesizer, MarginalSynthesizer],
+                         ids=["dphp", "marginals"])
+def test_array_and_list_representations_change_nothing(cls):
     X, y = _numeric_table()
-    expected = _outputs(X, y)
+    expected = _outputs(X, y, cls)
     as_object = X.astype(object)
     as_object[::5, 0] = [str(int(v)) for v in X[::5, 0]]
     variants = {
@@ -160,7 +166,7 @@ def test_array_and_list_representations_change_nothing():
         "float labels": (X.copy(), y.astype(float)),
     }
     for name, (X2, y2) in variants.items():
-        got = _outputs(X2, y2)
+        got = _outputs(X2, y2, cls)
         assert got == expected, name
 
 
@@ -168,13 +174,13 @@ def test_dask_gives_the_in_memory_outputs(reference):
     dd = pytest.importorskip("dask.dataframe")
     import dask
 
-    X, y, expected = reference
+    X, y, expected, cls = reference
     frame = X.assign(_y=y)
     ddf = dd.from_pandas(frame, npartitions=3)
     with dask.config.set(scheduler="synchronous"):
-        got = _outputs(ddf.drop(columns="_y"), ddf["_y"])
+        got = _outputs(ddf.drop(columns="_y"), ddf["_y"], cls)
         text = dd.from_pandas(_as_text(X).assign(_y=y.astype(str)), npartitions=2)
-        got_text = _outputs(text.drop(columns="_y"), text["_y"])
+        got_text = _outputs(text.drop(columns="_y"), text["_y"], cls)
     assert got["schema"] == expected["schema"]
     assert got["classes"] == expected["classes"]
     assert got["dtypes"] == expected["dtypes"]
@@ -319,9 +325,9 @@ VALUE_CHANGES = {
 
 @pytest.mark.parametrize("name", list(VALUE_CHANGES))
 def test_value_change_keeps_the_release_plan(reference, name):
-    X, y, expected = reference
+    X, y, expected, cls = reference
     X2, y2 = VALUE_CHANGES[name](X.copy(), y.copy())
-    got = _outputs(X2, y2)  # no exception: a record's value never fails the fit
+    got = _outputs(X2, y2, cls)  # no exception: a record's value never fails the fit
     assert got["plan"] == expected["plan"]
     assert list(got["schema"]) == list(expected["schema"])
 

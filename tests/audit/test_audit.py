@@ -63,6 +63,7 @@ from skdpgen import (
     DPMERFSynthesizer,
     HermiteFeatures,
     KernelMeanEmbedding,
+    MarginalSynthesizer,
     RandomFourierFeatures,
 )
 from skdpgen import privacy
@@ -335,12 +336,12 @@ def _dphp(name, releases, **params):
     y_prime[-1] = 1 - y[-1]
     return Mechanism(
         name,
-        lambda X, y: DPHPSynthesizer(
-            epsilon=EPSILON, delta=DELTA, schema=_schema(2), classes=[0, 1], order=6,
-            length_scale=1.0, product_order=4, label_share=0.4, steps_per_epoch=1,
-            batch_size=2, network_widths=(8,), noise_dim=2, random_state=0, device="cpu",
-            **params,
-        ).fit(X, y).privacy_report_,
+        lambda X, y: DPHPSynthesizer(**{
+            **dict(epsilon=EPSILON, delta=DELTA, schema=_schema(2), classes=[0, 1], order=6,
+                   length_scale=1.0, product_order=4, label_share=0.4, steps_per_epoch=1,
+                   batch_size=2, network_widths=(8,), noise_dim=2, random_state=0,
+                   device="cpu"),
+            **params}).fit(X, y).privacy_report_,
         (X, y), (X, y_prime),
         {"label proportions": EXACT, "sum kernel": GAUSSIAN_KERNEL,
          "one-way marginals": EXACT, **releases},
@@ -353,13 +354,12 @@ def dphp():
                  product_kernel="pairwise")
 
 
-def dphp_marginals():
-    # DP-HP's default, the marginal mechanism (both columns in 32 bins, their
-    # pairs on 16 groups): one record at (0, 0) in class 0 moves to (0.99, 0.99)
+def marginals():
+    # MarginalSynthesizer (both columns in bins, their pairs on 10 groups): one record at (0, 0) in class 0 moves to (0.99, 0.99)
     # in class 1: every release moves one row's unit vector of indicators to
     # another, ‖h(x) − h(x′)‖ = √2: exactly the claimed √2/n, each release and
     # the whole fit (label proportions, both one-way and both two-way releases;
-    # product_share given, so that the pairs are released whatever the design)
+    # pair_share given, so that the pairs are released whatever the design)
     X = np.zeros((N_ROWS, 2))
     X_prime = X.copy()
     X_prime[-1] = 0.99
@@ -367,10 +367,10 @@ def dphp_marginals():
     y_prime = y.copy()
     y_prime[-1] = 1 - y[-1]
     return Mechanism(
-        "dphp-marginals",
-        lambda X, y: DPHPSynthesizer(
+        "marginals",
+        lambda X, y: MarginalSynthesizer(
             epsilon=EPSILON, delta=DELTA, schema=_schema(2), classes=[0, 1], label_share=0.4,
-            product_share=0.9, epochs=1, steps_per_epoch=1, batch_size=2, random_state=0,
+            pair_share=0.9, epochs=1, steps_per_epoch=1, n_components=2, random_state=0,
             device="cpu",
         ).fit(X, y).privacy_report_,
         (X, y), (X_prime, y_prime),
@@ -396,7 +396,7 @@ def dphp_patch():
     # generator: the release is the audit's object, and the conv generator
     # needs larger images)
     return _dphp("dphp-patch", {"patch kernel": GAUSSIAN_KERNEL}, epochs=1,
-                 image_shape=(1, 2), network="mlp", marginal_share=0.2)
+                 image_shape=(1, 2), network="mlp", marginal_share=0.2, product_order=5)
 
 
 def dpmerf():
@@ -573,7 +573,7 @@ def _scorer_predictions(synth, X):
 
 MECHANISMS = {build.__name__.replace("_", "-"): functools.cache(build) for build in (
     kme_rff, kme_rff_classes, kme_patch_sum, kme_hermite, dphp, dphp_product, dphp_patch,
-    dphp_marginals, dpmerf,
+    marginals, dpmerf,
     releaser_subspace,
     releaser_features, tcmc_mean, tcmc_second_moment, tcs, mmd_scorer, accuracy_scorer,
 )}
@@ -583,7 +583,7 @@ GAUSSIAN_KERNEL_PATHS = ["kme-hermite", "dphp", "dphp-product", "dphp-patch",
 ATTAINED_PATHS = [name for name in MECHANISMS if name not in ("kme-hermite", "releaser-subspace")]
 # controls kept in the default suite (the others are also marked slow)
 FAST_CONTROLS = {"kme-rff", "kme-rff-classes", "kme-patch-sum", "kme-hermite", "dphp", "dphp-product",
-                 "dphp-patch", "dphp-marginals", "mmd-scorer"}
+                 "dphp-patch", "marginals", "mmd-scorer"}
 
 
 def _params(names, fast=None):
