@@ -55,7 +55,7 @@ def methods():
 
     Examples
     --------
-    >>> import skdpgen
+    >>> import skdpgen.release, skdpgen.synthesizers  # their estimators register
     >>> from skdpgen.registry import methods
     >>> sorted(methods())
     ['dphp', 'dpmerf', 'release']
