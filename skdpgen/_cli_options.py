@@ -196,7 +196,10 @@ def build_parser(commands):
             "Values are read as the synthesizer reads them (missing values, dates, booleans).\n"
             "Metric: ROC-AUC (and PR-AUC) for 2 classes, macro F1 (and accuracy) for more,\n"
             "R² for a numeric target with more than 10 distinct values; the classes come from\n"
-            "the schema's target categories, else from the real test table."),
+            "the schema's target categories, else from the real test table.\n"
+            "Its time grows with the rows: a column of identifiers or free text is skipped,\n"
+            "the models see a text column's most frequent values only and train on a draw\n"
+            "of a large table's rows (the output says which); a line a step on stderr."),
         epilog=(
             "examples:\n"
             "  skdpgen evaluate test.csv syn.csv --target income\n"
@@ -211,7 +214,8 @@ def build_parser(commands):
     ev.add_argument("--train", default=None, metavar="REAL_TRAIN",
                     help="the real table the synthesizer was fitted on: real->real models "
                          "train on it (default: none; real->real is then a 5-fold "
-                         "cross-validation on the real test table, random_state=0)")
+                         "cross-validation on the real test table, the same folds on "
+                         "every run)")
     ev.add_argument("--schema", default=None,
                     help="JSON schema: column types, bins within public bounds, the "
                          "target's classes (default: none; kinds from the real test table, "
@@ -222,6 +226,8 @@ def build_parser(commands):
     ev.add_argument("--json", action="store_true",
                     help="print one JSON object, nothing else, on standard output "
                          "(default: text)")
+    ev.add_argument("--quiet", action="store_true",
+                    help="no progress lines on standard error (default: one a step)")
     ev.set_defaults(func=commands["evaluate"])
 
     demo = sub.add_parser(

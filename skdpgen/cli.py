@@ -427,7 +427,8 @@ def _cmd_evaluate(args):
 
     result = evaluate_tables(
         real, syn, target=args.target, train=train, schema=_read_schema(args.schema),
-        models="paper" if args.all_models else None, random_state=0)
+        models="paper" if args.all_models else None, random_state=0,
+        verbose=0 if args.quiet else 1)
     if args.json:
         sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
     else:
