@@ -163,6 +163,12 @@ def _check_complete(X, y, schema, classes):
             "private (estimated with --schema-share of the budget) or data")
 
 
+def _display_name(model):
+    """What the command line calls an estimator: its ``display_name`` (``DP-HP``), else
+    its ``--method`` name."""
+    return getattr(model, "display_name", None) or _name_of(type(model))
+
+
 def _name_of(cls):
     return next((name for name, c in _cli_options.registered_methods().items() if c is cls),
                 cls.__name__)
@@ -203,7 +209,7 @@ def _cmd_synthesize(args):
         stage(args.out, lambda p: _write_table(out, p))
         stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
         stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
-    print(f"{type(model).__name__} fitted on {n_rows} rows in {seconds:.1f} s; "
+    print(f"{_display_name(model)} fitted on {n_rows} rows in {seconds:.1f} s; "
           f"{n} synthetic rows written to {args.out}")
     _print_outcome(report, issues, json_path, txt_path)
     return 0
@@ -459,7 +465,7 @@ def _cmd_demo(args):
     synth.fit(train.data, train.target, epsilon=args.epsilon, delta=args.delta)
     elapsed = time.perf_counter() - start
     X_syn, y_syn = synth.sample(len(train.data), random_state=args.random_state)
-    print(f"{cls.__name__} on UCI Adult ({len(train.data)} rows) in {elapsed:.1f} s")
+    print(f"{_display_name(synth)} on UCI Adult ({len(train.data)} rows) in {elapsed:.1f} s")
     print(synth.privacy_report_)
     models = {"logistic regression": LogisticRegression(max_iter=1000)}
     syn = downstream_utility(X_syn, y_syn, test.data, test.target, models=models)

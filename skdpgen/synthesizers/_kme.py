@@ -127,6 +127,8 @@ class KMESynthesizer(PrivateEstimator):
         return EmbeddingMechanism(self.features)
 
     supports_labels = True
+    #: What progress bars and summaries call the estimator.
+    display_name = "KME synthesizer"
 
     def _set_mechanism_attributes(self, mechanism):
         """Copy the fitted mechanism's public choices to the estimator."""
@@ -220,7 +222,7 @@ class KMESynthesizer(PrivateEstimator):
             epochs=self.epochs, steps_per_epoch=self.steps_per_epoch,
             batch_size=self.batch_size, learning_rate=self._learning_rate(kind),
             noise_dim=self.noise_dim, device=device, verbose=self.verbose,
-            desc=type(self).__name__,
+            desc=self.display_name,
         )
         # the latent noise is drawn on the training device: no host round trips
         self.loss_history_ = trainer.train(network, mechanism, context,
