@@ -396,8 +396,8 @@ def _cmd_private_schema(args):
         stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
     print(report)
     print(f"Private schema of {len(schema)} columns written to {args.out}; its privacy report "
-          f"to {json_path} and {txt_path}. Fits that use it spend nothing on it: their total "
-          "is the composition of both reports (skdpgen.privacy.compose_reports).")
+          f"to {json_path} and {txt_path}. A fit that uses it spends nothing more on it; the "
+          "two together spend at most the sum of both reports' epsilons and deltas.")
     return 0
 
 

@@ -573,8 +573,8 @@ def _utility(result, frames, read, spec, models, random_state, progress):
             ref = _cross_validated(task, models, X[0], y[0], classes, random_state, notes,
                                    progress)
     if any(issubclass(w.category, ConvergenceWarning) for w in caught):
-        notes.append("some models stopped before converging (scikit-learn's "
-                     "ConvergenceWarning); their scores are as fitted.")
+        notes.append("some models stopped before converging; their scores are as "
+                     "fitted.")
     result.task, result.metrics, result.target_rule = task, _METRICS[task], rule
     result.classes, result.reference = classes, reference
     result.synthetic_to_real, result.real_to_real = syn, ref[syn.columns]
