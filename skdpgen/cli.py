@@ -443,12 +443,12 @@ def _cmd_evaluate(args):
 
 
 def _cmd_demo(args):
+    _check_budget(args)  # before torch is imported
     from sklearn.linear_model import LogisticRegression
 
     from .datasets import load_adult
     from .evaluation import downstream_utility
 
-    _check_budget(args)
     train, test = load_adult(split="train"), load_adult(split="test")
     cls = _cli_options.registered_methods()[args.method]
     synth = _build(
