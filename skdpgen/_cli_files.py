@@ -31,13 +31,13 @@ class UsageError(Exception):
 def _read_table(path, multiline=False):
     """A table from a CSV or Parquet file; CSV cells as text, one record per line (see
     :mod:`skdpgen._records`), none typed by pandas (its guess depends on private values)."""
+    path = Path(path)
+    if not path.exists():  # before pandas is imported
+        raise UsageError(f"no such file: {path}")
     import pandas as pd
 
     from ._records import read_records
 
-    path = Path(path)
-    if not path.exists():
-        raise UsageError(f"no such file: {path}")
     if path.suffix.lower() in {".parquet", ".pq"}:
         try:
             return pd.read_parquet(path)
@@ -62,11 +62,11 @@ def _private_source(path, multiline=False):
     """The private table as blocks of rows read one at a time: a CSV file's
     records (:class:`skdpgen._records.RecordBlocks`, a pass each time a fit
     sums over them: the table is never held), or a Parquet file read whole."""
+    path = Path(path)
+    if not path.exists():  # before pandas is imported
+        raise UsageError(f"no such file: {path}")
     from ._records import RecordBlocks
 
-    path = Path(path)
-    if not path.exists():
-        raise UsageError(f"no such file: {path}")
     if path.suffix.lower() in {".parquet", ".pq"}:
         return _Frames(_read_table(path))
     try:

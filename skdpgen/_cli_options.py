@@ -9,7 +9,7 @@ commands.
 
 import argparse
 
-__all__ = ["MULTILINE", "build_parser", "type_words"]
+__all__ = ["MULTILINE", "build_parser", "registered_methods", "type_words"]
 
 
 def type_words():
@@ -22,6 +22,40 @@ def type_words():
 
 MULTILINE = ("a quoted field may span lines (standard CSV): one record's quoting then "
               "changes the number of rows and the records, so the run is not private")
+
+
+def registered_methods():
+    """The command line's methods, ``name -> estimator class``
+    (:func:`skdpgen.registry.methods`), once their modules have registered them."""
+    from . import release, synthesizers  # noqa: F401  (they register their methods)
+    from .registry import methods
+
+    return methods()
+
+
+class _MethodNames:
+    """The names ``--method`` takes, looked up when first needed: registering the
+    methods imports torch, which a usage error need not wait for (the usage line
+    says ``--method METHOD``; the help lists the names).
+
+    Parameters
+    ----------
+    labeled : bool, default=False
+        Only the methods that take a target (``supports_labels``).
+    """
+
+    def __init__(self, labeled=False):
+        self.labeled = labeled
+
+    def _names(self):
+        return [name for name, cls in registered_methods().items()
+                if cls.supports_labels or not self.labeled]
+
+    def __contains__(self, name):
+        return name in self._names()
+
+    def __iter__(self):
+        return iter(self._names())
 
 
 def _share_option(text):
@@ -38,8 +72,7 @@ def _share_option(text):
 
 def build_parser(commands):
     """The argument parser of the ``skdpgen`` command; ``commands``: name -> function."""
-    from . import __version__, release, synthesizers  # noqa: F401  (they register their methods)
-    from .registry import methods
+    from . import __version__
 
     parser = argparse.ArgumentParser(
         prog="skdpgen",
@@ -81,8 +114,8 @@ def build_parser(commands):
     syn.add_argument("data", help="the private table (.csv or .parquet)")
     syn.add_argument("--target", help="label column, synthesized class by class (default: "
                                       "none, an unlabeled table)")
-    syn.add_argument("--method", choices=list(methods()), default="marginals",
-                     help="the estimator, see above (default: marginals)")
+    syn.add_argument("--method", choices=_MethodNames(), default="marginals", metavar="METHOD",
+                     help="the estimator: %(choices)s, see above (default: marginals)")
     syn.add_argument("--epsilon", type=float, default=1.0,
                      help="privacy budget ε of the whole run (default: 1.0)")
     syn.add_argument("--delta", type=float, default=1e-5,
@@ -166,7 +199,10 @@ def build_parser(commands):
             "Values are read as the synthesizer reads them (missing values, dates, booleans).\n"
             "Metric: ROC-AUC (and PR-AUC) for 2 classes, macro F1 (and accuracy) for more,\n"
             "R² for a numeric target with more than 10 distinct values; the classes come from\n"
-            "the schema's target categories, else from the real test table."),
+            "the schema's target categories, else from the real test table.\n"
+            "Its time grows with the rows: a column of identifiers or free text is skipped,\n"
+            "the models see a text column's most frequent values only and train on a draw\n"
+            "of a large table's rows (the output says which); a line a step on stderr."),
         epilog=(
             "examples:\n"
             "  skdpgen evaluate test.csv syn.csv --target income\n"
@@ -181,7 +217,8 @@ def build_parser(commands):
     ev.add_argument("--train", default=None, metavar="REAL_TRAIN",
                     help="the real table the synthesizer was fitted on: real->real models "
                          "train on it (default: none; real->real is then a 5-fold "
-                         "cross-validation on the real test table, random_state=0)")
+                         "cross-validation on the real test table, the same folds on "
+                         "every run)")
     ev.add_argument("--schema", default=None,
                     help="JSON schema: column types, bins within public bounds, the "
                          "target's classes (default: none; kinds from the real test table, "
@@ -192,6 +229,8 @@ def build_parser(commands):
     ev.add_argument("--json", action="store_true",
                     help="print one JSON object, nothing else, on standard output "
                          "(default: text)")
+    ev.add_argument("--quiet", action="store_true",
+                    help="no progress lines on standard error (default: one a step)")
     ev.set_defaults(func=commands["evaluate"])
 
     demo = sub.add_parser(
@@ -201,9 +240,8 @@ def build_parser(commands):
                     "the privacy report and a synthetic-to-real utility line (real->real beside).",
         epilog="examples:\n  skdpgen demo\n  skdpgen demo --method dpmerf --epsilon 0.5 "
                "--out adult_syn.csv")
-    demo.add_argument("--method", choices=[name for name, cls in methods().items()
-                                           if cls.supports_labels], default="marginals",
-                      help="the synthesizer (default: marginals)")
+    demo.add_argument("--method", choices=_MethodNames(labeled=True), default="marginals",
+                      metavar="METHOD", help="the synthesizer: %(choices)s (default: marginals)")
     demo.add_argument("--epsilon", type=float, default=1.0, help="privacy budget ε "
                                                                  "(default: 1.0)")
     demo.add_argument("--delta", type=float, default=1e-5, help="privacy budget δ "

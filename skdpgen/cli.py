@@ -83,6 +83,23 @@ def _round_integer_columns(frame, schema):
     return frame
 
 
+def _check_budget(args):
+    """Usage errors for ``--epsilon`` and ``--delta`` in the command line's words, before
+    any file is read or torch imported (the rule of
+    :func:`skdpgen.privacy.check_epsilon_delta`; ``--epsilon inf``: no noise)."""
+    from .privacy import check_epsilon_delta
+
+    try:
+        check_epsilon_delta(args.epsilon, 0.5, warn_infinite=False)
+    except ValueError:
+        raise UsageError(f"--epsilon must be a number above 0, got {args.epsilon:g}") from None
+    try:
+        check_epsilon_delta(1.0, args.delta)
+    except ValueError:
+        raise UsageError("--delta must be a number between 0 and 1 (both excluded), got "
+                         f"{args.delta:g}") from None
+
+
 def _classes_option(text):
     if text is None:
         return None
@@ -146,10 +163,15 @@ def _check_complete(X, y, schema, classes):
             "private (estimated with --schema-share of the budget) or data")
 
 
-def _name_of(cls):
-    from .registry import methods
+def _display_name(model):
+    """What the command line calls an estimator: its ``display_name`` (``DP-HP``), else
+    its ``--method`` name."""
+    return getattr(model, "display_name", None) or _name_of(type(model))
 
-    return next((name for name, c in methods().items() if c is cls), cls.__name__)
+
+def _name_of(cls):
+    return next((name for name, c in _cli_options.registered_methods().items() if c is cls),
+                cls.__name__)
 
 
 def _cmd_synthesize(args):
@@ -157,6 +179,7 @@ def _cmd_synthesize(args):
     rows with the privacy report, all or nothing; or refuse (exit status 2)."""
     from .schema._issues import is_guess
 
+    _check_budget(args)  # before the data is read and torch imported
     source, leaks = _read_private(args)
     X, y, columns = _columns_of_fit(source, args)
     model, feature_schema = _model_of(args, X, y)
@@ -186,7 +209,7 @@ def _cmd_synthesize(args):
         stage(args.out, lambda p: _write_table(out, p))
         stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
         stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
-    print(f"{type(model).__name__} fitted on {n_rows} rows in {seconds:.1f} s; "
+    print(f"{_display_name(model)} fitted on {n_rows} rows in {seconds:.1f} s; "
           f"{n} synthetic rows written to {args.out}")
     _print_outcome(report, issues, json_path, txt_path)
     return 0
@@ -212,14 +235,12 @@ def _model_of(args, X, y):
     """``(model, feature_schema)``: the estimator ``--method`` names, built from the
     options, the schema file (its entries but the target's) and the class list; with
     ``--infer-schema error``, a usage error if the schema leaves anything out."""
-    from .registry import methods
-
     schema = _read_schema(args.schema)
     classes = _target_classes(args, schema)
     feature_schema = {c: s for c, s in schema.items() if c != args.target}
+    cls = _cli_options.registered_methods()[args.method]
     model = _build(
-        methods()[args.method], columns=list(X.columns), schema=feature_schema, classes=classes,
-        labeled=args.target is not None, random_state=args.random_state,
+        cls, columns=list(X.columns), schema=feature_schema, classes=classes, labeled=args.target is not None, random_state=args.random_state,
         device=args.device, verbose=0 if args.quiet else 1, infer_schema=args.infer_schema,
         schema_share=args.schema_share, allow_guesses=args.allow_guesses)
     if args.infer_schema == "error" and "infer_schema" in model.get_params():
@@ -345,6 +366,7 @@ def _cmd_private_schema(args):
 
     if args.out is None:
         raise UsageError("--epsilon needs --out (the schema and its privacy report)")
+    _check_budget(args)
     source, leaks = _read_private(args)
     X, y, columns = _columns_of_fit(source, args)
     with warnings.catch_warnings(record=True) as caught:
@@ -374,8 +396,8 @@ def _cmd_private_schema(args):
         stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
     print(report)
     print(f"Private schema of {len(schema)} columns written to {args.out}; its privacy report "
-          f"to {json_path} and {txt_path}. Fits that use it spend nothing on it: their total "
-          "is the composition of both reports (skdpgen.privacy.compose_reports).")
+          f"to {json_path} and {txt_path}. A fit that uses it spends nothing more on it; the "
+          "two together spend at most the sum of both reports' epsilons and deltas.")
     return 0
 
 
@@ -395,8 +417,6 @@ def _cmd_evaluate(args):
     (the synthesizer's reading); the report goes to standard output, as
     text or, with ``--json``, as one JSON object and nothing else.
     """
-    from .evaluation import evaluate_tables
-
     real = _read_table(args.real)
     syn = _read_table(args.synthetic)
     real = _drop_index_absent_from(real, syn)
@@ -409,9 +429,12 @@ def _cmd_evaluate(args):
             raise UsageError("the real test and training tables must have the same columns")
     if args.target is not None and args.target not in real.columns:
         raise UsageError(f"target column {args.target!r} is not in the data")
+    from .evaluation import evaluate_tables  # torch: once the tables are read
+
     result = evaluate_tables(
         real, syn, target=args.target, train=train, schema=_read_schema(args.schema),
-        models="paper" if args.all_models else None, random_state=0)
+        models="paper" if args.all_models else None, random_state=0,
+        verbose=0 if args.quiet else 1)
     if args.json:
         sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
     else:
@@ -420,14 +443,14 @@ def _cmd_evaluate(args):
 
 
 def _cmd_demo(args):
+    _check_budget(args)  # before torch is imported
     from sklearn.linear_model import LogisticRegression
 
     from .datasets import load_adult
     from .evaluation import downstream_utility
-    from .registry import methods
 
     train, test = load_adult(split="train"), load_adult(split="test")
-    cls = methods()[args.method]
+    cls = _cli_options.registered_methods()[args.method]
     synth = _build(
         cls,
         columns=list(train.data.columns),
@@ -442,7 +465,7 @@ def _cmd_demo(args):
     synth.fit(train.data, train.target, epsilon=args.epsilon, delta=args.delta)
     elapsed = time.perf_counter() - start
     X_syn, y_syn = synth.sample(len(train.data), random_state=args.random_state)
-    print(f"{cls.__name__} on UCI Adult ({len(train.data)} rows) in {elapsed:.1f} s")
+    print(f"{_display_name(synth)} on UCI Adult ({len(train.data)} rows) in {elapsed:.1f} s")
     print(synth.privacy_report_)
     models = {"logistic regression": LogisticRegression(max_iter=1000)}
     syn = downstream_utility(X_syn, y_syn, test.data, test.target, models=models)

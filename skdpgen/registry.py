@@ -11,7 +11,9 @@ registered ones. A registered class has
   maps its options to parameters; the estimator knows nothing of it), and a
   table the estimator cannot handle is a ``ValueError`` of its ``fit``
   with a one-line reason;
-* a boolean class attribute ``supports_labels``;
+* a boolean class attribute ``supports_labels``, and optionally a class
+  attribute ``display_name`` (what summaries call it, ``"DP-HP"``; by
+  default its name here);
 * ``fit(X, y, *, epsilon, delta)``, ``privacy_report_``, ``schema_issues_``
   (optional: the weak spots of a private schema estimate) and
   ``sample(n, random_state=...)`` returning rows, or ``(rows, labels)``.
@@ -55,7 +57,7 @@ def methods():
 
     Examples
     --------
-    >>> import skdpgen
+    >>> import skdpgen.release, skdpgen.synthesizers  # their estimators register
     >>> from skdpgen.registry import methods
     >>> sorted(methods())
     ['dphp', 'dpmerf', 'marginals', 'release']

@@ -317,6 +317,8 @@ class DPKMEReleaser(PrivateEstimator):
         self.device = device
 
     supports_labels = False
+    #: What summaries call the estimator.
+    display_name = "DP-KME release"
 
     # -- fit ---------------------------------------------------------------
     def fit(self, X, y=None, *, epsilon=None, delta=None):

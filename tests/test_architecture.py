@@ -319,6 +319,10 @@ _ENGINEERING_NUMBERS = {
     "N_FOLDS": "the evaluation protocol: folds of the real-to-real cross-validation",
     "TV_BINS": "the evaluation protocol: bins of a numeric column's marginals",
     "MAX_PAIRS": "the evaluation protocol: column pairs of the 2-way marginals",
+    "MAX_LEVELS": "the evaluation protocol: values of a text column its models see",
+    "ID_SHARE": "the evaluation protocol: share of distinct rows that makes a text column "
+                "an identifier, skipped",
+    "MAX_FIT_ROWS": "the evaluation protocol: rows an evaluation model trains on, at most",
     "_SCORE_FEATURES": "the fixed kernel of a synthesizer's score: comparable across a grid",
     "SHARED_DEFAULTS": "the synthesizers' hyperparameter defaults: public API, the user's to set",
     "SHARED_CONSTRAINTS": "the synthesizers' parameter validation: the ranges of the API",

@@ -241,8 +241,8 @@ _REMEDIES = {
     },
     "cli": {
         "head": "To fix: ",
-        "bounds": ("fill in {where} (public bounds of {names}, from documentation, not "
-                   "from the rows) and pass it with --schema"),
+        "bounds": ("write the public bounds of {names} (from documentation, not from the "
+                   "rows) in {where} and pass it with --schema"),
         "categories": ("if the values of {names} are public knowledge (country names, "
                        "states), list them as categories in {where} and pass it with --schema"),
         "missing": ("declare \"missing\": true in {where} for those of {names} that can be "

@@ -66,6 +66,8 @@ class BaseSynthesizer(PrivateEstimator):
     supports_labels = True
     #: the parameter that sets the generated rows of a batch (named in errors)
     _batch_name = "batch_size"
+    #: What progress bars and summaries call the estimator (None: its class name).
+    display_name = None
 
     def _design(self, shape, rng):  # pragma: no cover - the one method to write
         """The fit's :class:`~skdpgen.synthesizers.Design` (mechanism, encoding,
@@ -153,7 +155,7 @@ class BaseSynthesizer(PrivateEstimator):
             epochs=self.epochs, steps_per_epoch=self.steps_per_epoch,
             batch_size=spec.batch_size, learning_rate=spec.learning_rate,
             noise_dim=spec.noise_dim, device=device, verbose=self.verbose,
-            desc=type(self).__name__,
+            desc=self.display_name or type(self).__name__,
         )
         # the latent noise is drawn on the training device: no host round trips
         self.loss_history_ = trainer.train(network, mechanism, context,

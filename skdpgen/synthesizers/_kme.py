@@ -108,6 +108,9 @@ class KMESynthesizer(BaseSynthesizer):
                                                          SYNTHESIS.marginal_share),
                       image_shape=self.image_shape)
 
+    #: What progress bars and summaries call the estimator.
+    display_name = "KME synthesizer"
+
     def _set_mechanism_attributes(self, mechanism):
         """Copy the fitted mechanism's public choices to the estimator."""
         self.features_ = mechanism.features_

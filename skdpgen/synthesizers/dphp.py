@@ -461,6 +461,7 @@ class DPHPSynthesizer(KMESynthesizer):
         "bins": [Interval(Integral, 0, None, closed="left")],
         "pair_shrinkage": ["boolean"],
     }
+    display_name = "DP-HP"
     __init__ = estimator_init(
         order=20, length_scale=0.5, product_order=5, product_kernel="auto", product_size=3,
         gamma=1.0, product_share="auto", pair_shrinkage=False, max_levels=100, bins=0,

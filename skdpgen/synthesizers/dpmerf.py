@@ -294,6 +294,7 @@ class DPMERFSynthesizer(KMESynthesizer):
         "pairwise_weight": [StrOptions({"auto"}), Interval(Real, 0, None, closed="left")],
         "max_levels": [Interval(Integral, 0, None, closed="left")],
     }
+    display_name = "DP-MERF"
     __init__ = estimator_init(n_components=2000, length_scale="auto", pairwise_share="auto",
                               pairwise_order=5, pairwise_weight="auto", max_levels=100,
                               **SHARED_DEFAULTS)

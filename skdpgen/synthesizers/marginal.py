@@ -165,6 +165,8 @@ class MarginalSynthesizer(BaseSynthesizer):
                               max_levels="auto", pair_cells=POLICY.pair_cells,
                               learning_rate="auto", **shared_defaults(_SHARED))
     _batch_name = "n_components"
+    #: What progress bars and summaries call the estimator.
+    display_name = "Marginal synthesizer"
 
     def _design(self, shape, rng):
         auto = self.pair_share == "auto"

@@ -85,7 +85,13 @@ def test_missing_values_dates_and_booleans_are_read(default_runs):
 
 
 def test_same_metric_and_numbers_on_every_run(default_runs):
-    assert default_runs[0] == default_runs[1]
+    assert default_runs[0][0] == default_runs[1][0]  # standard output; stderr has timings
+
+
+def _progress_only(err):
+    """Standard error holds the progress lines and nothing else."""
+    lines = err.splitlines()
+    return bool(lines) and all(line.startswith("evaluate: ") for line in lines)
 
 
 def test_the_privacy_note_is_printed_once(default_runs):
@@ -93,16 +99,17 @@ def test_the_privacy_note_is_printed_once(default_runs):
     text = out + err
     assert text.count("not a private release") == 1
     assert "reads the real table as the data holder's" in text.lower()
-    assert "PRIVACY WARNING" not in text and err == ""
+    assert "PRIVACY WARNING" not in text and _progress_only(err)
 
 
 def test_json_is_all_of_standard_output(default_runs):
     out, err = default_runs[2]
-    assert err == ""
+    assert _progress_only(err)
     report = json.loads(out)
     assert {"note", "metric", "models", "fidelity", "real_to_real", "kinds",
             "notes"} <= set(report)
     assert report["metric"] == "roc_auc" and report["target"]["classes"] == ["0", "1"]
+    assert "2 classes: 0, 1 (from the real test table)" in report["target"]["rule"]
     scores = report["models"]["logistic regression"]
     assert set(scores["synthetic_to_real"]) == set(scores["real_to_real"]) == {"roc_auc",
                                                                                 "pr_auc"}
@@ -154,7 +161,7 @@ def test_version_and_help(capsys):
     options = text[text.index("options:"):text.index("examples:")]
     for option in ("--target", "--train", "--schema", "--all-models", "--json"):
         assert option in options
-    assert options.count("(default:") == 5
+    assert options.count("(default:") == 6
 
 
 def test_evaluate_tables_regression_and_dict():
@@ -180,3 +187,43 @@ def test_read_column_reads_values_as_fits_do():
     assert dates.values[2] - dates.values[0] == 1.0
     ints = read_column([1, 2, 1.0], kind="categorical")
     assert ints.values.tolist() == ["1", "2", "1"] and ints.levels == ["1", "2"]
+
+
+def test_an_identifier_is_skipped_and_named_with_progress_lines(tmp_path):
+    """A text column of unique ids is skipped and named; one of 40 values is folded for
+    the models; a line a step on standard error (the old command printed nothing for
+    82 minutes on a 21,699-row table, one-hot encoding a 1,228-value id)."""
+    rng = np.random.default_rng(2)
+    for name, seed in (("real", 0), ("syn", 1)):
+        _real(seed).assign(code=[f"K{seed}-{i}" for i in range(N)],
+                           team=[f"t{i}" for i in rng.permutation(np.arange(N) % 40)]).to_csv(
+            tmp_path / f"{name}.csv", index=False)
+    args = (tmp_path / "real.csv", tmp_path / "syn.csv", "--target", "label")
+    out, err = _run(*args)
+    assert "Skipped 'code': 150 distinct values in 150 rows of the real test table" in out
+    assert "'team' has 40 distinct values in the real test table: the models see its 30 " \
+           "most frequent" in out
+    lines = err.splitlines()
+    assert _progress_only(err) and lines[-1].startswith("evaluate: done")
+    for step in ("syn->real, logistic regression", "syn->real, gradient boosting",
+                 "real->real, fold 1 of 5, logistic regression",
+                 "real->real, fold 5 of 5, gradient boosting"):
+        assert sum(line.startswith(f"evaluate: {step} (") for line in lines) == 1, step
+    report = json.loads(_run(*args, "--json", "--quiet")[0])
+    assert list(report["skipped"]) == ["code"]
+    assert "code" not in report["fidelity"]["tv_1way_columns"]
+    assert "team" in report["fidelity"]["tv_1way_columns"]
+    assert _run(*args, "--quiet")[1] == ""
+
+
+def test_models_train_on_a_capped_draw_of_rows(monkeypatch, capsys):
+    from skdpgen.evaluation import _table
+
+    monkeypatch.setattr(_table, "MAX_FIT_ROWS", 100)
+    result = evaluate_tables(_real(), _real(seed=1), target="label", verbose=1)
+    err = capsys.readouterr().err
+    assert "syn->real, gradient boosting (100 training rows)" in err
+    assert "fold 1 of 5, logistic regression (100 training rows)" in err
+    assert any("trained on at most 100 rows" in note for note in result.notes)
+    evaluate_tables(_real(), _real(seed=1), target="label")
+    assert capsys.readouterr().err == ""  # verbose=0: silent
