@@ -122,7 +122,7 @@ def test_a_table_read_by_blocks_releases_what_the_table_in_memory_releases(
         return DPHPSynthesizer(epochs=2, random_state=0, epsilon=1.0)
 
     whole, _ = fit_recorded(make, frame.drop(columns=["label", "note"]), frame["label"])
-    monkeypatch.setattr(_records, "_BLOCK_CHARS", 2048)  # about 60 lines a read
+    monkeypatch.setattr(_records, "_BLOCK_BYTES", 2048)  # about 60 lines a read
     Xb, yb = split_blocks(RecordBlocks(tmp_path / "t.csv", block_rows=50), "label",
                           drop=["note"])
     blocks, at_once = fit_recorded(make, Xb, yb)
@@ -152,7 +152,7 @@ def test_the_command_line_reads_its_csv_a_block_at_a_time(tmp_path, monkeypatch)
         raise AssertionError("the file was read whole")
 
     monkeypatch.setattr(_records, "read_records", whole)
-    monkeypatch.setattr(_records, "_BLOCK_CHARS", 4096)
+    monkeypatch.setattr(_records, "_BLOCK_BYTES", 4096)
     monkeypatch.setitem(_records.RecordBlocks.__init__.__kwdefaults__, "block_rows", 100)
     with encoded_rows() as seen:
         code = main(["synthesize", str(tmp_path / "t.csv"), "--schema", str(tmp_path / "s.json"),
