@@ -161,3 +161,44 @@ def test_the_command_line_reads_its_csv_a_block_at_a_time(tmp_path, monkeypatch)
     assert code == 0 and max(seen) < len(X) // 4
     out = pd.read_csv(tmp_path / "o.csv")
     assert len(out) == len(X) and list(out.columns) == ["age", "city", "income", "label"]
+
+
+def test_a_pass_over_blocks_holds_one_block_at_a_time():
+    """Issue 54: ``BlockRows`` reads a block when its sum needs it, never the source
+    ahead (a list of its blocks would hold the whole table). Counted as the
+    blocks' rows alive, collected, each time a block is read."""
+    import gc
+    import weakref
+
+    from sklearn.base import BaseEstimator
+
+    from skdpgen.kernels import RandomFourierFeatures
+    from skdpgen.rows import make_rows
+    from skdpgen.schema._rows import split_blocks
+
+    X, _ = table(400)
+
+    class Source(list):
+        columns = list(X.columns)
+
+    frame = X.astype(str)
+    source = Source(frame.iloc[i:i + 50] for i in range(0, len(frame), 50))  # 8 blocks
+    Xb, _ = split_blocks(source)
+    encoder = TableEncoder(SCHEMA).fit(Xb)
+    rows = make_rows(BaseEstimator(), Xb, reset=True, encoder=encoder)
+    refs, most, read = [], [], rows.read
+
+    def tracked(block):
+        out = read(block)
+        gc.collect()
+        refs.append(weakref.ref(out))
+        most.append(sum(ref() is not None for ref in refs))
+        return out
+
+    rows.read = tracked
+    fmap = RandomFourierFeatures(n_components=8, random_state=0).fit(
+        np.zeros((1, rows.n_columns)))
+    whole = rows.feature_sums(fmap)
+    assert len(most) == len(source) and max(most) <= 2, most  # this block and the last
+    rows.read = read  # the same sum, read as the encoder reads it
+    np.testing.assert_allclose(rows.feature_sums(fmap), whole)
