@@ -15,8 +15,10 @@ It prints one line per bug:
 * ``NOT CAUGHT``: they pass;
 * ``DID NOT RUN``: the bug could not be planted (an edit's text is not in
   the file exactly once) or did not run as meant: the planted file does not
-  compile, or the tests fail with a ``NameError``, ``SyntaxError`` or
-  ``ImportError`` (the edit is broken; a crash is not a catch);
+  compile, reads a name it does not define (checked in the source: a test
+  may catch the ``NameError`` as an outcome, as the replay audit does), or
+  the tests fail with a ``NameError``, ``SyntaxError`` or ``ImportError``
+  (the edit is broken; a crash is not a catch);
 * ``BASELINE FAILS``: the tests fail without the bug (nothing to learn).
 
 It exits 1 unless every bug is CAUGHT. Each bug is planted in the working
@@ -29,9 +31,11 @@ baseline runs included; see benchmarks/JOURNAL.md)::
 """
 
 import argparse
+import builtins
 import os
 import re
 import subprocess
+import symtable
 import sys
 from pathlib import Path
 
@@ -133,6 +137,22 @@ def _pytest(tests):
     return run.returncode != 0, crashed, shown[0]
 
 
+def _undefined_names(text, path):
+    """The global names the code of ``text`` reads but that neither the module nor
+    the builtins define (a planted name that would raise NameError where it runs,
+    even where a test catches the error as an outcome)."""
+    top = symtable.symtable(text, path, "exec")
+    defined = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()
+               or s.is_namespace()} | set(dir(builtins)) | {"__file__", "__name__"}
+    used, tables = set(), [top]
+    while tables:
+        table = tables.pop()
+        tables += table.get_children()
+        used |= {s.get_name() for s in table.get_symbols()
+                 if s.is_referenced() and (s.is_global() or table is top)}
+    return used - defined
+
+
 def plant(name, baselines):
     """Plant one bug, run its tests, restore the file; the verdict (a string)."""
     path, edits, tests = BUGS[name]
@@ -147,6 +167,9 @@ def plant(name, baselines):
         compile(planted, str(source), "exec")
     except SyntaxError as exc:
         return "DID NOT RUN", f"the planted file does not compile: {exc}"
+    undefined = _undefined_names(planted, path) - _undefined_names(text, path)
+    if undefined:
+        return "DID NOT RUN", f"the planted code reads undefined names: {sorted(undefined)}"
     if name in baselines and baselines[name][0]:
         return "BASELINE FAILS", baselines[name][2]
     try:
