@@ -444,6 +444,12 @@ def test_record_over_the_limit_is_a_record_of_missing_cells(tmp_path, monkeypatc
     assert len(_read(tmp_path, data, max_record_bytes=40, multiline=multiline)) == 6
     with pytest.raises(UsageError, match="header.*longer than the maximum record length"):
         _read(tmp_path, data, max_record_bytes=3, multiline=multiline)
+    if multiline:  # a quoted field over lines past the limit (a declared leak): an error
+        spanning = b'a,b\n"123\n456\n789",1\n'
+        assert _rows(_read(tmp_path, spanning, max_record_bytes=11, multiline=True)) == [
+            ["123\n456\n789", "1"]]
+        with pytest.raises(UsageError, match="quoted field runs past the maximum"):
+            _read(tmp_path, spanning, max_record_bytes=10, multiline=True)
 
 
 def test_long_record_is_read_in_bounded_memory(tmp_path):
