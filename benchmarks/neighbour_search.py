@@ -12,6 +12,12 @@ public shape made by one of:
   pd.NA, containers, ...), or on CSV one line replaced by a malformed one
   (an unquoted comma, a stray quote, an empty line, a bare carriage return,
   Latin-1 or NUL bytes, too many or too few fields);
+  On CSV also: one line replaced by a *long record* of any size up to the
+  maximum record length and past it (``--max-record-bytes``, 1 MiB: sizes
+  drawn log-uniformly from 1 byte to 30 MiB, and the limit's edges exactly),
+  made of digits, text with a character outside Latin-1, a quoted field of
+  commas or bare commas; and, for a file whose records are joined by line
+  breaks (``--no-final-newline``), the last record made blank;
 * ``form``: every value kept, its form changed (numbers as text, bools as
   words, dates with offsets, object dtypes);
 * ``wild``: every value replaced.
@@ -21,6 +27,7 @@ difference: under ``D``'s recorded releases, ``D'`` gives the same outputs,
 warnings, exceptions, exit status, printed text and files. Run::
 
     python benchmarks/neighbour_search.py --minutes 10 --seed 0
+    python benchmarks/neighbour_search.py --minutes 10 --csv-only  # the command line only
 
 It prints a line per failure (with the seed that reproduces it) and a table
 of what it tried; the exit status is 1 if any try failed.
@@ -210,6 +217,23 @@ def _malformed(text, rng):
     return "\n".join(lines)
 
 
+def _long_record(text, rng):
+    """One data line replaced by a record of a random size up to the maximum record
+    length and past it (the line count kept)."""
+    from skdpgen._records import MAX_RECORD_BYTES as limit
+
+    lines = text.split("\n")
+    i = 1 + int(rng.integers(len(lines) - 2))
+    edges = [limit - 1, limit, limit + 1, limit + 2]  # + 2: a CRLF-like \r at its end
+    size = (edges[int(rng.integers(4))] if rng.random() < 0.3
+            else int(np.exp(rng.uniform(0, np.log(30 * limit)))))
+    head = ["", "\u4e2d", '"', ","][int(rng.integers(4))]
+    fill = {"": "9", "\u4e2d": "x", '"': "a,", ",": ","}[head]
+    body = (head + fill * size).encode()[:size].decode("utf-8", "ignore")
+    lines[i] = body + "x" * (size - len(body.encode()))  # exactly size bytes
+    return "\n".join(lines)
+
+
 def _cli(command, folder):
     from skdpgen.cli import main
 
@@ -225,7 +249,7 @@ def _cli(command, folder):
                 code = main(args)
             except SystemExit as exc:
                 code = exc.code
-        text = re.sub(r"\d+(\.\d+)? s\b", "<t> s", out.getvalue() + err.getvalue())
+        text = out.getvalue() + err.getvalue()  # as printed: the command prints no time
         files = {p.name: p.read_bytes() for p in sorted(where.iterdir()) if p.name != "data.csv"}
         for p in where.iterdir():
             p.unlink()
@@ -241,24 +265,33 @@ CLI = {
                      "--out", "{dir}/syn.csv", "--random-state", "0", "--quiet"],
     "csv-schema": ["schema", "{dir}/data.csv", "--target", "label", "--epsilon", "0.5",
                    "--out", "{dir}/schema.json"],
+    "csv-joined": ["synthesize", "{dir}/data.csv", "--target", "label", "--epsilon", "1",
+                   "--out", "{dir}/syn.csv", "--random-state", "0", "--quiet",
+                   "--allow-guesses", "--no-final-newline"],
 }
 
 
 # -- the search ----------------------------------------------------------------------
 
 
-def one_try(seed, folder):
+def one_try(seed, folder, csv_only=False):
     """One randomized try: (entry point, estimator, change, difference or None)."""
     rng = np.random.default_rng(seed)
     change = list(CHANGES)[int(rng.integers(len(CHANGES)))]
-    if rng.random() < 0.3:  # the command line
+    if rng.random() < 0.3 or csv_only:  # the command line
         path = list(CLI)[int(rng.integers(len(CLI)))]
         X, y = base_table(rng)
-        text = _csv_text(X, y)
-        if change == "neighbour" and rng.random() < 0.5:
-            change, text2 = "malformed line", _malformed(text, rng)
+        joined = path == "csv-joined"  # "\n".join(records): no line break after the last
+        text = _csv_text(X, y)[:-1] if joined else _csv_text(X, y)
+        draw = rng.random()
+        if change == "neighbour" and joined and draw < 0.4:
+            change, text2 = "blank last record", text[:text.rindex("\n") + 1]
+        elif change == "neighbour" and draw < 0.7:
+            change = "malformed line" if draw < 0.35 else "long record"
+            text2 = (_malformed if draw < 0.35 else _long_record)(text, rng)
         else:
             text2 = _csv_text(*CHANGES[change](X, y, rng))
+            text2 = text2[:-1] if joined else text2
             if text2.count("\n") != text.count("\n"):  # a value holding a line break
                 return path, "-", change, None  # another public shape: not a neighbour
         run = _cli(CLI[path], folder)
@@ -284,6 +317,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=0, help="the first try's seed")
+    parser.add_argument("--csv-only", action="store_true",
+                        help="every try through the command line (CSV files)")
     args = parser.parse_args(argv)
     _small_synthesizers()
     warnings.simplefilter("ignore")
@@ -293,7 +328,7 @@ def main(argv=None):
     seed = args.seed
     with tempfile.TemporaryDirectory() as tmp:
         while time.monotonic() < stop:
-            path, name, change, difference = one_try(seed, Path(tmp))
+            path, name, change, difference = one_try(seed, Path(tmp), args.csv_only)
             tried[(path, name, change)] += 1
             if difference is not None:
                 failures.append((seed, path, name, change, difference))

@@ -28,9 +28,10 @@ class UsageError(Exception):
     """A mistake of the user's, reported in one line."""
 
 
-def _read_table(path, multiline=False):
+def _read_table(path, **reading):
     """A table from a CSV or Parquet file; CSV cells as text, one record per line (see
-    :mod:`skdpgen._records`), none typed by pandas (its guess depends on private values)."""
+    :mod:`skdpgen._records`; ``reading``: its options, :func:`_reading`), none typed by
+    pandas (its guess depends on private values)."""
     path = Path(path)
     if not path.exists():  # before pandas is imported
         raise UsageError(f"no such file: {path}")
@@ -44,7 +45,7 @@ def _read_table(path, multiline=False):
         except ImportError as exc:
             raise UsageError(f"reading Parquet needs pyarrow or fastparquet ({exc})") from None
     try:
-        return read_records(path, multiline=multiline)
+        return read_records(path, **reading)
     except ValueError as exc:  # the header's problems (public): no data line raises
         raise UsageError(f"cannot read {path} as CSV: {exc}") from None
 
@@ -58,10 +59,18 @@ class _Frames(list):
         self.n_rows = len(frame)
 
 
-def _private_source(path, multiline=False):
+def _reading(args):
+    """The record reader's options of a command (:func:`skdpgen._records.read_records`):
+    ``--multiline-records``, ``--no-final-newline``, ``--max-record-bytes``."""
+    return dict(multiline=args.multiline_records, final_newline=not args.no_final_newline,
+                max_record_bytes=args.max_record_bytes)
+
+
+def _private_source(path, **reading):
     """The private table as blocks of rows read one at a time: a CSV file's
-    records (:class:`skdpgen._records.RecordBlocks`, a pass each time a fit
-    sums over them: the table is never held), or a Parquet file read whole."""
+    records (:class:`skdpgen._records.RecordBlocks` with the options ``reading``,
+    a pass each time a fit sums over them: the table is never held), or a
+    Parquet file read whole."""
     path = Path(path)
     if not path.exists():  # before pandas is imported
         raise UsageError(f"no such file: {path}")
@@ -70,7 +79,7 @@ def _private_source(path, multiline=False):
     if path.suffix.lower() in {".parquet", ".pq"}:
         return _Frames(_read_table(path))
     try:
-        return RecordBlocks(path, multiline=multiline)
+        return RecordBlocks(path, **reading)
     except ValueError as exc:  # the header's problems (public): no data line raises
         raise UsageError(f"cannot read {path} as CSV: {exc}") from None
 
@@ -84,7 +93,7 @@ def _read_private(args):
     if args.multiline_records and getattr(args, "strict", False):
         raise UsageError(f"--strict: {why}")
     leaks = [record_leak("records", why)] if args.multiline_records else []
-    return _private_source(args.data, multiline=args.multiline_records), leaks
+    return _private_source(args.data, **_reading(args)), leaks
 
 
 def _columns_of_fit(source, args):

@@ -101,8 +101,9 @@ def build_parser(commands):
             "no --target).\n"
             "CSV: one record per line (LF or CRLF); a blank line is a record of missing\n"
             "values; too few fields are padded with missing cells, too many make all missing;\n"
-            "bytes that are not UTF-8 are replaced. --multiline-records: quoted line breaks,\n"
-            "not private."),
+            "a line longer than --max-record-bytes is a record of missing values, read\n"
+            "through without being held; bytes that are not UTF-8 are replaced.\n"
+            "--multiline-records: quoted line breaks, not private."),
         epilog=(
             "examples:\n"
             "  skdpgen synthesize table.csv --target label --epsilon 1 --out syn.csv\n"
@@ -157,8 +158,7 @@ def build_parser(commands):
     syn.add_argument("--keep-index", action="store_true",
                      help="keep a first column with no header (a row index written by R "
                           "or pandas) as data (default: drop it)")
-    multiline = f"{MULTILINE} (a leak in its privacy report) (default: one record per line)"
-    syn.add_argument("--multiline-records", action="store_true", help=multiline)
+    _record_options(syn)
     syn.set_defaults(func=commands["synthesize"])
 
     sch = sub.add_parser(
@@ -185,7 +185,7 @@ def build_parser(commands):
                      help="δ of the private estimate (default: 1e-5)")
     sch.add_argument("--target", help="label column: its classes are estimated too (default: "
                                       "none)")
-    sch.add_argument("--multiline-records", action="store_true", help=multiline)
+    _record_options(sch)
     sch.set_defaults(func=commands["schema"])
 
     ev = sub.add_parser(
@@ -256,6 +256,25 @@ def build_parser(commands):
                                     "not written)")
     demo.set_defaults(func=commands["demo"])
     return parser
+
+
+def _record_options(parser):
+    """The options of the private table's reading (see :mod:`skdpgen._records`)."""
+    from ._records import MAX_RECORD_BYTES
+
+    parser.add_argument("--multiline-records", action="store_true",
+                        help=f"{MULTILINE} (a leak in its privacy report) (default: one "
+                             "record per line)")
+    parser.add_argument("--no-final-newline", action="store_true",
+                        help="the records are joined by line breaks, none after the last "
+                             "(as '\\n'.join(records) writes): the text after the last line "
+                             "break is a record even when blank (default: a line break ending "
+                             "the file ends the last record)")
+    parser.add_argument("--max-record-bytes", type=_positive_int, default=MAX_RECORD_BYTES,
+                        metavar="BYTES",
+                        help="the maximum record length, public: a longer line is a record "
+                             "of missing values, read through without being held (default: "
+                             f"{MAX_RECORD_BYTES}, 1 MiB)")
 
 
 def _positive_int(text):

@@ -16,15 +16,27 @@ a file under this contract instead:
 * **Header.** The first line is the header: the column names (public).
   A name left empty becomes ``"Unnamed: i"`` (``i`` its position), as
   pandas names it. An empty file, a blank first line, a carriage return
-  inside the header line (a file whose lines end in a bare ``\\r``) and a
-  name given twice raise :class:`ValueError` naming the problem: they are
-  the user's mistakes, told from the header alone.
+  inside the header line (a file whose lines end in a bare ``\\r``), a
+  name given twice and a header longer than the maximum record length
+  raise :class:`ValueError` naming the problem: they are the user's
+  mistakes, told from the header alone.
 * **Lines.** Every following line ending in ``\\n`` is exactly one record;
   a ``\\r`` just before the ``\\n`` is dropped (CRLF files read as LF
   files), and a ``\\r`` anywhere else is a character of its record. The
   last line is a record when the file does not end in ``\\n`` (a final
   ``\\r`` of it is dropped too). So ``n`` is the number of lines after the
-  header, whatever they hold.
+  header, whatever they hold. A file whose records are *joined* by line
+  breaks (``"\\n".join(records)``, no line break after the last) cannot be
+  told from one that ends every record with a line break when its last
+  record is blank: ``final_newline=False`` declares the joined form (the
+  text after the last line break is then a record, blank or not).
+* **Maximum record length.** A line of more than ``max_record_bytes``
+  bytes (its line end aside; public, :data:`MAX_RECORD_BYTES` by default)
+  is a record whose every cell is missing, like a blank line. Its bytes
+  are read through without being held (memory bounded by the limit and
+  the reader's block), and none of them is parsed: past the limit, one
+  record's size changes the memory of a read and the work of a fit in
+  nothing but the time it takes to read its bytes through.
 * **Blank lines.** A blank line is a record whose every cell is missing
   (the empty text ``""``), not a line skipped.
 * **Fields.** Each line is split into fields by the CSV rules within that
@@ -53,15 +65,18 @@ gives, cell for cell.
 (Python's :mod:`csv` over the whole file, every line end, ``\\r`` alone
 included, ending a record outside quotes). Then ``n`` and the records
 depend on one record's quoting (an unclosed quote takes in every line
-after it): the caller must report the read as a leak. The field-count and
-decoding rules are the same, and malformed input still never raises a
-message that holds a value.
+after it): the caller must report the read as a leak. The field-count,
+decoding and line-length rules are the same (a line over the limit is
+read as a blank line, which a quoted field may take in), and malformed
+input still never raises a message that holds a value; a quoted field of
+more than ``max_record_bytes`` characters over several lines stops the
+read (:class:`ValueError`): the mode is a declared leak anyway.
 
-While it reads, :func:`read_records` lifts :func:`csv.field_size_limit`
-(a long field is no error either) and restores the previous limit after.
-The lines of the expected width without a quote, nearly all of a
-well-formed file, are split a block at a time: a 1,000,000-row, 15-column
-ASCII file (120 MB) read in 1.5 s on one core of the development machine
+While it reads, :func:`read_records` sets :func:`csv.field_size_limit` to
+the maximum record length and restores the previous limit after. The lines
+of the expected width without a quote, nearly all of a well-formed file,
+are split a block at a time: a 1,000,000-row, 15-column ASCII file
+(120 MB) read in 1.5 s on one core of the development machine
 (``pandas.read_csv`` as above: 3.3 s), in 3.5 s with every field quoted
 or after a space, and in 6 s with ``multiline=True``.
 """
@@ -78,27 +93,37 @@ import re
 import numpy as np
 import pandas as pd
 
-__all__ = ["RecordBlocks", "read_records"]
+__all__ = ["MAX_RECORD_BYTES", "RecordBlocks", "read_records"]
+
+#: The default maximum record length in bytes (public): a longer line is a record of
+#: missing values. 1 MiB: some fifty times the widest records of real tables (a row
+#: of 1,000 columns of 20 characters is 20 kB; a 784-pixel image 3 kB), while a record
+#: held is at most 4 MiB of text (4 bytes a character) and as long as one of the
+#: reader's own blocks. ``--max-record-bytes`` raises it.
+MAX_RECORD_BYTES = 1 << 20
 
 #: The csv module's reading of a line (or, multiline, of the file).
 _DIALECT = dict(delimiter=",", quotechar='"', doublequote=True, skipinitialspace=True,
                 strict=False)
-#: Characters decoded at a time (a block is split into lines at once).
-_BLOCK_CHARS = 1 << 20
+#: Bytes read at a time (a block is split into lines at once).
+_BLOCK_BYTES = 1 << 20
 #: Records parsed at a time in multiline mode, then moved into the columns.
 _BLOCK_RECORDS = 1 << 16
 #: Distinct texts of a column whose cells share one object across blocks (see _shared).
 _SHARED_TEXTS = 100_000
 #: The spaces that start a field (at the start of a line or after a comma).
 _LEADING_SPACES = re.compile("(?<![^,]) +")
-#: The csv module's field size limit while reading (the largest a C long holds everywhere).
+#: Where a multiline text splits into the csv module's lines: after \n, after a bare \r.
+_LINE_ENDS = re.compile("(?<=\n)|(?<=\r)(?!\n)")
+#: The largest csv field size limit a C long holds everywhere.
 _FIELD_LIMIT = 2**31 - 1
 #: Stands in for a carriage return while the csv module splits a line (it would end
 #: the record there): a lone surrogate, which UTF-8 decoding never yields.
 _CR_STAND_IN = "\ud800"
 
 
-def read_records(path_or_buffer, *, multiline=False):
+def read_records(path_or_buffer, *, multiline=False, final_newline=True,
+                 max_record_bytes=MAX_RECORD_BYTES):
     """Read a CSV file as text records, one per line (see the module docstring).
 
     The number of records is the number of lines after the header, and no
@@ -113,6 +138,16 @@ def read_records(path_or_buffer, *, multiline=False):
         Whether a quoted field may span lines (standard CSV). Not private:
         the number of records then depends on the records' quoting, so the
         caller must report the read as a leak.
+    final_newline : bool, default=True
+        Whether a line break that ends the file ends its last record (the
+        text after it, if any, is one more record). False: the records are
+        joined by line breaks (``"\\n".join``), so the text after the last
+        line break is a record even when it is blank. Public: it describes
+        how the file was written, not what it holds.
+    max_record_bytes : int, default=MAX_RECORD_BYTES
+        The maximum record length (public): a line of more bytes (its line
+        end aside) is a record whose every cell is missing, read through
+        without being held.
 
     Returns
     -------
@@ -124,8 +159,8 @@ def read_records(path_or_buffer, *, multiline=False):
     ------
     ValueError
         For a problem of the header (the file is empty, the first line is
-        blank or holds a carriage return, a name is given twice). Never for
-        a data line.
+        blank, holds a carriage return or is longer than the maximum record
+        length, a name is given twice). Never for a data line.
 
     Examples
     --------
@@ -139,8 +174,13 @@ def read_records(path_or_buffer, *, multiline=False):
     True
     >>> len(read_records(io.BytesIO(data), multiline=True))  # the open quote takes in 3 lines
     3
+    >>> read_records(io.BytesIO(b"a\\n1\\n"), final_newline=False)["a"].tolist()
+    ['1', '']
+    >>> read_records(io.BytesIO(b"a\\n1\\n22\\n"), max_record_bytes=1)["a"].tolist()
+    ['1', '']
     """
-    blocks = RecordBlocks(path_or_buffer, multiline=multiline, block_rows=None)
+    blocks = RecordBlocks(path_or_buffer, multiline=multiline, final_newline=final_newline,
+                          max_record_bytes=max_record_bytes, block_rows=None)
     cells = [block.to_numpy(dtype=object) for block in blocks]
     return pd.DataFrame(np.concatenate(cells) if cells else np.empty((0, len(blocks.columns)),
                                                                     dtype=object),
@@ -163,6 +203,11 @@ class RecordBlocks:
         it gives one pass (a path gives any number).
     multiline : bool, default=False
         Whether a quoted field may span lines (see :func:`read_records`).
+    final_newline : bool, default=True
+        Whether a line break that ends the file ends its last record (see
+        :func:`read_records`).
+    max_record_bytes : int, default=MAX_RECORD_BYTES
+        The maximum record length (see :func:`read_records`).
     block_rows : int or None, default=65_536
         Rows a block holds at least (the last one excepted), and at most
         that plus the lines of about a megabyte of text (the reader's own
@@ -187,9 +232,15 @@ class RecordBlocks:
     [['1', '2']]
     """
 
-    def __init__(self, path_or_buffer, *, multiline=False, block_rows=65_536):
+    def __init__(self, path_or_buffer, *, multiline=False, final_newline=True,
+                 max_record_bytes=MAX_RECORD_BYTES, block_rows=65_536):
+        if int(max_record_bytes) != max_record_bytes or max_record_bytes < 1:
+            raise ValueError(f"max_record_bytes must be an integer >= 1, got "
+                             f"{max_record_bytes!r}")
         self.path_or_buffer = path_or_buffer
         self.multiline = multiline
+        self.final_newline = final_newline
+        self.max_record_bytes = int(max_record_bytes)
         self.block_rows = block_rows
         self.n_rows = None
         self._first = None
@@ -202,15 +253,24 @@ class RecordBlocks:
 
     @contextlib.contextmanager
     def _opened(self):
-        newline = "" if self.multiline else "\n"  # "": the csv module sees every line end
-        with _decoded(self.path_or_buffer, newline) as text, _field_limit(_FIELD_LIMIT):
-            if self.multiline:
-                blocks, fields_of, cells_of = _record_blocks(text), list, _cells_of_records
-            else:
-                blocks, fields_of, cells_of = _lines(text), _split_line, _cells_of_lines
-            first = next(blocks, None)
+        limit = self.max_record_bytes
+        with _raw(self.path_or_buffer) as raw, _field_limit(min(limit, _FIELD_LIMIT)):
+            lines = _byte_lines(raw, limit, self.final_newline)
+            first = next(lines, None)
             if first is None:
                 raise ValueError("the file is empty: there is no header line")
+            header = first[0]
+            if header[0] is None:
+                raise ValueError(f"the first line (the header) is longer than the maximum "
+                                 f"record length ({limit} bytes)")
+            header[0] = header[0].removeprefix(b"\xef\xbb\xbf")  # a byte order mark
+            lines = itertools.chain([first], lines)
+            if self.multiline:
+                blocks, fields_of, cells_of = _record_blocks(lines), list, _cells_of_records
+            else:
+                blocks, fields_of = map(_text_lines, lines), _split_line
+                cells_of = _cells_of_lines
+            first = next(blocks)
             names = _column_names(fields_of(first[0]))
             yield names, (cells_of(block, len(names))
                           for block in itertools.chain([first[1:]], blocks))
@@ -252,18 +312,13 @@ class RecordBlocks:
 
 
 @contextlib.contextmanager
-def _decoded(path_or_buffer, newline):
-    """The file as text: UTF-8, a leading BOM dropped, undecodable bytes replaced."""
-    owned = not hasattr(path_or_buffer, "read")
-    raw = open(path_or_buffer, "rb") if owned else path_or_buffer
-    text = io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace", newline=newline)
-    try:
-        yield text
-    finally:
-        if owned:
-            text.close()
-        else:  # the caller's file object stays open
-            text.detach()
+def _raw(path_or_buffer):
+    """The file's bytes: a path opened (and closed after), a file object as it is."""
+    if hasattr(path_or_buffer, "read"):  # the caller's file object stays open
+        yield path_or_buffer
+        return
+    with open(path_or_buffer, "rb") as raw:
+        yield raw
 
 
 @contextlib.contextmanager
@@ -276,24 +331,51 @@ def _field_limit(limit):
         csv.field_size_limit(previous)
 
 
-def _lines(text):
-    """Lists of the lines of ``text``, each without its line end, a block at a time.
+def _byte_lines(raw, limit, final_newline):
+    """``(lines, ended)`` a block at a time: the file's lines as bytes, without their
+    ``\\n``, and whether the last of them ended in one (all but the file's last line).
 
-    A line ends at ``\\n``, and a ``\\r`` just before it is dropped; the
-    last line, when the text does not end in ``\\n``, is a line too.
+    A line of more than ``limit`` bytes (a ``\\r`` ending it aside) is None: its
+    bytes are dropped as they are read, so no more than ``limit`` bytes of a line
+    and one block of the file are ever held. The last line, when the file does
+    not end in ``\\n``, is a line if it is not empty or if not ``final_newline``.
     """
-    pending = []  # the pieces of the line under way
-    while block := text.read(_BLOCK_CHARS):
-        lines = block.split("\n")
-        pending.append(lines[0])
-        if len(lines) == 1:
+    pending, held, empty = [], 0, True  # the pieces of the line under way (None: over)
+    while block := raw.read(_BLOCK_BYTES):
+        empty = False
+        parts = block.split(b"\n")
+        if pending is not None:
+            pending.append(parts[0])
+            held += len(parts[0])
+            if held > limit + 1:  # over, whatever ends it
+                pending = None
+        if len(parts) == 1:
             continue
-        lines[0] = "".join(pending)
-        pending = [lines.pop()]
-        yield [line[:-1] if line.endswith("\r") else line for line in lines]
-    last = "".join(pending)
-    if last:
-        yield [last[:-1] if last.endswith("\r") else last]
+        parts[0] = None if pending is None else b"".join(pending)
+        last = parts.pop()
+        pending, held = ([last], len(last)) if len(last) <= limit + 1 else (None, 0)
+        yield _within(parts, limit), True
+    if pending is None or held or not (final_newline or empty):
+        yield _within([None if pending is None else b"".join(pending)], limit), False
+
+
+def _within(lines, limit):
+    """``lines`` with each longer than ``limit`` bytes (a final ``\\r`` aside) as None."""
+    if max((len(line) for line in lines if line is not None), default=0) > limit:
+        return [None if line is None or len(line) - line.endswith(b"\r") > limit else line
+                for line in lines]
+    return lines
+
+
+def _text_lines(block):
+    """A block of lines (:func:`_byte_lines`) as text, each without its line end; a
+    line over the limit is blank (a record of missing values)."""
+    lines, _ = block
+    if not lines:
+        return []
+    text = b"\n".join(b"" if line is None else line for line in lines)
+    return [line[:-1] if line.endswith("\r") else line
+            for line in text.decode("utf-8", "replace").split("\n")]
 
 
 def _cells_of_lines(lines, width):
@@ -367,14 +449,32 @@ def _split_line(line):
     return [field.replace(_CR_STAND_IN, "\r") for field in fields] if has_cr else fields
 
 
-def _record_blocks(text):
-    """Lists of records by standard CSV over the whole text (quoted fields span lines)."""
-    reader = csv.reader(text, **_DIALECT)
+def _record_blocks(lines):
+    """Lists of records by standard CSV over the whole file (quoted fields span lines).
+
+    ``lines`` are blocks of :func:`_byte_lines`; the csv module reads them as a
+    file opened with ``newline=""``: split after each ``\\n`` and bare ``\\r``.
+    """
+    reader = csv.reader(itertools.chain.from_iterable(map(_csv_lines, lines)), **_DIALECT)
     try:
         while block := list(itertools.islice(reader, _BLOCK_RECORDS)):
             yield block
-    except csv.Error:  # none is known once the field limit is lifted
-        raise ValueError("the file cannot be split into CSV records") from None
+    except csv.Error:  # a quoted field longer than the limit
+        raise ValueError("a quoted field runs past the maximum record length") from None
+
+
+def _csv_lines(block):
+    """A block of lines (:func:`_byte_lines`) as the csv module's lines, each with its
+    line end (a line over the limit: a blank line)."""
+    lines, ended = block
+    if not lines:
+        return []
+    text = b"\n".join(b"" if line is None else line for line in lines)
+    text = text.decode("utf-8", "replace") + ("\n" if ended else "")
+    pieces = _LINE_ENDS.split(text)
+    if pieces[-1] == "" and (ended or len(pieces) > 1):  # after the last line end
+        pieces.pop()
+    return pieces
 
 
 def _column_names(fields):

@@ -298,7 +298,7 @@ _ENGINEERING_NUMBERS = {
     **dict.fromkeys(_SCHEMA_NUMBERS, "the schema's public grids, canonical codes, encoding "
                                      "resolution, sensitivities and weights"),
     # memory and work sizes: what is computed does not depend on them
-    "_BLOCK_CHARS": "memory: characters decoded at a time (skdpgen._records)",
+    "_BLOCK_BYTES": "memory: bytes read at a time (skdpgen._records)",
     "_BLOCK_RECORDS": "memory: records parsed at a time in multiline mode (skdpgen._records)",
     "_SHARED_TEXTS": "memory: distinct texts of a column shared across blocks (skdpgen._records)",
     "_BLOCK_VALUES": "memory: kernel values held per block (skdpgen.kernels._gaussian)",
@@ -313,6 +313,8 @@ _ENGINEERING_NUMBERS = {
     "_FIELD_LIMIT": "the csv module's field size limit, the largest a C long holds",
     "SPREAD_FACTOR": "mathematics: φ(0) = 1/√(2π), the expected positive part of N(0, 1)",
     # public facts, protocols and the API
+    "MAX_RECORD_BYTES": "the API: the command line's documented default maximum record "
+                        "length, public, the user's to raise (skdpgen._records)",
     "_N_ROWS": "a data set's published row counts (skdpgen.datasets)",
     "_ADULT_SCHEMA": "a data set's public schema (skdpgen.datasets)",
     "MAX_CLASSES": "the evaluation protocol: a target with more values is regressed",

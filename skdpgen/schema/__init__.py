@@ -56,7 +56,9 @@ The keys of a column's spec:
     events): a ``[non-zero, zero]`` indicator is encoded beside the value
     and synthetic zeros are exact. Ignored with ``"missing": true``. A
     private estimate states it when the released count of exact zeros holds
-    a twentieth of the rows or more and 0 is an end of the bounds.
+    a twentieth of the rows or more and 0 is an end of the bounds, unless
+    the column's partial spec declares ``"zero": false`` (as ``image_shape``
+    does for every pixel).
 ``"resolution"`` (datetime, default absent)
     ``"day"``: synthetic values are whole days (midnight, wall time);
     ``"second"`` or absent: whole seconds (never the sub-second digits of

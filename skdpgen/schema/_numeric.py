@@ -513,6 +513,6 @@ class NumericKind(ColumnKind):
             bounds, zero = [float(b) for b in context.bounds], False
         spec = {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
                 "impute": not missing}
-        if zero and not missing:
+        if zero and not missing and context.partial.get("zero") is not False:  # declared
             spec["zero"] = True
         return spec

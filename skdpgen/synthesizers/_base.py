@@ -194,10 +194,12 @@ class BaseSynthesizer(PrivateEstimator):
         return plan
 
     def _declared_schema(self, columns, image_shape):
-        """The user's schema; with ``image_shape``, every column a pixel: numeric and
-        never missing where the schema does not say otherwise (declared by
-        ``image_shape``, public; a pixel the estimate flagged "missing" would add a
-        block that the conv generator and the patch kernel cannot place)."""
+        """The user's schema; with ``image_shape``, every column a pixel: numeric, never
+        missing and never zero-inflated where the schema does not say otherwise
+        (declared by ``image_shape``, public: a pixel the estimate flagged "missing"
+        or "zero" would add a block that the conv generator and the patch kernel
+        cannot place). A pixel's bounds (and integer flag) are the schema's, or
+        estimated."""
         if image_shape is None:
             return self.schema
         schema = dict(self.schema or {})
@@ -205,6 +207,7 @@ class BaseSynthesizer(PrivateEstimator):
             spec = dict(schema.get(c) or {})
             if spec.setdefault("type", "numeric") == "numeric":
                 spec.setdefault("missing", False)
+                spec.setdefault("zero", False)
             schema[c] = spec
         return schema
 

@@ -138,8 +138,9 @@ SHARED_PARAMETERS_DOC = """\
     image_shape : tuple of (int, int), default=None
         Height and width of the images for ``network="conv"`` (rows are
         flattened images in C order). It declares every column a pixel:
-        numeric and never missing (a missing or unreadable pixel is then
-        written as a value), except where ``schema`` says otherwise.
+        numeric, never missing and never zero-inflated (a missing or
+        unreadable pixel is then written as a value), except where
+        ``schema`` says otherwise.
     noise_dim : int, default=16
         Width of the generator's latent input.
     random_state : int, RandomState instance or None, default=None

@@ -316,3 +316,26 @@ def test_a_single_kept_class_is_named_with_the_columns_weak_spots(tmp_path, caps
     assert "the class list" in err and "--classes" in err
     assert "--allow-guesses does not apply to the class list" in err
     assert "--allow-guesses writes the output anyway" not in err
+
+
+def test_a_guess_is_refused_before_anything_is_written_when_the_fit_goes_on(
+        tmp_path, fast_fits, capsys, monkeypatch):
+    """Issue 54: DP-HP's fit raises on a guess itself, so the command's own
+    refusal of a fit that went on was never run by a test. A method whose fit
+    goes on past a guess (``on_guess="fit"``, as any method built with
+    --allow-guesses) leaves it to the command, which refuses before writing
+    anything: no output, no report file, exit status 2."""
+    import skdpgen.cli as cli
+
+    build = cli._build
+    monkeypatch.setattr(cli, "_build",
+                        lambda cls, **options: build(cls, **{**options, "allow_guesses": True}))
+    data = _small(tmp_path)
+    out = tmp_path / "syn.csv"
+    with reproducible_noise(0), warnings.catch_warnings():  # as above: guesses, two classes
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        code = main(["synthesize", str(data), "--target", "label", "--out", str(out),
+                     "--quiet", "--random-state", "0"])
+    err = capsys.readouterr().err
+    assert code == 2 and "refused" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.csv", "small.schema.json"]

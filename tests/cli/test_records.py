@@ -176,7 +176,7 @@ def test_blocks_of_any_size_read_alike(monkeypatch):
     data = 'h,i\n"a, b",1\r\n\nc\r,d\ré,"e\n'.encode() + b"x,y" * 7
     whole = read_records(io.BytesIO(data))
     for size in (1, 2, 3, 7):
-        monkeypatch.setattr(_records, "_BLOCK_CHARS", size)
+        monkeypatch.setattr(_records, "_BLOCK_BYTES", size)
         pd.testing.assert_frame_equal(read_records(io.BytesIO(data)), whole)
 
 
@@ -190,7 +190,7 @@ def test_record_blocks_are_the_records_a_block_at_a_time(tmp_path, monkeypatch):
     for multiline in (False, True):
         whole = read_records(io.BytesIO(data), multiline=multiline)
         for chars, rows in ((1, 1), (3, 2), (7, 4), (1 << 20, 1)):
-            monkeypatch.setattr(_records, "_BLOCK_CHARS", chars)
+            monkeypatch.setattr(_records, "_BLOCK_BYTES", chars)
             monkeypatch.setattr(_records, "_BLOCK_RECORDS", rows)
             blocks = _records.RecordBlocks(tmp_path / "t.csv", multiline=multiline,
                                            block_rows=rows)
@@ -378,7 +378,8 @@ def test_synthesize_help_states_the_record_contract(capsys):
         main(["synthesize", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     for words in ("one record per line", "blank line", "missing", "UTF-8",
-                  "--multiline-records", "not private"):
+                  "--multiline-records", "not private", "--max-record-bytes",
+                  "--no-final-newline", "default: 1048576"):
         assert words in text, words
 
 
@@ -394,3 +395,77 @@ def test_equal_texts_of_a_column_share_one_string():
     assert a[0] == "no" and a[1] == "yes" and len(frame) == 200_000
     assert len({id(v) for v in a}) == 2  # across blocks too
     assert frame["b"].tolist()[:3] == ["0", "1", "2"]
+
+
+# -- issue 54: the joined form's blank last record, the maximum record length ----
+
+def _joined(tmp_path, columns, last):
+    """A file written as ``"\\n".join(records)``: N records, the last one ``last``."""
+    path = _file(tmp_path, "joined", columns)
+    lines = path.read_bytes().split(b"\n")[:-1]  # the header and N records
+    lines[-1] = last
+    path.write_bytes(b"\n".join(lines))
+    return path
+
+
+@pytest.mark.parametrize("columns", [1, 2])
+def test_joined_file_keeps_its_blank_last_record(tmp_path, capsys, fast_fits, columns):
+    """A blank last record of a file whose records are joined by line breaks is a
+    record with --no-final-newline (declared: the file cannot tell it), so ``n``
+    is the same whatever the last record holds, for every method."""
+    for last in (b"", b"7" if columns == 1 else b"7,a"):
+        path = _joined(tmp_path, columns, last)
+        assert len(_read_table(path, final_newline=False)) == N
+        for method in (["--method", "release"], []) if columns == 1 else ([],):
+            status, text, _, _ = _synthesize(tmp_path, path, capsys, "--no-final-newline",
+                                             *method)
+            assert status == 0 and _fitted_rows(text) == [N], text
+    # without it, a line break that ends the file ends the last record (pandas' files)
+    assert len(_read_table(_joined(tmp_path, 1, b""))) == N - 1
+    assert _rows(_read(tmp_path, b"a\n1\n", final_newline=False)) == [["1"], [""]]
+    assert _rows(_read(tmp_path, b"a\n1\n", final_newline=False, multiline=True)) == [["1"], [""]]
+    assert _rows(_read(tmp_path, b"a\n1", final_newline=False)) == [["1"]]
+    with pytest.raises(UsageError, match="empty"):
+        _read(tmp_path, b"", final_newline=False)
+
+
+@pytest.mark.parametrize("multiline", [False, True])
+def test_record_over_the_limit_is_a_record_of_missing_cells(tmp_path, monkeypatch, multiline):
+    """A line of more than max_record_bytes bytes (its line end aside) is a record of
+    missing values, whatever the reader's block size; n is unchanged."""
+    data = (b"ab,c\n12345,1\r\n123456,2\n" + "\u00e9\u4e2d".encode() + b",3\n"
+            + b"9" * 40 + b"\n12,\xff\n12345678")
+    expected = [["12345", "1"], ["", ""], ["\u00e9\u4e2d", "3"], ["", ""], ["12", "\ufffd"],
+                ["", ""]]
+    for size in (1, 2, 3, 5, 7, 64, 1 << 20):
+        monkeypatch.setattr(_records, "_BLOCK_BYTES", size)
+        frame = _read(tmp_path, data, max_record_bytes=7, multiline=multiline)
+        assert _rows(frame) == expected, size
+    assert len(_read(tmp_path, data, max_record_bytes=40, multiline=multiline)) == 6
+    with pytest.raises(UsageError, match="header.*longer than the maximum record length"):
+        _read(tmp_path, data, max_record_bytes=3, multiline=multiline)
+    if multiline:  # a quoted field over lines past the limit (a declared leak): an error
+        spanning = b'a,b\n"123\n456\n789",1\n'
+        assert _rows(_read(tmp_path, spanning, max_record_bytes=11, multiline=True)) == [
+            ["123\n456\n789", "1"]]
+        with pytest.raises(UsageError, match="quoted field runs past the maximum"):
+            _read(tmp_path, spanning, max_record_bytes=10, multiline=True)
+
+
+def test_long_record_is_read_in_bounded_memory(tmp_path):
+    """A record of 24 MB, a character outside Latin-1 at its start (4 bytes a
+    character when held as text): the read holds a few megabytes at most."""
+    import tracemalloc
+
+    size = 24 << 20
+    path = tmp_path / "long.csv"
+    with open(path, "wb") as fh:
+        fh.write(b"a,b\n1,x\n" + "\u4e2d".encode() + b"y" * size + b",2\n3,z")
+    tracemalloc.start()
+    try:
+        frame = read_records(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert _rows(frame) == [["1", "x"], ["", ""], ["3", "z"]]
+    assert peak < size / 4, peak  # measured: about 3 MB (the line held whole: 200 MB)

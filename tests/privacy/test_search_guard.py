@@ -156,14 +156,23 @@ def test_n_jobs_set_after_planning_is_refused():
     assert budget.charges == []
 
 
+#: The guard's message for n_jobs=None under a backend with workers (the block's
+#: end says "joblib" too, when charges are missing: not this).
+_BACKEND = r"would run with n_jobs=2 under the active joblib backend"
+
+
 def test_a_joblib_backend_with_workers_is_refused():
+    """The guard reads the active backend's workers (the search's n_jobs is None):
+    the refit is refused before its noise, and the block's end says why."""
     X, y = _data()
     search = _search()
-    with pytest.raises(BudgetExceededError, match="joblib"):
-        with PrivacyBudget(epsilon=1.0, delta=1e-5):
+    with pytest.raises(BudgetExceededError, match=_BACKEND):
+        with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
             plan_search(search, X, y)  # n_jobs=None: one job under the default backend
-            with parallel_backend("threading", n_jobs=2):
+            with parallel_backend("threading", n_jobs=2), pytest.raises(
+                    BudgetExceededError, match=_BACKEND):
                 _quiet_fit(search, X, y)
+            assert budget.charges == []  # the workers' fits unseen, the refit refused
 
 
 def _change_cv(search):
@@ -300,3 +309,30 @@ def test_a_search_whose_fits_ran_elsewhere_raises_at_the_block_end():
             plan_search(search, X, y)
             _quiet_fit(search, X, y)
             assert len(budget.charges) == 1  # the refit alone: settings unchanged
+
+
+def test_a_guard_s_refusal_holds_until_reset_even_when_the_search_is_set_back():
+    """Issue 54: a guard's refusal is the budget's, as any refusal: a search set
+    back after its guard refused is still refused, nothing charged, until
+    reset_refusal()."""
+    X, y = _data()
+    search = _search()
+    with pytest.raises(BudgetExceededError, match="n_jobs"):
+        with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
+            plan_search(search, X, y)
+            search.set_params(n_jobs=4)
+            with pytest.raises(BudgetExceededError, match=r"changed .*\bn_jobs\b"):
+                _tiny_fit(X)
+            search.set_params(n_jobs=None)  # set back, the refusal not reset
+            with pytest.raises(BudgetExceededError, match=r"changed .*\bn_jobs\b"):
+                _tiny_fit(X)
+            assert budget.charges == []
+    with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:  # reset: it goes on
+        plan_search(search, X, y)
+        search.set_params(n_jobs=4)
+        with pytest.raises(BudgetExceededError):
+            _tiny_fit(X)
+        search.set_params(n_jobs=None)
+        budget.reset_refusal()
+        _tiny_fit(X)
+    assert len(budget.charges) == 1

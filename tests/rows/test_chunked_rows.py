@@ -122,7 +122,7 @@ def test_a_table_read_by_blocks_releases_what_the_table_in_memory_releases(
         return DPHPSynthesizer(epochs=2, random_state=0, epsilon=1.0)
 
     whole, _ = fit_recorded(make, frame.drop(columns=["label", "note"]), frame["label"])
-    monkeypatch.setattr(_records, "_BLOCK_CHARS", 2048)  # about 60 lines a read
+    monkeypatch.setattr(_records, "_BLOCK_BYTES", 2048)  # about 60 lines a read
     Xb, yb = split_blocks(RecordBlocks(tmp_path / "t.csv", block_rows=50), "label",
                           drop=["note"])
     blocks, at_once = fit_recorded(make, Xb, yb)
@@ -152,7 +152,7 @@ def test_the_command_line_reads_its_csv_a_block_at_a_time(tmp_path, monkeypatch)
         raise AssertionError("the file was read whole")
 
     monkeypatch.setattr(_records, "read_records", whole)
-    monkeypatch.setattr(_records, "_BLOCK_CHARS", 4096)
+    monkeypatch.setattr(_records, "_BLOCK_BYTES", 4096)
     monkeypatch.setitem(_records.RecordBlocks.__init__.__kwdefaults__, "block_rows", 100)
     with encoded_rows() as seen:
         code = main(["synthesize", str(tmp_path / "t.csv"), "--schema", str(tmp_path / "s.json"),
@@ -161,3 +161,44 @@ def test_the_command_line_reads_its_csv_a_block_at_a_time(tmp_path, monkeypatch)
     assert code == 0 and max(seen) < len(X) // 4
     out = pd.read_csv(tmp_path / "o.csv")
     assert len(out) == len(X) and list(out.columns) == ["age", "city", "income", "label"]
+
+
+def test_a_pass_over_blocks_holds_one_block_at_a_time():
+    """Issue 54: ``BlockRows`` reads a block when its sum needs it, never the source
+    ahead (a list of its blocks would hold the whole table). Counted as the
+    blocks' rows alive, collected, each time a block is read."""
+    import gc
+    import weakref
+
+    from sklearn.base import BaseEstimator
+
+    from skdpgen.kernels import RandomFourierFeatures
+    from skdpgen.rows import make_rows
+    from skdpgen.schema._rows import split_blocks
+
+    X, _ = table(400)
+
+    class Source(list):
+        columns = list(X.columns)
+
+    frame = X.astype(str)
+    source = Source(frame.iloc[i:i + 50] for i in range(0, len(frame), 50))  # 8 blocks
+    Xb, _ = split_blocks(source)
+    encoder = TableEncoder(SCHEMA).fit(Xb)
+    rows = make_rows(BaseEstimator(), Xb, reset=True, encoder=encoder)
+    refs, most, read = [], [], rows.read
+
+    def tracked(block):
+        out = read(block)
+        gc.collect()
+        refs.append(weakref.ref(out))
+        most.append(sum(ref() is not None for ref in refs))
+        return out
+
+    rows.read = tracked
+    fmap = RandomFourierFeatures(n_components=8, random_state=0).fit(
+        np.zeros((1, rows.n_columns)))
+    whole = rows.feature_sums(fmap)
+    assert len(most) == len(source) and max(most) <= 2, most  # this block and the last
+    rows.read = read  # the same sum, read as the encoder reads it
+    np.testing.assert_allclose(rows.feature_sums(fmap), whole)

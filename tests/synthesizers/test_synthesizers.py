@@ -772,6 +772,27 @@ def test_image_shape_declares_pixels_never_missing():
                         classes=[0, 1], image_shape=(4, 4), **FAST).fit(X, y)
 
 
+def test_image_shape_declares_pixels_never_zero_inflated():
+    """Issue 54: digits-like images with a privately estimated schema. Pixels that
+    are mostly 0 (one always 0) were estimated zero-inflated, which adds a block
+    the conv generator refuses, after the schema's releases: image_shape declares
+    every pixel never zero-inflated, so the fit goes on (here past its guesses
+    too, which would otherwise refuse it first)."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(1, 17, (1000, 16)).astype(float)
+    X[rng.random(X.shape) < 0.6] = 0.0  # every pixel 0 in 60 % of the images ...
+    X[:, [0, 3, 12, 15]] = 0.0  # ... the corners always
+    y = rng.integers(0, 2, 1000)
+    with reproducible_noise(0), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synth = DPHPSynthesizer(image_shape=(4, 4), classes=[0, 1], epsilon=3.0,
+                                on_guess="fit", **{**FAST, "epochs": 1}).fit(X, y)
+    assert all(spec["type"] == "numeric" and not spec.get("zero") and not spec["missing"]
+               for spec in synth.schema_.values())
+    Xs, _ = synth.sample(5, random_state=0)
+    assert Xs.shape == (5, 16) and np.isfinite(Xs).all()
+
+
 def test_verbose_shows_progress_and_keeps_loss_curve(capsys):
     X = np.random.default_rng(0).uniform(0, 1, (100, 2))
     synth = DPHPSynthesizer(bounds=(0, 1), order=3, product_kernel="pairwise", verbose=1,
