@@ -627,3 +627,14 @@ def test_the_remedy_for_bounds_reads_as_a_sentence():
     assert ") (" not in fix
     with_template = describe_issues(issues, "cli", template="adult.schema.json")
     assert "in the schema file adult.schema.json and pass it with --schema" in with_template
+
+
+def test_synthesize_help_offers_each_method_under_its_own_name(capsys):
+    """Issue 52: the marginals are a method of their own, the default; dphp is DP-HP."""
+    with pytest.raises(SystemExit):
+        main(["synthesize", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: marginals)" in text
+    for name in ("dphp", "dpmerf", "marginals", "release"):
+        assert name in text, name
+    assert "dphp (DP-HP: Hermite features" in text

@@ -13,7 +13,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from skdpgen import DPHPSynthesizer, DPMERFSynthesizer, PrivacyLeakWarning
+from skdpgen import DPHPSynthesizer, DPMERFSynthesizer, MarginalSynthesizer, PrivacyLeakWarning
 from skdpgen.privacy import (
     GaussianAccountant,
     calibrate_gaussian,
@@ -797,10 +797,12 @@ def test_verbose_shows_progress_and_keeps_loss_curve(capsys):
     X = np.random.default_rng(0).uniform(0, 1, (100, 2))
     synth = DPHPSynthesizer(bounds=(0, 1), order=3, product_kernel="pairwise", verbose=1,
                             **FAST).fit(X)
-    assert "DPHPSynthesizer" in capsys.readouterr().err
+    assert "DP-HP" in capsys.readouterr().err
     assert synth.loss_history_.shape == (FAST["epochs"] * FAST["steps_per_epoch"],)
     # the marginal mechanism may stop early (its discrepancy principle): never later
-    marginals = DPHPSynthesizer(bounds=(0, 1), verbose=1, **FAST).fit(X)
+    marginals = MarginalSynthesizer(bounds=(0, 1), verbose=1, epochs=FAST["epochs"],
+                                    steps_per_epoch=FAST["steps_per_epoch"]).fit(X)
+    assert "Marginal synthesizer" in capsys.readouterr().err
     assert 1 <= len(marginals.loss_history_) <= FAST["epochs"] * FAST["steps_per_epoch"]
     assert np.all(np.isfinite(synth.loss_history_))
 
@@ -1160,3 +1162,44 @@ def test_on_guess_raise_stops_after_the_schema_estimate():
         # the same noise, on_guess="fit": the fit goes on and lists its guesses
         fitted = DPHPSynthesizer(**FAST).fit(X, y)
     assert fitted.schema_issues_ and fitted.privacy_report_.epsilon == pytest.approx(1.0)
+
+
+def test_dphp_default_is_hermite_and_its_parameters_change_the_model(same_noise):
+    """Issue 52: DP-HP's default is Hermite features again; under the same noise,
+    fits that differ only in order, or only in length scale, give different
+    samples (a grid over them chooses among different models)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(0, 1, 400).clip(-3, 3), "b": rng.exponential(1, 400)})
+    schema = {"a": {"type": "numeric", "bounds": [-3, 3], "missing": False},
+              "b": {"type": "numeric", "bounds": [0, 8], "missing": False}}
+
+    def sample(**params):
+        with same_noise(0):
+            synth = DPHPSynthesizer(schema=schema, epochs=1, steps_per_epoch=5,
+                                    random_state=0, device="cpu", **params).fit(X)
+        return synth, synth.sample(50, random_state=0)[0].to_numpy()
+
+    synth, base = sample()
+    assert type(synth.features_) is HermiteFeatures
+    assert synth.pairwise_features_.kernel == "pairwise"
+    _, again = sample()
+    np.testing.assert_array_equal(base, again)  # the same settings: the same model
+    for params in ({"order": 5}, {"length_scale": 0.25}):
+        _, other = sample(**params)
+        assert not np.array_equal(base, other), params
+
+
+def test_parameters_the_configuration_does_not_use_are_refused(frame):
+    X, y = frame
+    for params, name in [({"product_size": 4}, "product_size"),
+                         ({"pair_shrinkage": True, "product_kernel": "random"}, "pair_shrinkage"),
+                         ({"product_share": 0.0, "gamma": 2.0}, "gamma"),
+                         ({"network": "conv", "network_widths": (8,)}, "network_widths")]:
+        with pytest.raises(ValueError, match=name):
+            DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, **{**FAST, **params}).fit(X, y)
+    with pytest.raises(ValueError, match="pairwise_order"):
+        DPMERFSynthesizer(schema=SCHEMA, classes=CLASSES, pairwise_share=0.0,
+                          pairwise_order=3, **FAST).fit(X, y)
+    # at their defaults they pass silently, whatever the configuration
+    DPHPSynthesizer(schema=SCHEMA, classes=CLASSES, product_kernel="random",
+                    **FAST).fit(X, y)
