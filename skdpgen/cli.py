@@ -77,8 +77,10 @@ def _round_integer_columns(frame, schema):
     """Declared integer columns rounded to int64 (the public output type)."""
     import numpy as np
 
+    from .schema import kind_of
+
     for col, spec in schema.items():
-        if col in frame and spec["type"] == "numeric" and spec.get("integer"):
+        if col in frame and kind_of(spec).is_numeric and spec.get("integer"):
             frame[col] = np.round(frame[col].to_numpy(dtype=float)).astype(np.int64)
     return frame
 
@@ -195,12 +197,14 @@ def _cmd_synthesize(args):
 def _target_classes(args, schema):
     """The target's classes: ``--classes``, or the categories of its schema entry, or
     None (estimated by the fit)."""
+    from .schema import kind_of
+
     classes = _classes_option(args.classes)
     if classes is not None and args.target is None:
         raise UsageError("--classes needs --target")
     if args.target is not None and classes is None:
         target_spec = schema.get(args.target)
-        if target_spec is not None and target_spec["type"] == "categorical":
+        if target_spec is not None and kind_of(target_spec).has_categories:
             classes = target_spec.get("categories") or None
             if classes is not None and len(classes) < 2:
                 raise UsageError(f"schema {args.schema}, entry {args.target!r}: the target "

@@ -441,3 +441,36 @@ def test_a_fit_hands_the_raw_table_to_one_place():
         "skdpgen.synthesizers._base", "skdpgen.base"}
     assert readers == {"skdpgen.schema._rows", "skdpgen._dask", "skdpgen.schema._canonical",
                        "skdpgen.schema._table", "skdpgen.rows._memory"}
+
+
+#: The names of the column kinds (``skdpgen.schema._text.KINDS``).
+_KIND_NAMES = {"numeric", "datetime", "categorical", "bool", "text"}
+
+
+def _kind_comparisons(path):
+    """``line: expression`` of every comparison in a file with a kind's name: against
+    a string, or membership in a tuple, list or set of strings."""
+    def names(node):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return {n for e in node.elts for n in names(e)}
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return {node.value}
+        return set()
+
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Compare) and any(
+                names(n) & _KIND_NAMES for n in [node.left, *node.comparators]):
+            yield f"{node.lineno}: {ast.unparse(node)}"
+
+
+def test_column_kinds_are_asked_not_compared():
+    """Outside ``skdpgen.schema`` a column's kind answers what it is
+    (:func:`skdpgen.schema.kind_of`: ``is_numeric``, ``is_bounded``,
+    ``has_categories``): no code compares a spec's ``"type"``, or a kind's name,
+    with ``"numeric"``, ``"categorical"``, ... (a new kind would be missed)."""
+    found = [f"{_module_name(path)}:{where}" for path in FILES
+             if not _module_name(path).startswith("skdpgen.schema")
+             for where in _kind_comparisons(path)]
+    assert found == []
+    # the check sees the comparisons the schema package itself makes
+    assert list(_kind_comparisons(PACKAGE / "schema" / "_diagnostics.py"))

@@ -18,6 +18,7 @@ from ..privacy import _outside_stacklevel, score_without_noise
 from ..embedding import mmd2
 from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows, table_rows
+from ..schema import kind_of
 from ..schema._plan import SchemaPlan
 from ..schema._issues import (SchemaEstimateError, SchemaEstimateWarning,
                               describe_issues, is_guess)
@@ -201,7 +202,8 @@ class BaseSynthesizer(PrivateEstimator):
         schema = dict(self.schema or {})
         for c in columns:
             spec = dict(schema.get(c) or {})
-            if spec.setdefault("type", "numeric") == "numeric":
+            spec.setdefault("type", "numeric")
+            if kind_of(spec).is_numeric:
                 spec.setdefault("missing", False)
             schema[c] = spec
         return schema

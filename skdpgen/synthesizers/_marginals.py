@@ -10,6 +10,7 @@ import torch
 
 from ..kernels import MarginalFeatures
 from ..privacy import calibrate_gaussian
+from ..schema import kind_of
 from ._mechanism import Mechanism, batch_weights
 from ._network import MixtureGenerator
 from ._policy import POLICY
@@ -243,7 +244,7 @@ class MarginalMechanism(Mechanism):
         self._block_keys = list(encoder.block_columns_)
         self._ordered_slots = ordered_slots(encoder)
         self._numeric_keys = {key for key, spec in zip(encoder.columns_, encoder.specs_)
-                              if spec.get("type") in ("numeric", "datetime")}
+                              if kind_of(spec).is_bounded}
         zeros = np.zeros((1, encoder.n_encoded_))
         self.features_ = MarginalFeatures(category_sizes=sizes, degree=1).fit(zeros)
         self.pairwise_ = None
