@@ -474,3 +474,32 @@ def test_column_kinds_are_asked_not_compared():
     assert found == []
     # the check sees the comparisons the schema package itself makes
     assert list(_kind_comparisons(PACKAGE / "schema" / "_diagnostics.py"))
+
+
+def _unit(module):
+    """What a module's private names are private to: its subpackage of skdpgen
+    (``skdpgen.schema`` for ``skdpgen.schema._plan``), or the module itself for
+    a module at the top level (``skdpgen.release``, ``skdpgen._reduced_set``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def _private_imports(path):
+    """``module: from X import _name`` for every private name a file imports from
+    another unit (:func:`_unit`); a module imported by name is not a name."""
+    unit = _unit(_module_name(path))
+    for target, names in _imports(path):
+        if target not in MODULES or _unit(target) == unit:
+            continue
+        for name in names:
+            if name.startswith("_") and not name.startswith("__") \
+                    and f"{target}.{name}" not in MODULES:
+                yield f"{_module_name(path)}: from {target} import {name}"
+
+
+def test_no_module_imports_another_package_private_name():
+    """A name with a leading underscore is private to its package (a subpackage of
+    skdpgen, such as ``skdpgen.privacy``, whose modules share their helpers; or one
+    top-level module): another one needs it public in its home module (named in
+    that module's ``__all__``) or moved to where it belongs."""
+    found = sorted(hit for path in FILES for hit in _private_imports(path))
+    assert found == []

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._device import resolve_device
 from ..utils import check_generator, torch_generator
 from ..base import PrivateEstimator
-from ..privacy import _outside_stacklevel, score_without_noise
+from ..privacy import outside_stacklevel, score_without_noise
 from ..embedding import mmd2
 from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows, table_rows
@@ -165,7 +165,7 @@ class BaseSynthesizer(PrivateEstimator):
         if spread:
             warnings.warn(SchemaEstimateWarning(describe_issues(spread, "python"),
                                                 issues=spread),
-                          stacklevel=_outside_stacklevel())
+                          stacklevel=outside_stacklevel())
             self.schema_issues_ += spread
         self.missing_label_ = plan.class_missing_
         self.design_ = design
