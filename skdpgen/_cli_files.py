@@ -21,14 +21,16 @@ from pathlib import Path
 
 from ._cli_options import MULTILINE, type_words
 
-__all__ = ["UsageError"]
+__all__ = ["INDEX_HEADERS", "UsageError", "all_or_nothing", "check_destinations", "columns_of_fit",
+           "comma_list", "private_source", "read_private", "read_schema", "read_table",
+           "write_table"]
 
 
 class UsageError(Exception):
     """A mistake of the user's, reported in one line."""
 
 
-def _read_table(path, multiline=False):
+def read_table(path, multiline=False):
     """A table from a CSV or Parquet file; CSV cells as text, one record per line (see
     :mod:`skdpgen._records`), none typed by pandas (its guess depends on private values)."""
     import pandas as pd
@@ -58,7 +60,7 @@ class _Frames(list):
         self.n_rows = len(frame)
 
 
-def _private_source(path, multiline=False):
+def private_source(path, multiline=False):
     """The private table as blocks of rows read one at a time: a CSV file's
     records (:class:`skdpgen._records.RecordBlocks`, a pass each time a fit
     sums over them: the table is never held), or a Parquet file read whole."""
@@ -68,15 +70,15 @@ def _private_source(path, multiline=False):
     if not path.exists():
         raise UsageError(f"no such file: {path}")
     if path.suffix.lower() in {".parquet", ".pq"}:
-        return _Frames(_read_table(path))
+        return _Frames(read_table(path))
     try:
         return RecordBlocks(path, multiline=multiline)
     except ValueError as exc:  # the header's problems (public): no data line raises
         raise UsageError(f"cannot read {path} as CSV: {exc}") from None
 
 
-def _read_private(args):
-    """``(source, leaks)``: the table's blocks (:func:`_private_source`) and the leak of
+def read_private(args):
+    """``(source, leaks)``: the table's blocks (:func:`private_source`) and the leak of
     --multiline-records (an error with --strict)."""
     from .privacy import record_leak
 
@@ -84,10 +86,10 @@ def _read_private(args):
     if args.multiline_records and getattr(args, "strict", False):
         raise UsageError(f"--strict: {why}")
     leaks = [record_leak("records", why)] if args.multiline_records else []
-    return _private_source(args.data, multiline=args.multiline_records), leaks
+    return private_source(args.data, multiline=args.multiline_records), leaks
 
 
-def _columns_of_fit(source, args):
+def columns_of_fit(source, args):
     """``(X, y, columns)`` of the fit: the feature columns and labels as blocks of
     ``source`` (:func:`~skdpgen.schema._rows.split_blocks`), and the columns written
     (the target included), in the file's order. Decided from the header alone."""
@@ -105,7 +107,8 @@ def _columns_of_fit(source, args):
     return X, y, [c for c in columns if c not in dropped]
 
 
-def _write_table(frame, path):
+def write_table(frame, path):
+    """Write ``frame`` to ``path``: Parquet for a ``.parquet`` or ``.pq`` suffix, else CSV."""
     path = Path(path)
     if path.suffix.lower() in {".parquet", ".pq"}:
         try:
@@ -116,7 +119,7 @@ def _write_table(frame, path):
         frame.to_csv(path, index=False)
 
 
-def _check_destinations(*paths):
+def check_destinations(*paths):
     """Usage errors for output paths that cannot be written, before any fit spends."""
     for path in map(Path, paths):
         if not path.parent.is_dir():
@@ -126,7 +129,7 @@ def _check_destinations(*paths):
 
 
 @contextlib.contextmanager
-def _all_or_nothing():
+def all_or_nothing():
     """Stage output files; move them into place only if the whole command succeeds.
 
     Yields a function ``stage(path, write)`` that calls ``write(tmp_path)``
@@ -139,7 +142,7 @@ def _all_or_nothing():
 
     def stage(path, write):
         path = Path(path)
-        _check_destinations(path)
+        check_destinations(path)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
         os.close(fd)
         staged.append((Path(tmp), path))
@@ -178,7 +181,9 @@ def _all_or_nothing():
         backup.unlink(missing_ok=True)
 
 
-def _read_schema(path):
+def read_schema(path):
+    """The schema file's entries, checked (``{}`` without one); an entry whose type is
+    null is left out, and keys starting with ``"_"`` are notes."""
     from .schema._text import schema_types
 
     if path is None:
@@ -209,7 +214,7 @@ def _read_schema(path):
 
 
 #: Headers pandas and R give an unnamed leading column of row numbers.
-_INDEX_HEADERS = ("", "Unnamed: 0")
+INDEX_HEADERS = ("", "Unnamed: 0")
 
 
 def _index_column(columns, keep):
@@ -222,7 +227,7 @@ def _index_column(columns, keep):
     same note, and ``--keep-index`` keeps it as data.
     """
     first = str(columns[0]) if columns else None
-    if keep or first not in _INDEX_HEADERS or len(columns) < 2:
+    if keep or first not in INDEX_HEADERS or len(columns) < 2:
         return [], None
     return [columns[0]], (
         "skdpgen: note: the first column has no header, as a row index written by R or "
@@ -231,7 +236,7 @@ def _index_column(columns, keep):
 
 def _dropped_columns(columns, index, text, target):
     """The columns ``--drop`` names (by header: public), checked."""
-    names = _comma_list(text or "")
+    names = comma_list(text or "")
     missing = [c for c in names if c not in columns]
     if missing:
         raise UsageError(f"--drop names columns that are not in the data: {missing}")
@@ -243,6 +248,6 @@ def _dropped_columns(columns, index, text, target):
     return [c for c in names if c not in index]
 
 
-def _comma_list(text):
+def comma_list(text):
     """The non-empty, stripped items of a comma-separated option."""
     return [c.strip() for c in text.split(",") if c.strip()]

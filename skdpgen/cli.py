@@ -32,17 +32,17 @@ from pathlib import Path
 
 from . import _cli_options
 from ._cli_files import (
-    _INDEX_HEADERS,
+    INDEX_HEADERS,
     UsageError,
-    _all_or_nothing,
-    _check_destinations,
-    _columns_of_fit,
-    _comma_list,
-    _private_source,
-    _read_private,
-    _read_schema,
-    _read_table,
-    _write_table,
+    all_or_nothing,
+    check_destinations,
+    columns_of_fit,
+    comma_list,
+    private_source,
+    read_private,
+    read_schema,
+    read_table,
+    write_table,
 )
 from ._cli_options import type_words
 
@@ -88,7 +88,7 @@ def _round_integer_columns(frame, schema):
 def _classes_option(text):
     if text is None:
         return None
-    classes = _comma_list(text)
+    classes = comma_list(text)
     if not classes:
         raise UsageError("--classes needs a comma-separated list of labels")
     if len(set(classes)) != len(classes):
@@ -159,12 +159,12 @@ def _cmd_synthesize(args):
     rows with the privacy report, all or nothing; or refuse (exit status 2)."""
     from .schema._issues import is_guess
 
-    source, leaks = _read_private(args)
-    X, y, columns = _columns_of_fit(source, args)
+    source, leaks = read_private(args)
+    X, y, columns = columns_of_fit(source, args)
     model, feature_schema = _model_of(args, X, y)
     stem = Path(args.out).with_suffix("")
     json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
-    _check_destinations(args.out, json_path, txt_path)  # before the fit spends its budget
+    check_destinations(args.out, json_path, txt_path)  # before the fit spends its budget
     failed, seconds = _fit(model, X, y, args)
     if failed is not None:
         issues = failed.issues or [{"column": None, "problem": "classes", "share": None,
@@ -184,8 +184,8 @@ def _cmd_synthesize(args):
     n_rows = source.n_rows  # counted by the fit's passes over the file
     n = n_rows if args.n_samples is None else args.n_samples
     out = _synthetic_table(model, n, args, columns, list(X.columns), feature_schema)
-    with _all_or_nothing() as stage:
-        stage(args.out, lambda p: _write_table(out, p))
+    with all_or_nothing() as stage:
+        stage(args.out, lambda p: write_table(out, p))
         stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
         stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
     print(f"{type(model).__name__} fitted on {n_rows} rows in {seconds:.1f} s; "
@@ -218,7 +218,7 @@ def _model_of(args, X, y):
     ``--infer-schema error``, a usage error if the schema leaves anything out."""
     from .registry import methods
 
-    schema = _read_schema(args.schema)
+    schema = read_schema(args.schema)
     classes = _target_classes(args, schema)
     feature_schema = {c: s for c, s in schema.items() if c != args.target}
     model = _build(
@@ -297,7 +297,7 @@ def _refuse(args, columns, schema, classes, issues, report):
                                        classes, issues), indent=2, default=str) + "\n"
     written = None
     try:
-        with _all_or_nothing() as stage:
+        with all_or_nothing() as stage:
             stage(template, lambda p: p.write_text(text))
         written = template
     except (UsageError, OSError):  # a read-only folder: the summary still says what to do
@@ -324,13 +324,13 @@ def _cmd_schema(args):
         return _cmd_private_schema(args)
     if args.target is not None:
         raise UsageError("--target needs --epsilon (a template has no classes)")
-    source = _private_source(args.data, multiline=args.multiline_records)  # the header only
+    source = private_source(args.data, multiline=args.multiline_records)  # the header only
     # column names only: a type guessed from the values would be read from the rows
     template = {col: {"type": None, "bounds": None, "categories": None, "integer": None,
                       "missing": None} for col in source.columns}
     text = json.dumps(template, indent=2) + "\n"
     if args.out:
-        with _all_or_nothing() as stage:
+        with all_or_nothing() as stage:
             stage(args.out, lambda p: p.write_text(text))
         print(f"Schema template with {len(template)} columns written to {args.out}. Fill in "
               f"each column's type ({type_words()}) and its public bounds "
@@ -349,8 +349,8 @@ def _cmd_private_schema(args):
 
     if args.out is None:
         raise UsageError("--epsilon needs --out (the schema and its privacy report)")
-    source, leaks = _read_private(args)
-    X, y, columns = _columns_of_fit(source, args)
+    source, leaks = read_private(args)
+    X, y, columns = columns_of_fit(source, args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         schema, classes, report = estimate_schema(X, y, epsilon=args.epsilon, delta=args.delta)
@@ -372,7 +372,7 @@ def _cmd_private_schema(args):
     text = json.dumps(schema, indent=2, default=str) + "\n"
     stem = Path(args.out).with_suffix("")
     json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
-    with _all_or_nothing() as stage:
+    with all_or_nothing() as stage:
         stage(args.out, lambda p: p.write_text(text))
         stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
         stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
@@ -387,7 +387,7 @@ def _drop_index_absent_from(frame, synthetic):
     """A real table without its unnamed first column (a row index) when the synthetic
     table, written without it by ``synthesize``, lacks it."""
     first = frame.columns[0] if len(frame.columns) > 1 else None
-    if first is not None and str(first) in _INDEX_HEADERS and first not in synthetic.columns:
+    if first is not None and str(first) in INDEX_HEADERS and first not in synthetic.columns:
         return frame.iloc[:, 1:]
     return frame
 
@@ -401,20 +401,20 @@ def _cmd_evaluate(args):
     """
     from .evaluation import evaluate_tables
 
-    real = _read_table(args.real)
-    syn = _read_table(args.synthetic)
+    real = read_table(args.real)
+    syn = read_table(args.synthetic)
     real = _drop_index_absent_from(real, syn)
     if sorted(map(str, real.columns)) != sorted(map(str, syn.columns)):
         raise UsageError("the real and synthetic tables must have the same columns")
     train = None
     if args.train is not None:
-        train = _drop_index_absent_from(_read_table(args.train), syn)
+        train = _drop_index_absent_from(read_table(args.train), syn)
         if sorted(map(str, real.columns)) != sorted(map(str, train.columns)):
             raise UsageError("the real test and training tables must have the same columns")
     if args.target is not None and args.target not in real.columns:
         raise UsageError(f"target column {args.target!r} is not in the data")
     result = evaluate_tables(
-        real, syn, target=args.target, train=train, schema=_read_schema(args.schema),
+        real, syn, target=args.target, train=train, schema=read_schema(args.schema),
         models="paper" if args.all_models else None, random_state=0)
     if args.json:
         sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
@@ -459,7 +459,7 @@ def _cmd_demo(args):
         f"  real -> real:      ROC-AUC {real.loc[lr, 'roc_auc']:.3f}, PR-AUC {real.loc[lr, 'pr_auc']:.3f}"
     )
     if args.out:
-        _write_table(X_syn.assign(income=y_syn), args.out)
+        write_table(X_syn.assign(income=y_syn), args.out)
         print(f"Synthetic data written to {args.out}")
     return 0
 

@@ -1,7 +1,7 @@
 """How a CSV file becomes records (:mod:`skdpgen._records`), and its neighbours.
 
 The record contract, clause by clause, through the command line's reading of
-a private table (``skdpgen._cli_files._read_table``); the reader's fast paths
+a private table (``skdpgen._cli_files.read_table``); the reader's fast paths
 against the csv module's line-by-line result; equality with pandas on
 well-formed files. Then neighbouring files through ``skdpgen synthesize``:
 one record replaced by a malformed form (a blank line, a carriage return, an
@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skdpgen import _records
-from skdpgen._cli_files import UsageError, _read_table
+from skdpgen._cli_files import UsageError, read_table
 from skdpgen._records import read_records
 from skdpgen.cli import main
 from skdpgen.privacy import reproducible_noise
@@ -33,7 +33,7 @@ def _read(tmp_path, data, **kwargs):
     """The command line's reading of a private CSV file holding ``data`` (bytes)."""
     path = tmp_path / "data.csv"
     path.write_bytes(data)
-    return _read_table(path, **kwargs)
+    return read_table(path, **kwargs)
 
 
 def _rows(frame):
