@@ -503,3 +503,17 @@ def test_no_module_imports_another_package_private_name():
     that module's ``__all__``) or moved to where it belongs."""
     found = sorted(hit for path in FILES for hit in _private_imports(path))
     assert found == []
+
+
+def test_the_synthesizers_package_exports_estimators_and_their_parts():
+    """``skdpgen.synthesizers`` exports the estimators and the parts they compose
+    (mechanisms, generators, the trainer: classes) and the two losses a mechanism
+    builds on; the presets' helper functions stay in their own modules."""
+    import inspect
+
+    import skdpgen.synthesizers as package
+
+    functions = sorted(n for n in package.__all__ if not inspect.isclass(getattr(package, n)))
+    assert functions == ["embedding_loss", "feature_map_loss"]
+    assert {"BaseSynthesizer", "DPHPSynthesizer", "DPMERFSynthesizer", "KMESynthesizer",
+            "MarginalSynthesizer", "Mechanism"} <= set(package.__all__)

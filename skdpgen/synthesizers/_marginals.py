@@ -70,7 +70,7 @@ def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share, bins=POLIC
 
     Examples
     --------
-    >>> from skdpgen.synthesizers import marginal_design
+    >>> from skdpgen.synthesizers._marginals import marginal_design
     >>> marginal_design(30_000, 14, 1.0, 1e-5, pair_share=0.9)
     (0.9, 80)
     >>> marginal_design(2_800, 69, 1.0, 1e-5, pair_share=0.9)
@@ -156,7 +156,7 @@ def pair_groups(encoder, cells=POLICY.pair_cells):
     --------
     >>> import pandas as pd
     >>> from skdpgen.schema import TableEncoder
-    >>> from skdpgen.synthesizers import pair_groups
+    >>> from skdpgen.synthesizers._marginals import pair_groups
     >>> schema = {"age": {"type": "numeric", "bounds": [0, 99], "integer": True},
     ...           "sex": {"type": "categorical", "categories": ["f", "m"]}}
     >>> X = pd.DataFrame({"age": [30, 40], "sex": ["f", "m"]})
@@ -207,10 +207,10 @@ class MarginalMechanism(Mechanism):
     ----------
     pair_share : float
         The two-way releases' share of the mechanism's budget (see
-        :func:`~skdpgen.synthesizers.marginal_design`); the one-way releases get the rest.
+        ``marginal_design``); the one-way releases get the rest.
     pair_cells : int, default=POLICY.pair_cells
         Coarse cells of an ordered column in the two-way marginals
-        (:func:`~skdpgen.synthesizers.pair_groups`).
+        (``pair_groups``).
     by_class : bool, default=True
         Whether the by-class releases are made; False for unlabeled data,
         whose by-class marginals are the overall ones (the overall releases

@@ -62,14 +62,14 @@ class MarginalSynthesizer(BaseSynthesizer):
         releases the one-way marginals only (every column drawn
         independently given the class). ``"auto"``: 0.9 when a two-way
         cell's noise would be at most 1/64 of the rows, else 0
-        (:func:`~skdpgen.synthesizers.marginal_design`, from the number of
+        (``marginal_design``, from the number of
         rows and columns, ε and δ: public); the choice is ``pair_share_``.
     bins : int or "auto", default="auto"
         Equal-width bins of a numeric or date column's public bounds (those
         not encoded as levels, see ``max_levels``). ``"auto"``: the most
         among 10, 20, ..., 100 such that a bin with an equal share of the
         rows holds at least 4 noise standard deviations of the one-way
-        release (:func:`~skdpgen.synthesizers.marginal_design`); the choice
+        release (``marginal_design``); the choice
         is ``bins_``.
     max_levels : int or "auto", default="auto"
         Integer columns whose public bounds hold at most this many integers
@@ -82,7 +82,7 @@ class MarginalSynthesizer(BaseSynthesizer):
     pair_cells : int, default=10
         Coarse cells of an ordered column (levels, bins) in the two-way
         marginals: its consecutive cells merged into this many groups
-        (:func:`~skdpgen.synthesizers.pair_groups`); categorical columns keep
+        (``pair_groups``); categorical columns keep
         their cells.
     learning_rate : float or "auto", default="auto"
         Adam's learning rate of the mixture's logits. ``"auto"``: 0.1.
