@@ -21,16 +21,18 @@ from pathlib import Path
 
 from ._cli_options import MULTILINE, type_words
 
-__all__ = ["UsageError"]
+__all__ = ["INDEX_HEADERS", "UsageError", "all_or_nothing", "check_destinations", "columns_of_fit",
+           "comma_list", "private_source", "read_private", "read_schema", "read_table",
+           "reading", "write_table"]
 
 
 class UsageError(Exception):
     """A mistake of the user's, reported in one line."""
 
 
-def _read_table(path, **reading):
+def read_table(path, **reading):
     """A table from a CSV or Parquet file; CSV cells as text, one record per line (see
-    :mod:`skdpgen._records`; ``reading``: its options, :func:`_reading`), none typed by
+    :mod:`skdpgen._records`; ``reading``: its options, :func:`reading`), none typed by
     pandas (its guess depends on private values)."""
     path = Path(path)
     if not path.exists():  # before pandas is imported
@@ -59,14 +61,14 @@ class _Frames(list):
         self.n_rows = len(frame)
 
 
-def _reading(args):
+def reading(args):
     """The record reader's options of a command (:func:`skdpgen._records.read_records`):
     ``--multiline-records``, ``--no-final-newline``, ``--max-record-bytes``."""
     return dict(multiline=args.multiline_records, final_newline=not args.no_final_newline,
                 max_record_bytes=args.max_record_bytes)
 
 
-def _private_source(path, **reading):
+def private_source(path, **reading):
     """The private table as blocks of rows read one at a time: a CSV file's
     records (:class:`skdpgen._records.RecordBlocks` with the options ``reading``,
     a pass each time a fit sums over them: the table is never held), or a
@@ -77,15 +79,15 @@ def _private_source(path, **reading):
     from ._records import RecordBlocks
 
     if path.suffix.lower() in {".parquet", ".pq"}:
-        return _Frames(_read_table(path))
+        return _Frames(read_table(path))
     try:
         return RecordBlocks(path, **reading)
     except ValueError as exc:  # the header's problems (public): no data line raises
         raise UsageError(f"cannot read {path} as CSV: {exc}") from None
 
 
-def _read_private(args):
-    """``(source, leaks)``: the table's blocks (:func:`_private_source`) and the leak of
+def read_private(args):
+    """``(source, leaks)``: the table's blocks (:func:`private_source`) and the leak of
     --multiline-records (an error with --strict)."""
     from .privacy import record_leak
 
@@ -93,10 +95,10 @@ def _read_private(args):
     if args.multiline_records and getattr(args, "strict", False):
         raise UsageError(f"--strict: {why}")
     leaks = [record_leak("records", why)] if args.multiline_records else []
-    return _private_source(args.data, **_reading(args)), leaks
+    return private_source(args.data, **reading(args)), leaks
 
 
-def _columns_of_fit(source, args):
+def columns_of_fit(source, args):
     """``(X, y, columns)`` of the fit: the feature columns and labels as blocks of
     ``source`` (:func:`~skdpgen.schema._rows.split_blocks`), and the columns written
     (the target included), in the file's order. Decided from the header alone."""
@@ -114,7 +116,7 @@ def _columns_of_fit(source, args):
     return X, y, [c for c in columns if c not in dropped]
 
 
-def _write_table(frame, path):
+def write_table(frame, path):
     path = Path(path)
     if path.suffix.lower() in {".parquet", ".pq"}:
         try:
@@ -125,7 +127,7 @@ def _write_table(frame, path):
         frame.to_csv(path, index=False)
 
 
-def _check_destinations(*paths):
+def check_destinations(*paths):
     """Usage errors for output paths that cannot be written, before any fit spends."""
     for path in map(Path, paths):
         if not path.parent.is_dir():
@@ -135,7 +137,7 @@ def _check_destinations(*paths):
 
 
 @contextlib.contextmanager
-def _all_or_nothing():
+def all_or_nothing():
     """Stage output files; move them into place only if the whole command succeeds.
 
     Yields a function ``stage(path, write)`` that calls ``write(tmp_path)``
@@ -148,7 +150,7 @@ def _all_or_nothing():
 
     def stage(path, write):
         path = Path(path)
-        _check_destinations(path)
+        check_destinations(path)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
         os.close(fd)
         staged.append((Path(tmp), path))
@@ -187,7 +189,7 @@ def _all_or_nothing():
         backup.unlink(missing_ok=True)
 
 
-def _read_schema(path):
+def read_schema(path):
     from .schema._text import schema_types
 
     if path is None:
@@ -218,7 +220,7 @@ def _read_schema(path):
 
 
 #: Headers pandas and R give an unnamed leading column of row numbers.
-_INDEX_HEADERS = ("", "Unnamed: 0")
+INDEX_HEADERS = ("", "Unnamed: 0")
 
 
 def _index_column(columns, keep):
@@ -231,7 +233,7 @@ def _index_column(columns, keep):
     same note, and ``--keep-index`` keeps it as data.
     """
     first = str(columns[0]) if columns else None
-    if keep or first not in _INDEX_HEADERS or len(columns) < 2:
+    if keep or first not in INDEX_HEADERS or len(columns) < 2:
         return [], None
     return [columns[0]], (
         "skdpgen: note: the first column has no header, as a row index written by R or "
@@ -240,7 +242,7 @@ def _index_column(columns, keep):
 
 def _dropped_columns(columns, index, text, target):
     """The columns ``--drop`` names (by header: public), checked."""
-    names = _comma_list(text or "")
+    names = comma_list(text or "")
     missing = [c for c in names if c not in columns]
     if missing:
         raise UsageError(f"--drop names columns that are not in the data: {missing}")
@@ -252,6 +254,6 @@ def _dropped_columns(columns, index, text, target):
     return [c for c in names if c not in index]
 
 
-def _comma_list(text):
+def comma_list(text):
     """The non-empty, stripped items of a comma-separated option."""
     return [c.strip() for c in text.split(",") if c.strip()]

@@ -17,6 +17,8 @@ import numpy as np
 import torch
 from scipy.optimize import nnls
 
+__all__ = ["l1_reduce", "nnls_weights", "reduced_set"]
+
 # Iterations of the accelerated projected gradient of the L1 reduction.
 _L1_MAX_ITER = 5000
 
@@ -33,12 +35,35 @@ def _project_l1(v, radius):
     return np.sign(v) * np.maximum(a - theta, 0.0)
 
 
-def _l1_reduce(G, w0, radius, lipschitz):
+def l1_reduce(G, w0, radius, lipschitz):
     """Weights of L1 norm ≤ radius closest to ``w0`` in the norm ``(·)ᵀG(·)``.
 
     FISTA (Beck & Teboulle 2009) on ``f(w) = (w − w0)ᵀG(w − w0)`` with the
     projection onto the L1 ball; the returned vector satisfies
     ``‖w‖₁ ≤ radius`` exactly (rescaled if rounding overshoots).
+
+    Parameters
+    ----------
+    G : ndarray of shape (m, m)
+        The Gram matrix of the points (positive semi-definite).
+    w0 : ndarray of shape (m,)
+        The weights to reduce.
+    radius : float
+        The L1 bound.
+    lipschitz : float
+        The largest eigenvalue of ``G`` (or an upper bound): sets the step.
+
+    Returns
+    -------
+    w : ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen._reduced_set import l1_reduce
+    >>> w = l1_reduce(np.eye(2), np.array([2.0, 1.0]), 1.0, 1.0)
+    >>> bool(np.abs(w).sum() <= 1.0), np.round(w, 6).tolist()
+    (True, [1.0, 0.0])
     """
     if np.abs(w0).sum() <= radius:
         return w0.copy()
@@ -58,11 +83,30 @@ def _l1_reduce(G, w0, radius, lipschitz):
     return x
 
 
-def _nnls_weights(H, target):
+def nnls_weights(H, target):
     """Non-negative least squares ``min_{w ≥ 0} ‖Hᵀw − target‖``.
 
     With more features than points, the (J × M) problem is first reduced to an
     (M × M) one by a thin QR factorization (same minimizer).
+
+    Parameters
+    ----------
+    H : ndarray of shape (M, J)
+        The feature rows of the ``M`` points.
+    target : ndarray of shape (J,)
+        The embedding to match.
+
+    Returns
+    -------
+    w : ndarray of shape (M,)
+        Non-negative weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen._reduced_set import nnls_weights
+    >>> np.round(nnls_weights(np.eye(2), np.array([0.5, -1.0])), 6).tolist()
+    [0.5, 0.0]
     """
     A = np.asarray(H, dtype=np.float64).T  # (J, M)
     b = np.asarray(target, dtype=np.float64)
@@ -73,8 +117,34 @@ def _nnls_weights(H, target):
     return w
 
 
-def _reduced_set(features, target, Z0, bounds, device, n_iter, learning_rate):
-    """Adam on ``‖Σ_m w_m φ(z_m) − μ̃‖²`` over points and weights ``w ≥ 0``."""
+def reduced_set(features, target, Z0, bounds, device, n_iter, learning_rate):
+    """Adam on ``‖Σ_m w_m φ(z_m) − μ̃‖²`` over points and weights ``w ≥ 0``.
+
+    Parameters
+    ----------
+    features : BoundedFeatureMap
+        Fitted; its ``torch_transform`` is differentiated. Without one
+        (or with ``n_iter=0``) the points stay where they start.
+    target : ndarray of shape (J,)
+        The released mean embedding ``μ̃``.
+    Z0 : ndarray of shape (M, d)
+        The starting points.
+    bounds : tuple of ndarray or None
+        ``(lo, hi)``: the points are kept inside.
+    device : str
+        The torch device.
+    n_iter : int
+        Adam steps.
+    learning_rate : float
+        Adam's learning rate (in units of the feature map's length scale).
+
+    Returns
+    -------
+    Z : ndarray of shape (M, d)
+        The points.
+    history : ndarray of shape (n_iter,)
+        The loss at each step (empty when the points did not move).
+    """
     dtype = torch.float32
     M = Z0.shape[0]
     if not features.supports_torch or n_iter == 0:

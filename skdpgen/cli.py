@@ -32,18 +32,18 @@ from pathlib import Path
 
 from . import _cli_options
 from ._cli_files import (
-    _INDEX_HEADERS,
+    INDEX_HEADERS,
     UsageError,
-    _all_or_nothing,
-    _check_destinations,
-    _columns_of_fit,
-    _comma_list,
-    _private_source,
-    _read_private,
-    _read_schema,
-    _read_table,
-    _reading,
-    _write_table,
+    all_or_nothing,
+    check_destinations,
+    columns_of_fit,
+    comma_list,
+    private_source,
+    read_private,
+    read_schema,
+    read_table,
+    reading,
+    write_table,
 )
 from ._cli_options import type_words
 
@@ -78,8 +78,10 @@ def _round_integer_columns(frame, schema):
     """Declared integer columns rounded to int64 (the public output type)."""
     import numpy as np
 
+    from .schema import kind_of
+
     for col, spec in schema.items():
-        if col in frame and spec["type"] == "numeric" and spec.get("integer"):
+        if col in frame and kind_of(spec).is_numeric and spec.get("integer"):
             frame[col] = np.round(frame[col].to_numpy(dtype=float)).astype(np.int64)
     return frame
 
@@ -104,7 +106,7 @@ def _check_budget(args):
 def _classes_option(text):
     if text is None:
         return None
-    classes = _comma_list(text)
+    classes = comma_list(text)
     if not classes:
         raise UsageError("--classes needs a comma-separated list of labels")
     if len(set(classes)) != len(classes):
@@ -181,12 +183,12 @@ def _cmd_synthesize(args):
     from .schema._issues import is_guess
 
     _check_budget(args)  # before the data is read and torch imported
-    source, leaks = _read_private(args)
-    X, y, columns = _columns_of_fit(source, args)
+    source, leaks = read_private(args)
+    X, y, columns = columns_of_fit(source, args)
     model, feature_schema = _model_of(args, X, y)
     stem = Path(args.out).with_suffix("")
     json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
-    _check_destinations(args.out, json_path, txt_path)  # before the fit spends its budget
+    check_destinations(args.out, json_path, txt_path)  # before the fit spends its budget
     failed = _fit(model, X, y, args)
     if failed is not None:
         issues = failed.issues or [{"column": None, "problem": "classes", "share": None,
@@ -206,8 +208,8 @@ def _cmd_synthesize(args):
     n_rows = source.n_rows  # counted by the fit's passes over the file
     n = n_rows if args.n_samples is None else args.n_samples
     out = _synthetic_table(model, n, args, columns, list(X.columns), feature_schema)
-    with _all_or_nothing() as stage:
-        stage(args.out, lambda p: _write_table(out, p))
+    with all_or_nothing() as stage:
+        stage(args.out, lambda p: write_table(out, p))
         stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
         stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
     # no fit time: it would count the reading of every record's bytes, so one record's
@@ -221,12 +223,14 @@ def _cmd_synthesize(args):
 def _target_classes(args, schema):
     """The target's classes: ``--classes``, or the categories of its schema entry, or
     None (estimated by the fit)."""
+    from .schema import kind_of
+
     classes = _classes_option(args.classes)
     if classes is not None and args.target is None:
         raise UsageError("--classes needs --target")
     if args.target is not None and classes is None:
         target_spec = schema.get(args.target)
-        if target_spec is not None and target_spec["type"] == "categorical":
+        if target_spec is not None and kind_of(target_spec).has_categories:
             classes = target_spec.get("categories") or None
             if classes is not None and len(classes) < 2:
                 raise UsageError(f"schema {args.schema}, entry {args.target!r}: the target "
@@ -238,7 +242,7 @@ def _model_of(args, X, y):
     """``(model, feature_schema)``: the estimator ``--method`` names, built from the
     options, the schema file (its entries but the target's) and the class list; with
     ``--infer-schema error``, a usage error if the schema leaves anything out."""
-    schema = _read_schema(args.schema)
+    schema = read_schema(args.schema)
     classes = _target_classes(args, schema)
     feature_schema = {c: s for c, s in schema.items() if c != args.target}
     cls = _cli_options.registered_methods()[args.method]
@@ -317,7 +321,7 @@ def _refuse(args, columns, schema, classes, issues, report):
                                        classes, issues), indent=2, default=str) + "\n"
     written = None
     try:
-        with _all_or_nothing() as stage:
+        with all_or_nothing() as stage:
             stage(template, lambda p: p.write_text(text))
         written = template
     except (UsageError, OSError):  # a read-only folder: the summary still says what to do
@@ -344,13 +348,13 @@ def _cmd_schema(args):
         return _cmd_private_schema(args)
     if args.target is not None:
         raise UsageError("--target needs --epsilon (a template has no classes)")
-    source = _private_source(args.data, **_reading(args))  # the header only
+    source = private_source(args.data, **reading(args))  # the header only
     # column names only: a type guessed from the values would be read from the rows
     template = {col: {"type": None, "bounds": None, "categories": None, "integer": None,
                       "missing": None} for col in source.columns}
     text = json.dumps(template, indent=2) + "\n"
     if args.out:
-        with _all_or_nothing() as stage:
+        with all_or_nothing() as stage:
             stage(args.out, lambda p: p.write_text(text))
         print(f"Schema template with {len(template)} columns written to {args.out}. Fill in "
               f"each column's type ({type_words()}) and its public bounds "
@@ -370,8 +374,8 @@ def _cmd_private_schema(args):
     if args.out is None:
         raise UsageError("--epsilon needs --out (the schema and its privacy report)")
     _check_budget(args)
-    source, leaks = _read_private(args)
-    X, y, columns = _columns_of_fit(source, args)
+    source, leaks = read_private(args)
+    X, y, columns = columns_of_fit(source, args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         schema, classes, report = estimate_schema(X, y, epsilon=args.epsilon, delta=args.delta)
@@ -393,7 +397,7 @@ def _cmd_private_schema(args):
     text = json.dumps(schema, indent=2, default=str) + "\n"
     stem = Path(args.out).with_suffix("")
     json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
-    with _all_or_nothing() as stage:
+    with all_or_nothing() as stage:
         stage(args.out, lambda p: p.write_text(text))
         stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
         stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
@@ -408,7 +412,7 @@ def _drop_index_absent_from(frame, synthetic):
     """A real table without its unnamed first column (a row index) when the synthetic
     table, written without it by ``synthesize``, lacks it."""
     first = frame.columns[0] if len(frame.columns) > 1 else None
-    if first is not None and str(first) in _INDEX_HEADERS and first not in synthetic.columns:
+    if first is not None and str(first) in INDEX_HEADERS and first not in synthetic.columns:
         return frame.iloc[:, 1:]
     return frame
 
@@ -420,14 +424,14 @@ def _cmd_evaluate(args):
     (the synthesizer's reading); the report goes to standard output, as
     text or, with ``--json``, as one JSON object and nothing else.
     """
-    real = _read_table(args.real)
-    syn = _read_table(args.synthetic)
+    real = read_table(args.real)
+    syn = read_table(args.synthetic)
     real = _drop_index_absent_from(real, syn)
     if sorted(map(str, real.columns)) != sorted(map(str, syn.columns)):
         raise UsageError("the real and synthetic tables must have the same columns")
     train = None
     if args.train is not None:
-        train = _drop_index_absent_from(_read_table(args.train), syn)
+        train = _drop_index_absent_from(read_table(args.train), syn)
         if sorted(map(str, real.columns)) != sorted(map(str, train.columns)):
             raise UsageError("the real test and training tables must have the same columns")
     if args.target is not None and args.target not in real.columns:
@@ -435,7 +439,7 @@ def _cmd_evaluate(args):
     from .evaluation import evaluate_tables  # torch: once the tables are read
 
     result = evaluate_tables(
-        real, syn, target=args.target, train=train, schema=_read_schema(args.schema),
+        real, syn, target=args.target, train=train, schema=read_schema(args.schema),
         models="paper" if args.all_models else None, random_state=0,
         verbose=0 if args.quiet else 1)
     if args.json:
@@ -481,7 +485,7 @@ def _cmd_demo(args):
         f"  real -> real:      ROC-AUC {real.loc[lr, 'roc_auc']:.3f}, PR-AUC {real.loc[lr, 'pr_auc']:.3f}"
     )
     if args.out:
-        _write_table(X_syn.assign(income=y_syn), args.out)
+        write_table(X_syn.assign(income=y_syn), args.out)
         print(f"Synthetic data written to {args.out}")
     return 0
 

@@ -40,7 +40,8 @@ from sklearn.utils import get_tags
 
 from .base import PrivateEstimator
 from .privacy import BudgetExceededError, active_budget, gaussian_epsilon
-from .privacy._budget import _selection_epsilon, gaussian_precision, planning
+from .privacy._budget import gaussian_precision, planning
+from .privacy._calibration import selection_epsilon
 
 __all__ = ["SearchPlan", "plan_search"]
 
@@ -459,7 +460,7 @@ def _split(budget, n_fits, n_selections, scoring_share):
     delta_each = fit_delta / (2 * n_selections) if n_selections else 0.0
     selections = spent_deltas + [delta_each] * (n_selections * n_fits)
     gaussian_delta = budget.delta - sum(selections)
-    gaussian_epsilon_left = budget.epsilon - sum(_selection_epsilon(d) for d in selections)
+    gaussian_epsilon_left = budget.epsilon - sum(selection_epsilon(d) for d in selections)
     if gaussian_delta <= 0 or gaussian_epsilon_left <= 0:
         raise BudgetExceededError("Nothing of the budget is left for the search.")
     precision = gaussian_precision(gaussian_epsilon_left, gaussian_delta)
@@ -469,7 +470,7 @@ def _split(budget, n_fits, n_selections, scoring_share):
     fit_sigma = 1.0 / math.sqrt((1 - scoring_share) * precision / n_fits)
     score_sigma = 1.0 / math.sqrt(scoring_share * precision)
     own_delta = fit_delta / 2 if n_selections else fit_delta
-    fit_epsilon = gaussian_epsilon(fit_sigma, own_delta) + n_selections * _selection_epsilon(
+    fit_epsilon = gaussian_epsilon(fit_sigma, own_delta) + n_selections * selection_epsilon(
         delta_each)
     score_delta = budget.delta
     return (fit_epsilon, fit_delta), (gaussian_epsilon(score_sigma, score_delta), score_delta)

@@ -27,7 +27,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, Options, StrOp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._device import cpu_threads, resolve_device
-from ._reduced_set import _l1_reduce, _nnls_weights, _reduced_set
+from ._reduced_set import l1_reduce, nnls_weights, reduced_set
 from .utils import check_generator, torch_generator
 from .base import PrivateEstimator
 from .privacy import score_without_noise
@@ -389,8 +389,8 @@ class DPKMEReleaser(PrivateEstimator):
         noisy = noisy[:, 0]
         weights = coords.basis_ @ noisy
         if self.l1_bound is not None:
-            weights = _l1_reduce(coords.gram_, weights, float(self.l1_bound),
-                                 np.linalg.eigvalsh(coords.gram_).max())
+            weights = l1_reduce(coords.gram_, weights, float(self.l1_bound),
+                                np.linalg.eigvalsh(coords.gram_).max())
         self.points_ = Z.copy()
         self.weights_ = weights
         self.features_ = coords
@@ -426,14 +426,14 @@ class DPKMEReleaser(PrivateEstimator):
         else:
             Z0 = candidates.copy()
         with cpu_threads(1 if device == "cpu" else None):
-            Z, history = _reduced_set(features, target, Z0, bounds, device, self.n_iter,
-                                      self.learning_rate)
+            Z, history = reduced_set(features, target, Z0, bounds, device, self.n_iter,
+                                     self.learning_rate)
         H = _feature_rows(features, Z)
-        weights = _nnls_weights(H, target)
+        weights = nnls_weights(H, target)
         if self.l1_bound is not None:
             gram = H @ H.T
-            weights = _l1_reduce(gram, weights, float(self.l1_bound),
-                                 max(np.linalg.eigvalsh(gram).max(), 1e-300))
+            weights = l1_reduce(gram, weights, float(self.l1_bound),
+                                max(np.linalg.eigvalsh(gram).max(), 1e-300))
         ls = getattr(features, "length_scale_", None)
         self.points_ = Z
         self.weights_ = weights

@@ -447,3 +447,79 @@ def test_a_fit_hands_the_raw_table_to_one_place():
         "skdpgen.synthesizers._base", "skdpgen.base"}
     assert readers == {"skdpgen.schema._rows", "skdpgen._dask", "skdpgen.schema._canonical",
                        "skdpgen.schema._table", "skdpgen.rows._memory"}
+
+
+#: The names of the column kinds (``skdpgen.schema._text.KINDS``).
+_KIND_NAMES = {"numeric", "datetime", "categorical", "bool", "text"}
+
+
+def _kind_comparisons(path):
+    """``line: expression`` of every comparison in a file with a kind's name: against
+    a string, or membership in a tuple, list or set of strings."""
+    def names(node):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return {n for e in node.elts for n in names(e)}
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return {node.value}
+        return set()
+
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Compare) and any(
+                names(n) & _KIND_NAMES for n in [node.left, *node.comparators]):
+            yield f"{node.lineno}: {ast.unparse(node)}"
+
+
+def test_column_kinds_are_asked_not_compared():
+    """Outside ``skdpgen.schema`` a column's kind answers what it is
+    (:func:`skdpgen.schema.kind_of`: ``is_numeric``, ``is_bounded``,
+    ``has_categories``): no code compares a spec's ``"type"``, or a kind's name,
+    with ``"numeric"``, ``"categorical"``, ... (a new kind would be missed)."""
+    found = [f"{_module_name(path)}:{where}" for path in FILES
+             if not _module_name(path).startswith("skdpgen.schema")
+             for where in _kind_comparisons(path)]
+    assert found == []
+    # the check sees the comparisons the schema package itself makes
+    assert list(_kind_comparisons(PACKAGE / "schema" / "_diagnostics.py"))
+
+
+def _unit(module):
+    """What a module's private names are private to: its subpackage of skdpgen
+    (``skdpgen.schema`` for ``skdpgen.schema._plan``), or the module itself for
+    a module at the top level (``skdpgen.release``, ``skdpgen._reduced_set``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def _private_imports(path):
+    """``module: from X import _name`` for every private name a file imports from
+    another unit (:func:`_unit`); a module imported by name is not a name."""
+    unit = _unit(_module_name(path))
+    for target, names in _imports(path):
+        if target not in MODULES or _unit(target) == unit:
+            continue
+        for name in names:
+            if name.startswith("_") and not name.startswith("__") \
+                    and f"{target}.{name}" not in MODULES:
+                yield f"{_module_name(path)}: from {target} import {name}"
+
+
+def test_no_module_imports_another_package_private_name():
+    """A name with a leading underscore is private to its package (a subpackage of
+    skdpgen, such as ``skdpgen.privacy``, whose modules share their helpers; or one
+    top-level module): another one needs it public in its home module (named in
+    that module's ``__all__``) or moved to where it belongs."""
+    found = sorted(hit for path in FILES for hit in _private_imports(path))
+    assert found == []
+
+
+def test_the_synthesizers_package_exports_estimators_and_their_parts():
+    """``skdpgen.synthesizers`` exports the estimators and the parts they compose
+    (mechanisms, generators, the trainer: classes) and the two losses a mechanism
+    builds on; the presets' helper functions stay in their own modules."""
+    import inspect
+
+    import skdpgen.synthesizers as package
+
+    functions = sorted(n for n in package.__all__ if not inspect.isclass(getattr(package, n)))
+    assert functions == ["embedding_loss", "feature_map_loss"]
+    assert {"BaseSynthesizer", "DPHPSynthesizer", "DPMERFSynthesizer", "KMESynthesizer",
+            "MarginalSynthesizer", "Mechanism"} <= set(package.__all__)

@@ -15,6 +15,8 @@ from importlib import resources
 import pandas as pd
 from sklearn.utils import Bunch
 
+from ..schema import kind_of
+
 __all__ = ["adult_schema", "load_adult"]
 
 _FILES = {"train": "adult.data.gz", "test": "adult.test.gz"}
@@ -391,7 +393,7 @@ def load_adult(*, split="train", return_X_y=False):
 
     columns = {}
     for name, spec in schema.items():
-        if spec["type"] == "numeric":
+        if kind_of(spec).is_numeric:
             columns[name] = pd.to_numeric(raw[name]).astype(
                 "int64" if spec["integer"] else "float64"
             )

@@ -16,7 +16,7 @@ from ..utils import check_generator
 from ..embedding import mmd2 as feature_mmd2
 from ..kernels import gaussian_kernel_sum, scale_rows
 from ..privacy import PrivacyLeakWarning
-from ..schema import bin_index, is_categorical_dtype, paired_frames
+from ..schema import bin_index, is_categorical_dtype, kind_of, paired_frames
 
 __all__ = ["marginal_tv_distance", "mmd2", "mmd2_exact"]
 
@@ -24,37 +24,45 @@ __all__ = ["marginal_tv_distance", "mmd2", "mmd2_exact"]
 # -- α-way marginals ---------------------------------------------------------
 
 
+_NUMERIC, _CATEGORICAL = kind_of("numeric"), kind_of("categorical")
+
+
 def column_spec(key, real, syn, bounds, categories):
-    """("numeric", (lo, hi), leaked) or ("categorical", list, False) for one column."""
+    """(numeric kind, (lo, hi), leaked) or (categorical kind, list, False) for one
+    column (kinds as :func:`~skdpgen.schema.kind_of` gives them)."""
     entry = bounds.get(key)
     if categories.get(key) is not None:
-        return "categorical", list(categories[key]), False
+        return _CATEGORICAL, list(categories[key]), False
     if isinstance(entry, dict):  # a schema entry
-        kind = entry.get("type")
-        if kind == "categorical":
-            return "categorical", list(entry["categories"]), False
-        if kind != "numeric":
-            raise ValueError(f"Schema entry of column {key!r} has unknown type {kind!r}.")
+        try:
+            kind = kind_of(entry)
+        except ValueError:
+            kind = None
+        if kind is not None and kind.has_categories and "categories" in entry:
+            return _CATEGORICAL, list(entry["categories"]), False
+        if kind is None or not kind.is_numeric:
+            raise ValueError(
+                f"Schema entry of column {key!r} has unknown type {entry.get('type')!r}.")
         entry = entry["bounds"]
     if entry is not None:
         lo, hi = (float(b) for b in entry)
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
             raise ValueError(f"Bounds of column {key!r} must be finite with lo < hi, got {entry}.")
-        return "numeric", (lo, hi), False
+        return _NUMERIC, (lo, hi), False
     if is_categorical_dtype(real.dtype) or is_categorical_dtype(syn.dtype):
         for col in (real, syn):
             if isinstance(col.dtype, pd.CategoricalDtype):
                 # declared categories are public (as in skdpgen.schema)
-                return "categorical", list(col.dtype.categories), False
+                return _CATEGORICAL, list(col.dtype.categories), False
         # Cells empty in both datasets add nothing to the distance, so the
         # union of the observed values gives the same number as any public
         # list containing it: no leak to report.
         values = pd.concat([real, syn], ignore_index=True).astype(object)
-        return "categorical", list(pd.unique(values)), False
+        return _CATEGORICAL, list(pd.unique(values)), False
     values = np.concatenate([np.asarray(real, dtype=float), np.asarray(syn, dtype=float)])
     values = values[np.isfinite(values)]
     lo, hi = (float(values.min()), float(values.max())) if values.size else (0.0, 0.0)
-    return "numeric", (lo, hi), True
+    return _NUMERIC, (lo, hi), True
 
 
 def _codes(col, kind, spec, bins, key):
@@ -64,7 +72,7 @@ def _codes(col, kind, spec, bins, key):
     and one for missing values; a numeric column ``bins`` bins, then one for
     missing values (NaN; infinite values fall in the outer bins).
     """
-    if kind == "categorical":
+    if kind.has_categories:
         index = pd.Index(spec)
         if not index.is_unique:
             raise ValueError(f"Categories of column {key!r} must be distinct.")

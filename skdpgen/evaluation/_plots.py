@@ -123,7 +123,7 @@ def plot_marginals(
     for a, key in zip(axes, columns):
         col_r, col_s = real[key], syn[key]
         kind, spec, _ = column_spec(key, col_r, col_s, bounds, categories)
-        if kind == "numeric":
+        if kind.is_numeric:
             lo, hi = spec
             if hi <= lo:
                 lo, hi = lo - 0.5, hi + 0.5

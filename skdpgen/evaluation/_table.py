@@ -17,7 +17,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import KFold, StratifiedKFold
 from threadpoolctl import threadpool_limits
 
-from ..schema import paired_frames, read_column
+from ..schema import kind_of, paired_frames, read_column
 from ._fidelity import marginal_tv_distance
 from ._utility import downstream_utility, paper_models, regression_utility, score_table
 
@@ -236,7 +236,7 @@ def _read(frames, schema, columns):
 def _target(frames, spec, col):
     """The task, the rule's sentence, the classes and every table's labels."""
     kind = read_column(frames[0][col], spec, key=col).kind
-    if kind in ("numeric", "datetime"):
+    if kind_of(kind).is_bounded:
         values = [read_column(f[col], spec, kind=kind, key=col).values for f in frames]
         distinct = len(np.unique(values[0][~np.isnan(values[0])]))
         if distinct > MAX_CLASSES:
@@ -366,7 +366,7 @@ def _fidelity(kinds, bounds, real, syn, random_state):
     """Mean 1-way and 2-way TV, and each column's 1-way TV."""
     codes_r, codes_s, categories = {}, {}, {}
     for col, kind in kinds.items():
-        if kind in ("numeric", "datetime"):
+        if kind_of(kind).is_bounded:
             ref = real[col].to_numpy(dtype=float)
             codes_r[col], size = _bin_codes(ref, bounds[col], ref)
             codes_s[col], _ = _bin_codes(syn[col].to_numpy(dtype=float), bounds[col], ref)

@@ -53,20 +53,20 @@ from ._calibration import (  # noqa: F401
     _autodp,
     _calibrate_gaussian,
     _log_delta,
-    _selection_epsilon,
     _silenced,
     approximate_rho,
     calibrate_gaussian,
     check_epsilon_delta,
     gaussian_epsilon,
+    selection_epsilon,
     selection_threshold,
 )
 from ._leaks import (  # noqa: F401
     _LEDGER,
     PrivacyLeak,
     PrivacyLeakWarning,
-    _outside_stacklevel,
     leak_ledger,
+    outside_stacklevel,
     record_leak,
 )
 from ._report import GaussianRelease, PrivacyReport, compose_reports
@@ -250,7 +250,7 @@ class GaussianAccountant:
                 )
         self.delta_each = (self.selection_delta / n_selections) if n_selections else 0.0
         epsilon_gaussian = self.epsilon - (
-            n_selections * _selection_epsilon(self.delta_each) if n_selections else 0.0)
+            n_selections * selection_epsilon(self.delta_each) if n_selections else 0.0)
         if not epsilon_gaussian > 0:
             raise ValueError(f"epsilon={self.epsilon} leaves nothing for the Gaussian releases "
                              f"after the selections' thresholds.")
@@ -320,7 +320,7 @@ class GaussianAccountant:
                 "release tape: anyone who knows the seed or holds the tape can remove "
                 "it, so the release is not private.",
                 PrivacyLeakWarning,
-                stacklevel=_outside_stacklevel(),
+                stacklevel=outside_stacklevel(),
             )
         rng = self._seeded if self._seeded is not None else _fresh_generator()
         return value + _gaussian_noise(rng, sigma * sensitivity, value.shape)

@@ -7,7 +7,8 @@ import contextvars
 import math
 from dataclasses import dataclass
 
-from ._calibration import _selection_epsilon, calibrate_gaussian, check_epsilon_delta, gaussian_epsilon
+from ._calibration import (calibrate_gaussian, check_epsilon_delta, gaussian_epsilon,
+                           selection_epsilon)
 from ._leaks import _LEDGER, record_leak
 from ._report import GaussianRelease, PrivacyReport
 
@@ -86,7 +87,7 @@ def composed_epsilon(charges, delta):
     if not math.isfinite(precision) or gaussian_delta <= 0:
         return math.inf
     sigma = math.inf if precision == 0 else 1.0 / math.sqrt(precision)
-    return gaussian_epsilon(sigma, gaussian_delta) + sum(_selection_epsilon(d) for d in selections)
+    return gaussian_epsilon(sigma, gaussian_delta) + sum(selection_epsilon(d) for d in selections)
 
 
 def gaussian_precision(epsilon, delta):

@@ -12,10 +12,10 @@ import warnings
 import numpy as np
 from scipy.optimize import brentq
 
-from ._leaks import PrivacyLeakWarning, _outside_stacklevel
+from ._leaks import PrivacyLeakWarning, outside_stacklevel
 
 __all__ = ["approximate_rho", "calibrate_gaussian", "check_epsilon_delta", "gaussian_epsilon",
-           "selection_threshold"]
+           "selection_epsilon", "selection_threshold"]
 
 
 def _autodp():
@@ -77,7 +77,7 @@ def check_epsilon_delta(epsilon, delta, *, allow_infinite=True, warn_infinite=Tr
             "epsilon=inf: the data are released without noise, so nothing of this "
             "fit is differentially private. Pass a finite epsilon for a private release.",
             PrivacyLeakWarning,
-            stacklevel=_outside_stacklevel(),
+            stacklevel=outside_stacklevel(),
         )
     return epsilon, delta
 
@@ -147,8 +147,25 @@ def approximate_rho(epsilon, delta):
     return (math.sqrt(log_delta + float(epsilon)) - math.sqrt(log_delta)) ** 2
 
 
-def _selection_epsilon(delta_each):
-    """``ln(1/(1 − δ_each))``: what one selection's threshold adds to ε."""
+def selection_epsilon(delta_each):
+    """``ln(1/(1 − δ_each))``: what one selection's threshold adds to ε.
+
+    Parameters
+    ----------
+    delta_each : float
+        The δ of one partition selection (a key of one record passes its
+        threshold with this probability).
+
+    Returns
+    -------
+    epsilon : float
+
+    Examples
+    --------
+    >>> from skdpgen.privacy._calibration import selection_epsilon
+    >>> f"{selection_epsilon(1e-6):.7g}"
+    '1.000001e-06'
+    """
     return -math.log1p(-delta_each)
 
 

@@ -11,7 +11,7 @@ import sys
 import warnings
 from dataclasses import dataclass
 
-__all__ = ["PrivacyLeak", "PrivacyLeakWarning", "leak_ledger", "record_leak"]
+__all__ = ["PrivacyLeak", "PrivacyLeakWarning", "leak_ledger", "outside_stacklevel", "record_leak"]
 
 
 class PrivacyLeakWarning(RuntimeWarning):
@@ -78,13 +78,17 @@ warnings.simplefilter("always", PrivacyLeakWarning, append=True)
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-def _outside_stacklevel():
+def outside_stacklevel():
     """The ``stacklevel`` of the first frame outside skdpgen, for :func:`warnings.warn`.
 
     Called by the function that warns: its warnings then point at the line
     of the user's code that led there (``fit(...)``, ``estimate_schema(...)``),
     not at a line inside the package, however deep the call. When every
     frame is skdpgen's (the command line), the outermost one.
+
+    Returns
+    -------
+    stacklevel : int
     """
     frame, level = sys._getframe(2), 2  # the caller of the function that warns
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
@@ -233,6 +237,6 @@ def record_leak(what, why, *, column=None, remedy=None, stacklevel=None):
     if ledger is not None and leak not in ledger:
         ledger.append(leak)
     if stacklevel is None:
-        stacklevel = _outside_stacklevel() - 1
+        stacklevel = outside_stacklevel() - 1
     warnings.warn(PrivacyLeakWarning(leak.explain(), leak=leak), stacklevel=stacklevel + 1)
     return leak

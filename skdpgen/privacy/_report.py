@@ -8,7 +8,7 @@ import numbers
 from dataclasses import dataclass
 
 
-from ._calibration import _selection_epsilon, gaussian_epsilon, selection_threshold
+from ._calibration import gaussian_epsilon, selection_epsilon, selection_threshold
 from ._leaks import PrivacyLeak
 
 __all__ = ["GaussianRelease", "PrivacyReport", "compose_reports"]
@@ -128,7 +128,7 @@ class PrivacyReport:
     def selection_epsilon(self):
         """ε added by the thresholds of partition selections: ``ln(1/(1 − δ_each))``
         each (0 without any)."""
-        return sum(c * _selection_epsilon(d) for _, d, c in self.selections)
+        return sum(c * selection_epsilon(d) for _, d, c in self.selections)
 
     @property
     def selection_thresholds(self):
@@ -214,7 +214,7 @@ class PrivacyReport:
             else [b if math.isfinite(b) else "inf" for b in self.budget],
             "selections": [
                 {"release": n, "count": c, "delta_each": d,
-                 "epsilon_each": _selection_epsilon(d),
+                 "epsilon_each": selection_epsilon(d),
                  "threshold_rows": self.selection_thresholds[n]}
                 for n, d, c in self.selections
             ],
@@ -355,7 +355,7 @@ class PrivacyReport:
             at = "" if thresholds[name] is None else f" at {thresholds[name]:.4g} rows"
             lines.append(
                 f"  partition selection {name!r}: {c} threshold(s){at}, delta {d:.3g} "
-                f"(epsilon {_selection_epsilon(d):.3g}) each")
+                f"(epsilon {selection_epsilon(d):.3g}) each")
         if self.budget is not None:
             lines.append(f"  budget: epsilon = {self.budget[0]:.4g}, delta = {self.budget[1]:.3g}")
         lines.append(f"  private: {'yes' if self.is_private else 'NO'}")

@@ -116,7 +116,9 @@ from ._canonical import numbers_table
 from ._diagnostics import ColumnRead, check_table, read_column
 from ._dtypes import kinds_from_dtypes
 from ._issues import SchemaEstimateError, SchemaEstimateWarning, describe_issues
+from ._kind import ColumnKind
 from ._numeric import bin_index
+from ._text import kind_of
 from ._table import (
     TableEncoder,
     as_frame,
@@ -128,6 +130,7 @@ from ._table import (
 )
 
 __all__ = [
+    "ColumnKind",
     "ColumnRead",
     "SchemaEstimateError",
     "SchemaEstimateWarning",
@@ -138,6 +141,7 @@ __all__ = [
     "describe_issues",
     "encodes_as_levels",
     "is_categorical_dtype",
+    "kind_of",
     "kinds_from_dtypes",
     "numbers_table",
     "numeric_schema",

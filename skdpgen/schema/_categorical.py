@@ -217,6 +217,7 @@ class CategoricalKind(ColumnKind):
     partition selection)."""
 
     name = type = "categorical"
+    has_categories = True
     release = "schema: categories"
     sensitivity = math.sqrt(2.0)
 

@@ -175,6 +175,7 @@ class DatetimeKind(ColumnKind):
     statistic: a yearly histogram)."""
 
     name = type = "datetime"
+    is_bounded = True
     release = "schema: datetime"
     sensitivity = np.sqrt(3.0)
 

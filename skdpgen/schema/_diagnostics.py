@@ -16,7 +16,6 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._bool import is_bool_categories
 from ._canonical import (
     DAY_NS,
     MISSING,
@@ -28,7 +27,7 @@ from ._canonical import (
 )
 from ._datetime import timestamp_ns
 from ._table import check_spec
-from ._text import KINDS, _declared_kind
+from ._text import KINDS, _declared_kind, kind_of
 
 __all__ = ["ColumnRead", "check_table", "read_column"]
 
@@ -48,11 +47,7 @@ def _spec_kind(spec):
     """The kind a spec (complete or type-only) declares, or None."""
     if not spec or spec.get("type") is None:
         return None
-    if spec["type"] == "bool" or (spec["type"] == "categorical"
-                                  and spec.get("categories")
-                                  and is_bool_categories(spec["categories"])):
-        return "bool"
-    return spec["type"]
+    return kind_of(spec).name if spec["type"] in KINDS else spec["type"]
 
 
 def read_column(column, spec=None, *, kind=None, key=None):

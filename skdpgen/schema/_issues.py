@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from ..privacy import _outside_stacklevel
+from ..privacy import outside_stacklevel
 from ._policy import POLICY
 
 __all__ = ["SchemaEstimateError", "SchemaEstimateWarning", "describe_issues", "is_guess", "refusal_template",
@@ -369,7 +369,7 @@ def _warn_missing_hidden(key, missing, noisy_missing, s_missing, n):
             f"Column {key!r}: estimated without missing values, but the noise of its "
             f"missing count hides up to about {most / n:.0%} of its rows: if it has missing "
             "values, they are written as values.", column=key, problem="missing",
-            share=most / n), stacklevel=_outside_stacklevel())
+            share=most / n), stacklevel=outside_stacklevel())
 
 
 def _warn_guess(key, what, n, s):
@@ -378,7 +378,7 @@ def _warn_guess(key, what, n, s):
         f"Column {key!r}: no range of its values stands out from the noise of its "
         f"private bounds estimate ({n} rows, noise {s:.3g} rows per bin), so {what} are "
         "a guess and may miss the values entirely.", column=key, problem="guess"),
-        stacklevel=_outside_stacklevel())
+        stacklevel=outside_stacklevel())
 
 
 def _warn_outside(key, bounds, inside, noisy_missing, n, s):
@@ -410,13 +410,13 @@ def _warn_outside_share(key, bounds, outside, std, n):
                 f"Column {key!r}: its private bounds {bounds} may clip up to about "
                 f"{most / n:.0%} of its rows: the noise of the estimate hides that much.",
                 column=key, problem="uncertain", share=most / n),
-                stacklevel=_outside_stacklevel())
+                stacklevel=outside_stacklevel())
         return
     warnings.warn(SchemaEstimateWarning(
         f"Column {key!r}: about {outside / n:.0%} of its rows (estimated from the released "
         f"counts) hold values outside its private bounds {bounds}, which clip them: their "
         "bins were too thin to clear the noise of the estimate.", column=key,
-        problem="outside", share=outside / n), stacklevel=_outside_stacklevel())
+        problem="outside", share=outside / n), stacklevel=outside_stacklevel())
 
 
 def _warn_other(kept, other, residual, n, column=None):
@@ -447,7 +447,7 @@ def _warn_other(kept, other, residual, n, column=None):
         f"{subject}: its private category selection {what} (values held by fewer "
         f"rows than the selection threshold in the privacy report are dropped).",
         column=column, problem="classes" if classes else "categories", share=share),
-        stacklevel=_outside_stacklevel())
+        stacklevel=outside_stacklevel())
 
 
 def _warn_folded(kept, largest, residual, s_residual, n):
@@ -467,4 +467,4 @@ def _warn_folded(kept, largest, residual, s_residual, n):
         f"The class list: its private category selection keeps {len(kept)} classes; up to about "
         f"{min(upper / n, 1.0):.0%} of the rows (estimated from the released counts) may "
         f"hold labels it dropped, which become the class {largest!r}.",
-        problem="classes", share=min(upper / n, 1.0)), stacklevel=_outside_stacklevel())
+        problem="classes", share=min(upper / n, 1.0)), stacklevel=outside_stacklevel())

@@ -158,7 +158,12 @@ class ColumnCodec:
 
 
 class ColumnKind:
-    """A kind of column: see the module docstring for the protocol."""
+    """A kind of column: see the module docstring for the protocol.
+
+    Code outside :mod:`skdpgen.schema` asks a column's kind what it is
+    (:attr:`is_numeric`, :attr:`is_bounded`, :attr:`has_categories`) through
+    :func:`~skdpgen.schema.kind_of`, never by comparing its ``"type"``.
+    """
 
     #: The kind's name (``"numeric"``, ``"datetime"``, ``"categorical"``, ``"bool"``).
     name = ""
@@ -168,6 +173,15 @@ class ColumnKind:
     release = ""
     #: Replace-one L2 sensitivity of :meth:`statistic`.
     sensitivity = 1.0
+    #: Whether its values are numbers (numeric columns).
+    is_numeric = False
+    #: Whether its values are points on a line between public ``bounds``
+    #: (numeric columns, and datetime columns as instants): read as numbers,
+    #: clipped to the bounds and binned within them.
+    is_bounded = False
+    #: Whether its spec lists its values as ``categories`` (categorical and
+    #: bool columns).
+    has_categories = False
 
     def check_spec(self, key, spec):  # pragma: no cover - each kind implements it
         raise NotImplementedError

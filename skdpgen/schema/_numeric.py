@@ -350,6 +350,7 @@ class NumericKind(ColumnKind):
     public grids, or the integer and missing counts when the bounds are public)."""
 
     name = type = "numeric"
+    is_numeric = is_bounded = True
     release = "schema: numeric"
     sensitivity = np.sqrt(7.0)
     #: Its release when the bounds are public: the flags' counts only.

@@ -20,7 +20,7 @@ import copy
 import math
 import warnings
 
-from ..privacy import _outside_stacklevel
+from ..privacy import outside_stacklevel
 from ._canonical import canonical
 from ._categorical import (
     _other_label,
@@ -427,7 +427,7 @@ class SchemaPlan:
         if self.issues_:
             warnings.warn(SchemaEstimateWarning(describe_issues(self.issues_, "python"),
                                                 issues=self.issues_),
-                          stacklevel=_outside_stacklevel())
+                          stacklevel=outside_stacklevel())
         return schema, classes
 
     def _estimate(self, rows, accountant):

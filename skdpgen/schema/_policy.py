@@ -13,16 +13,28 @@ never read from a module constant: code reads ``POLICY.<field>``.
 
 from dataclasses import dataclass, field, fields
 
-__all__ = ["POLICY", "EstimationPolicy", "Policy", "rst_table"]
+__all__ = ["POLICY", "EstimationPolicy", "Policy", "rst_table", "rule"]
 
 
-def _rule(value, reason):
-    """A policy's field: its ``value``, and its rule in one line (``reason``)."""
+def rule(value, reason):
+    """A policy's field: its ``value``, and its rule in one line (``reason``).
+
+    Parameters
+    ----------
+    value : object
+        The field's default (the policy's value).
+    reason : str
+        Its rule, in one line (the documentation's table shows it).
+
+    Returns
+    -------
+    field : dataclasses.Field
+    """
     return field(default=value, metadata={"reason": reason})
 
 
 class Policy:
-    """Base of a frozen policy dataclass whose every field is a ``_rule``."""
+    """Base of a frozen policy dataclass whose every field is a ``rule``."""
 
     def table(self):
         """``(name, value, reason)`` of every field, in declaration order.
@@ -73,13 +85,13 @@ def rst_table(rows, head, widths):
     w0 = max(len(f"``{name}``") for name, _, _ in rows + [(head[0], "", "")])
     w1, w2 = widths
     lines = []
-    rule = f"{'=' * w0}  {'=' * w1}  {'=' * w2}"
-    lines += [rule, f"{head[0]:<{w0}}  {head[1]:<{w1}}  {head[2]}", rule]
+    border = f"{'=' * w0}  {'=' * w1}  {'=' * w2}"
+    lines += [border, f"{head[0]:<{w0}}  {head[1]:<{w1}}  {head[2]}", border]
     for name, what, s in rows:
         wrapped = textwrap.wrap(str(what), w1) or [""]
         lines.append(f"{'``' + name + '``':<{w0}}  {wrapped[0]:<{w1}}  {s}")
         lines += [f"{'':<{w0}}  {part}" for part in wrapped[1:]]
-    lines.append(rule)
+    lines.append(border)
     return "\n".join(lines)
 
 
@@ -106,77 +118,77 @@ class EstimationPolicy(Policy):
     """
 
     # -- numeric ranges (skdpgen.schema._ranges) -------------------------------
-    quantile: float = _rule(0.005, "mass cut at each end of a range's occupied bins")
-    false_bin_rate: float = _rule(
+    quantile: float = rule(0.005, "mass cut at each end of a range's occupied bins")
+    false_bin_rate: float = rule(
         1e-4, "family-wise rate, per grid level, of an empty bin or group taken as occupied")
-    grow_stds: float = _rule(
+    grow_stds: float = rule(
         2.0, "a bin next to the occupied ones joins them above this (hysteresis)")
-    bridge_stds: float = _rule(
+    bridge_stds: float = rule(
         3.0, "a bin one empty bin away from the occupied ones joins them above this")
-    group_stds: float = _rule(
+    group_stds: float = rule(
         4.0, "the rest of an end group, or the next group, joins a range above this")
-    decade_stds: float = _rule(
+    decade_stds: float = rule(
         3.0, "a decade's count unaccounted for by the range's bins stretches it above this")
-    fine_margin: float = _rule(
+    fine_margin: float = rule(
         0.5, "a range cut on the fine grid is widened by this share of its width at each end")
-    fine_shrink: float = _rule(
+    fine_shrink: float = rule(
         0.25, "... and replaces the coarse range only when at most this share of its width")
     # -- following the mass outside a range (skdpgen.schema._mass) -------------
-    follow_stds: float = _rule(
+    follow_stds: float = rule(
         2.0, "a range follows the rows estimated outside it above this ...")
-    follow_share: float = _rule(0.05, "... and above this share of the present rows")
-    far_group_rate: float = _rule(
+    follow_share: float = rule(0.05, "... and above this share of the present rows")
+    far_group_rate: float = rule(
         0.01, "family-wise rate of a far group (nothing in between) drawing a range")
-    trim_stds: float = _rule(
+    trim_stds: float = rule(
         1.0, "a group joined away from zero ends where the rest of its count is under this")
-    follow_groups: int = _rule(2, "whole groups towards zero a run next to a range may hold")
-    tail_share: float = _rule(
+    follow_groups: int = rule(2, "whole groups towards zero a run next to a range may hold")
+    tail_share: float = rule(
         0.02, "a tail decade is trimmed where the rows beyond are under this share")
     # -- flags and kinds (skdpgen.schema._flags, _text, the kinds) ------------
-    integer_fraction: float = _rule(
+    integer_fraction: float = rule(
         0.01, "a column is integer when its non-integer values are under this share")
-    flag_stds: float = _rule(4.0, "least threshold of the missing and integer flags")
-    false_flag_rate: float = _rule(
+    flag_stds: float = rule(4.0, "least threshold of the missing and integer flags")
+    false_flag_rate: float = rule(
         1e-4, "family-wise rate of a wrong flag over a table's estimated columns")
-    type_share: float = _rule(
+    type_share: float = rule(
         0.98, "a column is numeric (bool, datetime) when this share of its present values "
               "are numbers (bools, dates)")
-    type_stds: float = _rule(4.0, "the text-type tests of a column's form counts")
-    other_stds: float = _rule(
+    type_stds: float = rule(4.0, "the text-type tests of a column's form counts")
+    other_stds: float = rule(
         3.0, "a categorical column gets an 'other' value above this many stds of rows "
              "outside its kept values")
-    missing_stds: float = _rule(
+    missing_stds: float = rule(
         3.0, "a categorical column may be missing when its missing count exceeds this")
-    zero_share: float = _rule(
+    zero_share: float = rule(
         0.05, "exact zeros holding this share at an end of the bounds get \"zero\": true")
     # -- the summary of weak spots (skdpgen.schema._issues) --------------------
-    guess_share: float = _rule(
+    guess_share: float = rule(
         0.25, "rows clipped or sent to 'other' from which an estimate is a guess")
-    class_guess_share: float = _rule(
+    class_guess_share: float = rule(
         0.05, "labels that may have gone to another class from which the list is a guess")
-    warn_share: float = _rule(
+    warn_share: float = rule(
         0.05, "rows clipped or sent to 'other' above which a column is named ...")
-    warn_stds: float = _rule(3.0, "... when the estimate also exceeds this")
-    warn_large_share: float = _rule(
+    warn_stds: float = rule(3.0, "... when the estimate also exceeds this")
+    warn_large_share: float = rule(
         0.1, "a larger share named at a lower significance ...")
-    warn_large_stds: float = _rule(2.0, "... this one")
-    uncertain_stds: float = _rule(
+    warn_large_stds: float = rule(2.0, "... this one")
+    uncertain_stds: float = rule(
         2.0, "a column whose estimate plus this reaches guess_share is named uncertain")
-    missing_hidden_share: float = _rule(
+    missing_hidden_share: float = rule(
         0.02, "missing values of this share are kept; a column whose noise could hide "
               "them is named")
-    unsure_lines: int = _rule(
+    unsure_lines: int = rule(
         3, "more columns than this named for the same noise share one line of the summary")
     # -- the budget of schema_share="auto" (skdpgen.schema._shares) ------------
-    class_share: float = _rule(
+    class_share: float = rule(
         0.25, "an estimated class list's share of the schema budget (with columns)")
-    bin_noise_rows: float = _rule(
+    bin_noise_rows: float = rule(
         40.0, "auto: a numeric bin's noise at most n over this many rows")
-    class_noise_share: float = _rule(
+    class_noise_share: float = rule(
         0.05, "auto: a class selection's threshold plus two stds at most this share of n")
-    column_share: float = _rule(0.075, "auto: least share of a fit's budget for the columns")
-    max_column_share: float = _rule(0.3, "auto: largest share for the columns")
-    max_class_share: float = _rule(0.2, "auto: largest share for an estimated class list")
+    column_share: float = rule(0.075, "auto: least share of a fit's budget for the columns")
+    max_column_share: float = rule(0.3, "auto: largest share for the columns")
+    max_class_share: float = rule(0.2, "auto: largest share for an estimated class list")
 
 
 #: The policy every rule of the estimate reads.

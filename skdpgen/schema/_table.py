@@ -11,7 +11,7 @@ from ..utils import check_generator
 from ._canonical import table_frame
 from ._kind import EstimateContext
 from ._rows import table_rows
-from ._text import KINDS, kind_of_spec, schema_types
+from ._text import KINDS, kind_of, schema_types
 
 __all__ = [
     "TableEncoder",
@@ -199,7 +199,7 @@ def output_dtype(spec):
     >>> output_dtype({"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"]})
     dtype('<M8[ns]')
     """
-    return kind_of_spec(spec).output_dtype(spec)
+    return kind_of(spec).output_dtype(spec)
 
 
 class TableEncoder:
@@ -358,8 +358,8 @@ class TableEncoder:
             self.specs_ = [check_spec(key, schema[key]) if key in schema
                            else self._spec_from_data(key, table) for key in columns]
         self.dtypes_ = [output_dtype(spec) for spec in self.specs_]
-        self.codecs_ = [kind_of_spec(spec).codec(key, spec, max_levels=self.max_levels,
-                                                 bins=self.bins)
+        self.codecs_ = [kind_of(spec).codec(key, spec, max_levels=self.max_levels,
+                                            bins=self.bins)
                         for key, spec in zip(columns, self.specs_)]
         codecs = self.codecs_
         self.level_columns_ = [c.key for c in codecs if c.width and not c.binned

@@ -22,7 +22,7 @@ from ._kind import ColumnKind
 from ._numeric import NumericKind
 from ._policy import POLICY
 
-__all__ = ["KINDS", "TextKind", "kind_from_forms", "kind_of_spec"]
+__all__ = ["KINDS", "TextKind", "kind_from_forms", "kind_of"]
 
 #: The kinds a column's form counts can decide, in the order of their forms.
 _FORM_KINDS = ("numeric", "bool", "datetime")
@@ -154,13 +154,43 @@ def schema_types():
     return tuple(_DECLARABLE)
 
 
-def kind_of_spec(spec):
-    """The kind of a complete spec (bool: a categorical spec of bools)."""
+def kind_of(spec):
+    """The kind of a column: what the code outside the schema asks about it.
+
+    Parameters
+    ----------
+    spec : dict or str
+        The column's spec, complete or type-only (``{"type": "numeric"}``; a
+        categorical spec whose categories are ``[False, True]``, or
+        ``{"type": "bool"}``, is a bool column), or a kind's name (such as
+        :attr:`ColumnRead.kind <skdpgen.schema.ColumnRead.kind>`).
+
+    Returns
+    -------
+    kind : ColumnKind
+        Its :attr:`~ColumnKind.is_numeric`, :attr:`~ColumnKind.is_bounded`
+        and :attr:`~ColumnKind.has_categories` answer for the column.
+
+    Examples
+    --------
+    >>> from skdpgen.schema import kind_of
+    >>> kind_of({"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"]}).is_bounded
+    True
+    >>> kind = kind_of({"type": "categorical", "categories": [False, True]})
+    >>> kind.name, kind.has_categories, kind.is_numeric
+    ('bool', True, False)
+    >>> kind_of("numeric").is_numeric
+    True
+    """
     from ._bool import is_bool_categories
 
-    if spec["type"] == "categorical" and is_bool_categories(spec["categories"]):
-        return KINDS["bool"]
-    return KINDS[spec["type"]]
+    name = spec if isinstance(spec, str) else spec.get("type")
+    if not isinstance(spec, str) and name == "categorical" and spec.get("categories") \
+            and is_bool_categories(spec["categories"]):
+        name = "bool"
+    if name not in KINDS:
+        raise ValueError(f"Unknown column kind {name!r}; the kinds are {sorted(KINDS)}.")
+    return KINDS[name]
 
 
 def _declared_kind(spec):

@@ -12,35 +12,37 @@ a mixture generator) are presets. A new synthesizer is a subclass of
 :class:`BaseSynthesizer` with its own ``_design`` (and, for a new release, a
 :class:`Mechanism` subclass), registered for the command line with
 :func:`skdpgen.registry.register`.
+
+The package exports the estimators and the parts they compose (mechanisms,
+generators, the trainer, and the losses a mechanism builds on); the presets'
+helpers (their kernels' and designs' rules) stay in their own modules.
 """
 
 from ._base import BaseSynthesizer
-from ._calibration import MarginalCalibration, marginal_cell_maps
+from ._calibration import MarginalCalibration
 from ._design import Design, GeneratorSpec, PublicShape
 from ._kme import KMESynthesizer
-from ._marginals import MarginalMechanism, marginal_design, pair_groups
+from ._marginals import MarginalMechanism
 from ._mechanism import (
     EmbeddingMechanism,
     Mechanism,
     ReleaseContext,
-    batch_weights,
     embedding_loss,
     feature_map_loss,
 )
 from ._network import MixtureGenerator
-from ._pairwise import draw_pairwise_columns, pairs_above_noise, pairwise_features, shrink_pairwise
 from ._trainer import GeneratorTrainer
-from .dphp import DPHPSynthesizer, HermiteMechanism, patch_features
-from .dpmerf import DPMERFSynthesizer, default_length_scale, pairwise_weight
+from .dphp import DPHPSynthesizer, HermiteMechanism
+from .dpmerf import DPMERFSynthesizer
 from .marginal import MarginalSynthesizer
 
 __all__ = [
     "BaseSynthesizer",
     "DPHPSynthesizer",
-    "Design",
-    "GeneratorSpec",
     "DPMERFSynthesizer",
+    "Design",
     "EmbeddingMechanism",
+    "GeneratorSpec",
     "GeneratorTrainer",
     "HermiteMechanism",
     "KMESynthesizer",
@@ -48,20 +50,9 @@ __all__ = [
     "MarginalMechanism",
     "MarginalSynthesizer",
     "Mechanism",
-    "PublicShape",
     "MixtureGenerator",
+    "PublicShape",
     "ReleaseContext",
-    "batch_weights",
-    "default_length_scale",
-    "draw_pairwise_columns",
     "embedding_loss",
     "feature_map_loss",
-    "marginal_cell_maps",
-    "marginal_design",
-    "pair_groups",
-    "pairs_above_noise",
-    "pairwise_features",
-    "pairwise_weight",
-    "patch_features",
-    "shrink_pairwise",
 ]

@@ -14,10 +14,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._device import resolve_device
 from ..utils import check_generator, torch_generator
 from ..base import PrivateEstimator
-from ..privacy import _outside_stacklevel, score_without_noise
+from ..privacy import outside_stacklevel, score_without_noise
 from ..embedding import mmd2
 from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows, table_rows
+from ..schema import kind_of
 from ..schema._plan import SchemaPlan
 from ..schema._issues import (SchemaEstimateError, SchemaEstimateWarning,
                               describe_issues, is_guess)
@@ -166,7 +167,7 @@ class BaseSynthesizer(PrivateEstimator):
         if spread:
             warnings.warn(SchemaEstimateWarning(describe_issues(spread, "python"),
                                                 issues=spread),
-                          stacklevel=_outside_stacklevel())
+                          stacklevel=outside_stacklevel())
             self.schema_issues_ += spread
         self.missing_label_ = plan.class_missing_
         self.design_ = design
@@ -205,7 +206,8 @@ class BaseSynthesizer(PrivateEstimator):
         schema = dict(self.schema or {})
         for c in columns:
             spec = dict(schema.get(c) or {})
-            if spec.setdefault("type", "numeric") == "numeric":
+            spec.setdefault("type", "numeric")
+            if kind_of(spec).is_numeric:
                 spec.setdefault("missing", False)
                 spec.setdefault("zero", False)
             schema[c] = spec

@@ -52,7 +52,7 @@ def marginal_cell_maps(encoder, bins):
     --------
     >>> import pandas as pd
     >>> from skdpgen.schema import TableEncoder
-    >>> from skdpgen.synthesizers import marginal_cell_maps
+    >>> from skdpgen.synthesizers._calibration import marginal_cell_maps
     >>> X = pd.DataFrame({"k": [0, 7, 3], "c": ["a", "b", "a"]})
     >>> enc = TableEncoder({"k": {"type": "numeric", "bounds": [0, 7], "integer": True},
     ...                     "c": {"type": "categorical", "categories": ["a", "b"]}},

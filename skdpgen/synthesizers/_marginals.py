@@ -10,6 +10,7 @@ import torch
 
 from ..kernels import MarginalFeatures
 from ..privacy import calibrate_gaussian
+from ..schema import kind_of
 from ._mechanism import Mechanism, batch_weights
 from ._network import MixtureGenerator
 from ._policy import POLICY
@@ -69,7 +70,7 @@ def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share, bins=POLIC
 
     Examples
     --------
-    >>> from skdpgen.synthesizers import marginal_design
+    >>> from skdpgen.synthesizers._marginals import marginal_design
     >>> marginal_design(30_000, 14, 1.0, 1e-5, pair_share=0.9)
     (0.9, 80)
     >>> marginal_design(2_800, 69, 1.0, 1e-5, pair_share=0.9)
@@ -221,7 +222,7 @@ def pair_groups(encoder, cells=POLICY.pair_cells):
     --------
     >>> import pandas as pd
     >>> from skdpgen.schema import TableEncoder
-    >>> from skdpgen.synthesizers import pair_groups
+    >>> from skdpgen.synthesizers._marginals import pair_groups
     >>> schema = {"age": {"type": "numeric", "bounds": [0, 99], "integer": True},
     ...           "sex": {"type": "categorical", "categories": ["f", "m"]}}
     >>> X = pd.DataFrame({"age": [30, 40], "sex": ["f", "m"]})
@@ -272,10 +273,10 @@ class MarginalMechanism(Mechanism):
     ----------
     pair_share : float
         The two-way releases' share of the mechanism's budget (see
-        :func:`~skdpgen.synthesizers.marginal_design`); the one-way releases get the rest.
+        ``marginal_design``); the one-way releases get the rest.
     pair_cells : int, default=POLICY.pair_cells
         Coarse cells of an ordered column in the two-way marginals
-        (:func:`~skdpgen.synthesizers.pair_groups`).
+        (``pair_groups``).
     by_class : bool, default=True
         Whether the by-class releases are made; False for unlabeled data,
         whose by-class marginals are the overall ones (the overall releases
@@ -309,7 +310,7 @@ class MarginalMechanism(Mechanism):
         self._block_keys = list(encoder.block_columns_)
         self._ordered_slots = ordered_slots(encoder)
         self._numeric_keys = {key for key, spec in zip(encoder.columns_, encoder.specs_)
-                              if spec.get("type") in ("numeric", "datetime")}
+                              if kind_of(spec).is_bounded}
         zeros = np.zeros((1, encoder.n_encoded_))
         self.features_ = MarginalFeatures(category_sizes=sizes, degree=1).fit(zeros)
         self.pairwise_ = None

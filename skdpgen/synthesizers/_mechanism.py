@@ -45,7 +45,7 @@ def batch_weights(labels, n_classes, like):
     Examples
     --------
     >>> import torch
-    >>> from skdpgen.synthesizers import batch_weights
+    >>> from skdpgen.synthesizers._mechanism import batch_weights
     >>> batch_weights(torch.tensor([0, 1, 0, 1]), 2, torch.zeros(4, 3))
     tensor([[0.5000, 0.0000],
             [0.0000, 0.5000],

@@ -19,7 +19,7 @@ table is generated from it:
 
 from dataclasses import dataclass
 
-from ..schema._policy import Policy, _rule
+from ..schema._policy import Policy, rule
 
 __all__ = ["POLICY", "SynthesisPolicy"]
 
@@ -45,80 +45,80 @@ class SynthesisPolicy(Policy):
     """
 
     # -- "auto" budget shares (skdpgen.synthesizers._kme, dphp, dpmerf) --------
-    marginal_share: float = _rule(
+    marginal_share: float = rule(
         0.2, "marginal_share='auto': the calibration's one-way histograms (0 with images)")
-    marginal_pair_share: float = _rule(
+    marginal_pair_share: float = rule(
         0.9, "product_share='auto', marginal mechanism: its two-way marginals' share")
-    kernel_product_share: float = _rule(
+    kernel_product_share: float = rule(
         0.5, "product_share='auto', Hermite kernels: the pairwise or product kernel's share")
-    pairwise_share: float = _rule(
+    pairwise_share: float = rule(
         0.5, "DP-MERF's pairwise_share='auto': the pairwise Hermite kernel's share")
     # -- training and sampling (skdpgen.synthesizers._kme, dphp) ---------------
-    learning_rate: float = _rule(
+    learning_rate: float = rule(
         1e-2, "learning_rate='auto': Adam's rate of an MLP or convolutional generator")
-    hermite_learning_rate: float = _rule(
+    hermite_learning_rate: float = rule(
         3e-3, "... with DP-HP's Hermite kernels and an MLP generator")
-    mixture_learning_rate: float = _rule(0.1, "... of a mixture generator")
-    label_floor: float = _rule(
+    mixture_learning_rate: float = rule(0.1, "... of a mixture generator")
+    label_floor: float = rule(
         1e-3, "a noisy class proportion is raised to at least this before renormalizing")
     # -- the encoding (skdpgen.synthesizers.dphp, dpmerf) ----------------------
-    marginal_bins: int = _rule(
+    marginal_bins: int = rule(
         30, "bins='auto', marginal mechanism without a design: equal-width bins per column")
-    max_levels: int = _rule(
+    max_levels: int = rule(
         100, "max_levels='auto', Hermite kernels: integer columns with at most this many "
              "values keep them")
-    length_scale_factor: float = _rule(
+    length_scale_factor: float = rule(
         0.5, "DP-MERF's length_scale='auto': this multiple of the encoding's typical distance")
-    pairwise_length_scale: float = _rule(
+    pairwise_length_scale: float = rule(
         0.5, "length scale of DP-MERF's pairwise kernel's numeric columns (on [-1, 1])")
     # -- pairwise and product kernels (skdpgen.synthesizers._pairwise, dphp) ---
-    max_pairwise_features: int = _rule(
+    max_pairwise_features: int = rule(
         2**17, "the pairwise kernel's features, at most (a public random subset of columns "
                "beyond)")
-    pair_noise_ratio: float = _rule(
+    pair_noise_ratio: float = rule(
         4.0, "a pair joins the pairwise kernel while its evenly spread mean is 1/this of "
              "the noise")
-    max_product_features: int = _rule(
+    max_product_features: int = rule(
         2**15, "a product-kernel draw's features, at most (wider columns are passed over)")
-    patch_side_share: float = _rule(
+    patch_side_share: float = rule(
         0.18, "product_kernel='patch': a patch's side, this share of the image's shorter "
               "side (at least 3 pixels)")
-    patch_filters: int = _rule(32, "... its random filters (each a cosine and a sine)")
-    patch_length_scale_factor: float = _rule(
+    patch_filters: int = rule(32, "... its random filters (each a cosine and a sine)")
+    patch_length_scale_factor: float = rule(
         0.5, "... its length scale, this multiple of two random patches' typical distance")
     # -- the marginal mechanism (skdpgen.synthesizers._marginals) --------------
-    pair_cells: int = _rule(
+    pair_cells: int = rule(
         10, "an ordered column's cells merged into this many groups in the two-way marginals")
-    pair_precision: int = _rule(
+    pair_precision: int = rule(
         64, "two-way marginals are released when a cell's noise is at most n over this")
-    bin_precision: int = _rule(
+    bin_precision: int = rule(
         4, "a numeric column's bins: an equal share of the rows is this many noise stds")
-    bin_range: tuple = _rule(
+    bin_range: tuple = rule(
         (10, 100), "the fewest and the most bins of a numeric column the design chooses")
-    bin_step: int = _rule(
+    bin_step: int = rule(
         10, "... in steps of this (decimal bins: tenths of the range are unions of bins)")
-    spread_share: float = _rule(
+    spread_share: float = rule(
         0.10, "a column whose empty cells' noise may hold this share of the rows is named")
     # -- the calibration (skdpgen.synthesizers._calibration) -------------------
-    pool_rows: int = _rule(
+    pool_rows: int = rule(
         20_000, "generated rows per class to fit the tilt, at most ...")
-    min_pool_rows: int = _rule(1_000, "... at least ...")
-    pool_factor: int = _rule(4, "... and this many per estimated row of the class")
-    prior_weight: float = _rule(
+    min_pool_rows: int = rule(1_000, "... at least ...")
+    pool_factor: int = rule(4, "... and this many per estimated row of the class")
+    prior_weight: float = rule(
         0.1, "strength of the tilt's pull towards the generator, relative to the noise")
-    max_tilt: float = _rule(
+    max_tilt: float = rule(
         10.0, "largest absolute λ of a cell: its rows are reweighted by at most e^±this")
-    min_cell_rows: int = _rule(
+    min_cell_rows: int = rule(
         10, "cells with fewer generated rows in the pool are never weighted up")
-    min_ess: float = _rule(
+    min_ess: float = rule(
         0.05, "least effective sample size of the tilted pool, as a share of the pool ...")
-    tau_step: float = _rule(4.0, "... τ is multiplied by this until the weights keep it ...")
-    max_tau_steps: int = _rule(12, "... at most this many times (then no tilt)")
-    resample_factor: int = _rule(
+    tau_step: float = rule(4.0, "... τ is multiplied by this until the weights keep it ...")
+    max_tau_steps: int = rule(12, "... at most this many times (then no tilt)")
+    resample_factor: int = rule(
         20, "rows drawn per calibrated row when sampling (1/min_ess: mostly distinct rows)")
-    map_knots: int = _rule(
+    map_knots: int = rule(
         1024, "knots of a numeric column's map: levels of the generated distribution ...")
-    cell_knots: int = _rule(64, "... and quantiles inside each cell")
+    cell_knots: int = rule(64, "... and quantiles inside each cell")
 
 
 #: The policy every synthesizer reads.

@@ -73,7 +73,7 @@ def patch_features(image_shape, n_numeric, category_sizes, rng):
     that step (at least 1), ``POLICY.patch_filters`` filters, and the length scale
     ``POLICY.patch_length_scale_factor · sqrt(p² · 2/3)``: that multiple of
     the typical distance of two patches of independent uniform pixels
-    (DP-MERF's rule, :func:`~skdpgen.synthesizers.default_length_scale`, on
+    (DP-MERF's rule, :func:`~skdpgen.synthesizers.dpmerf.default_length_scale`, on
     a patch's ``p²`` pixels).
     Its norm is exactly 1, so one record moves the mean embedding by at most
     ``2/n`` (derived in the map's Notes), as for every bounded map.
@@ -103,7 +103,7 @@ def patch_features(image_shape, n_numeric, category_sizes, rng):
     Examples
     --------
     >>> import numpy as np
-    >>> from skdpgen.synthesizers import patch_features
+    >>> from skdpgen.synthesizers.dphp import patch_features
     >>> fmap = patch_features((8, 8), 64, [], np.random.default_rng(0))
     >>> fmap.patch_size, fmap.stride, fmap.n_features_out_
     (3, 1, 2304)
@@ -130,7 +130,7 @@ class HermiteMechanism(Mechanism):
     ``product_kernel="pairwise"`` the pairwise kernel (every pair of columns,
     :class:`~skdpgen.HermiteFeatures` ``kernel="pairwise"``; at most
     ``POLICY.max_pairwise_features`` features, see
-    :func:`~skdpgen.synthesizers.draw_pairwise_columns`)
+    ``draw_pairwise_columns``)
     is released once too; with ``"patch"`` (images), the patch kernel
     (:func:`patch_features`) is released once; with ``"random"`` (the paper's), at the start of
     each epoch ``product_size`` columns are drawn at random (public
@@ -239,7 +239,7 @@ class HermiteMechanism(Mechanism):
         -------
         column_means : dict
             ``{table column: (means (n_classes, w), variance (n_classes,))}``,
-            as :func:`~skdpgen.synthesizers.shrink_pairwise` takes it.
+            as ``shrink_pairwise`` takes it.
         """
         sums = self.targets_["sum kernel"][0].astype(np.float64)
         p, sizes = self.features_.n_numeric_, self.category_sizes_
@@ -303,13 +303,13 @@ class DPHPSynthesizer(KMESynthesizer):
         columns (:class:`~skdpgen.HermiteFeatures` ``kernel="pairwise"``,
         at ``product_order``): every two-way interaction is in the loss at
         every step. Pairs of columns too wide for the release's noise are
-        left out (:func:`~skdpgen.synthesizers.pairs_above_noise`: a pair
+        left out (``pairs_above_noise``: a pair
         with ``w_a·w_b`` features is kept while ``w_a·w_b·sqrt(P)`` stays
         within ``4n/(σΔ)``, from public quantities), and a table whose
         pairwise kernel would exceed 2**17 features uses a public random
         subset of its columns. ``"patch"`` (images; needs ``image_shape``):
         once, random Fourier features of every small patch of pixels,
-        location by location (:func:`~skdpgen.synthesizers.patch_features`):
+        location by location (:func:`~skdpgen.synthesizers.dphp.patch_features`):
         strokes, edges and textures, which per-pixel kernels do not see.
         ``"random"`` (the paper's): at every epoch, the product kernel over
         ``product_size`` columns drawn at random, each draw a fresh release.
@@ -331,7 +331,7 @@ class DPHPSynthesizer(KMESynthesizer):
         every two categorical columns (one-hot blocks: categories, integer
         levels, missing indicators) toward the product of their histograms
         from the sum kernel's release, by the James–Stein factor of its
-        noise (:func:`~skdpgen.synthesizers.shrink_pairwise`;
+        noise (``shrink_pairwise``;
         post-processing, nothing more is spent): pairs whose dependence is
         below the noise are matched as independent instead of as noise. On
         six tables' validation splits (fixed private schema, two seeds) it
@@ -417,7 +417,7 @@ class DPHPSynthesizer(KMESynthesizer):
     six real tables' validation splits it gave lower 2-way TV on five and
     equal on one (``benchmarks/JOURNAL.md``). It leaves out the pairs whose
     features would sit below the release's noise
-    (:func:`~skdpgen.synthesizers.pairs_above_noise`): a generator that
+    (``pairs_above_noise``): a generator that
     matches pure noise on Bundesliga's 52 × 52 team pairs invents joint
     structure the data does not have. ``product_kernel="random"`` gives the
     paper's mechanism.

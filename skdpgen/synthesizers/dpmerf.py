@@ -54,7 +54,7 @@ def default_length_scale(n_numeric, category_sizes, factor=None):
 
     Examples
     --------
-    >>> from skdpgen.synthesizers import default_length_scale
+    >>> from skdpgen.synthesizers.dpmerf import default_length_scale
     >>> round(default_length_scale(6, [2, 9, 16]), 3)
     1.471
     """
@@ -73,7 +73,7 @@ def pairwise_weight(pairwise):
     The weight ``P`` gives each pair's joint the random features' weight.
     It scales a loss, not a release: ``P`` is public (the pairs come from
     the schema's widths and the budget,
-    :func:`~skdpgen.synthesizers.pairs_above_noise`), and the
+    ``pairs_above_noise``), and the
     guarantee does not depend on it.
 
     Parameters
@@ -89,8 +89,8 @@ def pairwise_weight(pairwise):
     Examples
     --------
     >>> import numpy as np
-    >>> from skdpgen.synthesizers import pairwise_features
-    >>> from skdpgen.synthesizers import pairwise_weight
+    >>> from skdpgen.synthesizers._pairwise import pairwise_features
+    >>> from skdpgen.synthesizers.dpmerf import pairwise_weight
     >>> pairwise_weight(pairwise_features(2, [3], 5, 0.5, np.random.default_rng(0)))
     3
     """
@@ -102,7 +102,7 @@ class _FourierMechanism(EmbeddingMechanism):
 
     ``length_scale="auto"`` is resolved on the encoding. With
     ``pairwise_share > 0`` the pairwise Hermite kernel of the encoded table
-    (:func:`~skdpgen.synthesizers.pairwise_features`) is released
+    (``pairwise_features``) is released
     too, with that share of the mechanism's budget, and the loss is the random
     features' loss plus ``pairwise_weight`` times the pairwise kernel's
     (``"auto"``: the number of pairs, see :class:`DPMERFSynthesizer`).
@@ -175,14 +175,14 @@ class DPMERFSynthesizer(KMESynthesizer):
         Length scale of the Gaussian kernel on the encoding (numeric columns
         on [-1, 1], one-hot blocks). ``"auto"``: a fixed multiple of the
         encoding's typical distance, computed from the public schema alone
-        (:func:`~skdpgen.synthesizers.default_length_scale`); it never looks
+        (:func:`~skdpgen.synthesizers.dpmerf.default_length_scale`); it never looks
         at the rows.
     pairwise_share : float or "auto", default="auto"
         Share of the (non-label) budget for a second release, the pairwise
         Hermite kernel of the encoded table (every pair of columns' product
         kernel, as in :class:`DPHPSynthesizer`), whose embedding the
         generator matches too (over the pairs of columns that
-        :func:`~skdpgen.synthesizers.pairs_above_noise` keeps at this
+        ``pairs_above_noise`` keeps at this
         release's noise); the random features get the rest. ``"auto"``:
         0.5, and 0 with ``image_shape``. ``0`` gives the paper's single
         release.
@@ -192,7 +192,7 @@ class DPMERFSynthesizer(KMESynthesizer):
         Weight of the pairwise kernel's loss next to the random features'
         (a loss weight: nothing released depends on it). ``"auto"``: the
         number ``P`` of pairs released
-        (:func:`~skdpgen.synthesizers.pairwise_weight`): each pair's
+        (:func:`~skdpgen.synthesizers.dpmerf.pairwise_weight`): each pair's
         features carry ``1/sqrt(P)`` to keep the kernel's norm ≤ 1, so with
         weight 1 every pair's joint would weigh ``1/P`` of the random-feature
         embedding, and the generator followed the latter. On six real

@@ -9,7 +9,7 @@ from numbers import Integral, Real
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..base import estimator_init
-from ..privacy import _outside_stacklevel
+from ..privacy import outside_stacklevel
 from ..registry import register
 from ._base import BaseSynthesizer
 from ._design import Design, GeneratorSpec
@@ -64,14 +64,14 @@ class MarginalSynthesizer(BaseSynthesizer):
         releases the one-way marginals only (every column drawn
         independently given the class). ``"auto"``: 0.9 when a two-way
         cell's noise would be at most 1/64 of the rows, else 0
-        (:func:`~skdpgen.synthesizers.marginal_design`, from the number of
+        (``marginal_design``, from the number of
         rows and columns, ε and δ: public); the choice is ``pair_share_``.
     bins : int or "auto", default="auto"
         Equal-width bins of a numeric or date column's public bounds (those
         not encoded as levels, see ``max_levels``). ``"auto"``: the most
         among 10, 20, ..., 100 such that a bin with an equal share of the
         rows holds at least 4 noise standard deviations of the one-way
-        release (:func:`~skdpgen.synthesizers.marginal_design`); the choice
+        release (``marginal_design``); the choice
         is ``bins_``.
     max_levels : int or "auto", default="auto"
         Integer columns whose public bounds hold at most this many integers
@@ -84,7 +84,7 @@ class MarginalSynthesizer(BaseSynthesizer):
     pair_cells : int, default=10
         Coarse cells of an ordered column (levels, bins) in the two-way
         marginals: its consecutive cells merged into this many groups
-        (:func:`~skdpgen.synthesizers.pair_groups`); categorical columns keep
+        (``pair_groups``); categorical columns keep
         their cells.
     learning_rate : float or "auto", default="auto"
         Adam's learning rate of the mixture's logits. ``"auto"``: 0.1.
@@ -132,7 +132,7 @@ class MarginalSynthesizer(BaseSynthesizer):
     (``pair_share_ == 0``) every column is drawn independently given the
     class, and the fit warns so, naming the rows, ε or number of columns
     that would let the pairs be measured
-    (:func:`~skdpgen.synthesizers._marginals.pairs_needed`).
+    (``pairs_needed`` in ``skdpgen.synthesizers._marginals``).
 
     References
     ----------
@@ -178,7 +178,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         if auto and pair_share == 0 and shape.n_columns > 1:  # never silently independent
             warnings.warn(independence_note(shape.n_rows, shape.n_columns, shape.epsilon,
                                             shape.delta), UserWarning,
-                          stacklevel=_outside_stacklevel())
+                          stacklevel=outside_stacklevel())
         bins = bins if self.bins == "auto" else self.bins
         max_levels = bins if self.max_levels == "auto" else self.max_levels
         learning_rate = (POLICY.mixture_learning_rate if self.learning_rate == "auto"

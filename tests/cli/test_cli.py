@@ -239,7 +239,7 @@ def synthesize(inp, out, *extra, name="syn.csv"):
                  "--random-state", "0", "--quiet", *map(str, extra)])
 
 
-@pytest.mark.parametrize("method", ["dphp", "dpmerf"])
+@pytest.mark.parametrize("method", ["marginals", "dphp", "dpmerf"])
 def test_public_schema_run_is_private_and_writes_three_files(folders, fast_fits, method, capsys):
     inp, out = folders
     assert synthesize(inp, out, "--target", "label", "--schema", inp / "schema.json",
@@ -247,8 +247,8 @@ def test_public_schema_run_is_private_and_writes_three_files(folders, fast_fits,
     captured = capsys.readouterr()
     assert "PRIVACY WARNING" not in captured.err
     # the command's words, not Python's: "DP-HP fitted on", not "DPHPSynthesizer"
-    name = {"dphp": "DP-HP", "dpmerf": "DP-MERF"}[method]
-    assert captured.out.startswith(f"{name} fitted on 400 rows in ")
+    name = {"dphp": "DP-HP", "dpmerf": "DP-MERF", "marginals": "Marginal synthesizer"}[method]
+    assert captured.out.startswith(f"{name} fitted on 400 rows; ")
     assert "Synthesizer" not in captured.out + captured.err
     assert listing(out) == ["syn.csv", "syn.privacy.json", "syn.privacy.txt"]
     report = json.loads((out / "syn.privacy.json").read_text())

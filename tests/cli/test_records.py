@@ -1,7 +1,7 @@
 """How a CSV file becomes records (:mod:`skdpgen._records`), and its neighbours.
 
 The record contract, clause by clause, through the command line's reading of
-a private table (``skdpgen._cli_files._read_table``); the reader's fast paths
+a private table (``skdpgen._cli_files.read_table``); the reader's fast paths
 against the csv module's line-by-line result; equality with pandas on
 well-formed files. Then neighbouring files through ``skdpgen synthesize``:
 one record replaced by a malformed form (a blank line, a carriage return, an
@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skdpgen import _records
-from skdpgen._cli_files import UsageError, _read_table
+from skdpgen._cli_files import UsageError, read_table
 from skdpgen._records import read_records
 from skdpgen.cli import main
 from skdpgen.privacy import reproducible_noise
@@ -33,7 +33,7 @@ def _read(tmp_path, data, **kwargs):
     """The command line's reading of a private CSV file holding ``data`` (bytes)."""
     path = tmp_path / "data.csv"
     path.write_bytes(data)
-    return _read_table(path, **kwargs)
+    return read_table(path, **kwargs)
 
 
 def _rows(frame):
@@ -415,13 +415,13 @@ def test_joined_file_keeps_its_blank_last_record(tmp_path, capsys, fast_fits, co
     is the same whatever the last record holds, for every method."""
     for last in (b"", b"7" if columns == 1 else b"7,a"):
         path = _joined(tmp_path, columns, last)
-        assert len(_read_table(path, final_newline=False)) == N
+        assert len(read_table(path, final_newline=False)) == N
         for method in (["--method", "release"], []) if columns == 1 else ([],):
             status, text, _, _ = _synthesize(tmp_path, path, capsys, "--no-final-newline",
                                              *method)
             assert status == 0 and _fitted_rows(text) == [N], text
     # without it, a line break that ends the file ends the last record (pandas' files)
-    assert len(_read_table(_joined(tmp_path, 1, b""))) == N - 1
+    assert len(read_table(_joined(tmp_path, 1, b""))) == N - 1
     assert _rows(_read(tmp_path, b"a\n1\n", final_newline=False)) == [["1"], [""]]
     assert _rows(_read(tmp_path, b"a\n1\n", final_newline=False, multiline=True)) == [["1"], [""]]
     assert _rows(_read(tmp_path, b"a\n1", final_newline=False)) == [["1"]]

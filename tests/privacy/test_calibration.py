@@ -10,7 +10,8 @@ import pytest
 from skdpgen import DPHPSynthesizer, DPMERFSynthesizer, KMESynthesizer
 from skdpgen.kernels import HermiteFeatures, HistogramFeatures, RandomFourierFeatures
 from skdpgen.schema import TableEncoder
-from skdpgen.synthesizers import MarginalCalibration, marginal_cell_maps
+from skdpgen.synthesizers import MarginalCalibration
+from skdpgen.synthesizers._calibration import marginal_cell_maps
 from skdpgen.synthesizers._calibration import _apply_map, _quantile_map, _tilt
 from skdpgen.synthesizers._policy import POLICY
 

@@ -85,3 +85,20 @@ def test_a_kind_registered_in_one_module_fits_and_samples(parity, tmp_path, caps
 def test_a_kind_is_registered_once():
     with pytest.raises(ValueError, match="already registered"):
         register_kind(KINDS["numeric"])
+
+
+def test_kind_of_answers_what_code_outside_the_schema_asks(parity):
+    from skdpgen.schema import kind_of
+
+    answers = {name: (kind.is_numeric, kind.is_bounded, kind.has_categories)
+               for name, kind in KINDS.items()}
+    assert answers == {"numeric": (True, True, False), "datetime": (False, True, False),
+                       "categorical": (False, False, True), "bool": (False, False, True),
+                       "text": (False, False, False), "parity": (False, False, False)}
+    assert kind_of({"type": "parity"}) is parity
+    assert kind_of({"type": "categorical", "categories": [False, True]}) is KINDS["bool"]
+    assert kind_of({"type": "categorical", "categories": ["a", "b"]}) is KINDS["categorical"]
+    assert kind_of({"type": "categorical"}) is KINDS["categorical"]  # type-only
+    assert kind_of({"type": "bool"}) is kind_of("bool") is KINDS["bool"]
+    with pytest.raises(ValueError, match="Unknown column kind 'money'"):
+        kind_of({"type": "money"})

@@ -606,6 +606,7 @@ def test_round_values_on_bin_edges_are_binned_as_the_evaluation_bins_them():
     # column's rows one cell off); one rule, bins [a, b)
     from skdpgen.evaluation import marginal_tv_distance
     from skdpgen.evaluation._fidelity import _codes as cells
+    from skdpgen.schema import kind_of
 
     values = np.array([0.1, 0.3, 0.6, 0.7, 0.29, 0.0, 1.0])
     X = pd.DataFrame({"v": values, "n": [10, 30, 60, 70, 29, 0, 100]})
@@ -617,7 +618,8 @@ def test_round_values_on_bin_edges_are_binned_as_the_evaluation_bins_them():
         expected = np.minimum(np.round(values * 1000).astype(int) * bins // 1000, bins - 1)
         assert codes[0].tolist() == expected.tolist()
         assert codes[1].tolist() == expected.tolist()
-        assert cells(X["v"], "numeric", (0, 1), bins, "v")[0].tolist() == expected.tolist()
+        assert cells(X["v"], kind_of("numeric"), (0, 1), bins, "v")[0].tolist() \
+            == expected.tolist()
         # an integer on a bin edge is drawn in its own bin, never lost to the one below
         out = enc.decode(np.empty((7, 0)), codes, random_state=0)
         assert _codes(enc, enc.transform(out))[1].tolist() == expected.tolist()

@@ -12,8 +12,8 @@ from skdpgen import DPHPSynthesizer, MarginalSynthesizer
 from skdpgen.kernels import MarginalFeatures
 from skdpgen.privacy import GaussianAccountant, calibrate_gaussian, reproducible_noise
 from skdpgen.schema import TableEncoder
-from skdpgen.synthesizers import MixtureGenerator, marginal_design, pair_groups
-from skdpgen.synthesizers._marginals import simplex_projection
+from skdpgen.synthesizers import MixtureGenerator
+from skdpgen.synthesizers._marginals import marginal_design, pair_groups, simplex_projection
 from skdpgen.synthesizers._policy import POLICY
 
 FAST = dict(epochs=2, steps_per_epoch=20, batch_size=40, random_state=0, device="cpu")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from skdpgen import HermiteFeatures
-from skdpgen.synthesizers import shrink_pairwise
+from skdpgen.synthesizers._pairwise import shrink_pairwise
 from skdpgen.synthesizers._pairwise import _pair_layout
 
 

@@ -1016,7 +1016,7 @@ def test_dphp_levels_learn_point_masses_of_integer_columns():
 
 
 def test_pairwise_columns_respect_the_feature_cap():
-    from skdpgen.synthesizers import draw_pairwise_columns
+    from skdpgen.synthesizers._pairwise import draw_pairwise_columns
 
     rng = np.random.default_rng(0)
     widths = [6] * 5 + [40, 2, 100]
@@ -1043,7 +1043,7 @@ def test_pairs_above_noise_keeps_the_largest_set_that_clears_the_noise():
     import itertools
     import math
 
-    from skdpgen.synthesizers import pairs_above_noise
+    from skdpgen.synthesizers._pairwise import pairs_above_noise
     from skdpgen.synthesizers._policy import POLICY
 
     ratio = POLICY.pair_noise_ratio
