@@ -3,6 +3,7 @@
 import contextlib
 
 import torch
+from threadpoolctl import threadpool_limits
 
 
 @contextlib.contextmanager
@@ -20,6 +21,23 @@ def cpu_threads(n):
         yield
     finally:
         torch.set_num_threads(before)
+
+
+@contextlib.contextmanager
+def worker_threads(n_workers):
+    """While ``n_workers`` threads of ours share the cores: one thread each for
+    BLAS, OpenMP and torch inside them (all restored afterwards).
+
+    Their pools would otherwise start a thread per core for every worker, and
+    a pool's barrier waits for its slowest thread: beside another busy
+    process, one descheduled thread stalls every small product for a
+    scheduler time slice. With one worker (``n_workers <= 1``) nothing changes.
+    """
+    if n_workers <= 1:
+        yield
+        return
+    with threadpool_limits(limits=1), cpu_threads(1):
+        yield
 
 
 def resolve_device(device):

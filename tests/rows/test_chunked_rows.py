@@ -93,7 +93,7 @@ def test_the_marginal_releases_read_the_rows_once():
     # row is encoded once, whatever the number of chunks
     X, y = table(2000)
     with encoded_rows() as encoded, pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_memory, "_CHUNK_VALUES", 20_000)
+        mp.setattr(_memory, "_CHUNK_VALUES", 5_000)  # blocks of 15,000 encoded values
         synth = DPHPSynthesizer(schema=SCHEMA, classes=[0, 1], epochs=2, random_state=0,
                                 epsilon=1.0).fit(X, y)
     names = [r.name for r in synth.privacy_report_.releases]
