@@ -161,3 +161,50 @@ def test_the_command_line_reads_its_csv_a_block_at_a_time(tmp_path, monkeypatch)
     assert code == 0 and max(seen) < len(X) // 4
     out = pd.read_csv(tmp_path / "o.csv")
     assert len(out) == len(X) and list(out.columns) == ["age", "city", "income", "label"]
+
+
+def test_worker_threads_sum_in_order_with_one_thread_each(monkeypatch):
+    """Issue 56: with several workers the chunks are summed in tasks, in the same
+    order whatever ``n_jobs`` (the sums are equal to the last bit). BLAS runs
+    one thread inside every sum (a threaded product stalls beside a busy
+    process); with several workers torch does too (a pool per worker would
+    oversubscribe the cores). Their settings are restored afterwards."""
+    import threading
+
+    import torch
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from skdpgen import HermiteFeatures
+    from skdpgen.rows import chunk_feature_sums
+
+    X = np.random.default_rng(0).uniform(-2, 2, (3000, 3))
+    codes = np.random.default_rng(1).integers(0, 3, 3000)
+    fmap = HermiteFeatures(order=6).fit(X)
+    monkeypatch.setattr(_memory, "_CHUNK_VALUES", 400)  # chunks of 19 rows
+    monkeypatch.setattr(_memory, "_TASK_VALUES", 4000)  # tasks of 10 chunks
+    seen = []
+    feature_sum = HermiteFeatures.feature_sum
+
+    def recording(self, Z, W):
+        blas = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+        seen.append((threading.current_thread() is threading.main_thread(),
+                     torch.get_num_threads(), max(blas, default=1)))
+        return feature_sum(self, Z, W)
+
+    monkeypatch.setattr(HermiteFeatures, "feature_sum", recording)
+    torch_before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        with threadpool_limits(limits=2, user_api="blas"):
+            one = chunk_feature_sums(fmap, X, codes, 3, n_jobs=1)
+            assert {s[1:] for s in seen} == {(2, 1)}  # one worker: torch as it was
+            seen.clear()
+            two = chunk_feature_sums(fmap, X, codes, 3, n_jobs=2)
+            assert not all(s[0] for s in seen)  # the workers' threads summed
+            assert {s[1:] for s in seen} == {(1, 1)}
+            assert torch.get_num_threads() == 2  # restored
+            assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} <= {2}
+    finally:
+        torch.set_num_threads(torch_before)
+    np.testing.assert_array_equal(two, one)
+    assert len(seen) == 158  # every chunk once
