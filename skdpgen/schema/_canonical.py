@@ -517,21 +517,23 @@ def numbers_table(X):
 def _float_numbers(X):
     """:func:`numbers_table` of a float array: the same reading, vectorized.
 
-    A float32 table stays float32; the result is C-contiguous, a new array.
-    Without a NaN (a sum is NaN when a NaN is among its terms, or both
-    infinities), clamping is the whole reading: one pass, no DataFrame.
+    A float32 table stays float32, the rows are C-contiguous. A finite sum
+    means every value is finite: then ``X`` itself is the reading (no copy
+    of the table; it is never written). Otherwise the infinities are
+    clamped (a sum is NaN when a NaN is among its terms, or both
+    infinities: only then are NaNs looked for), in a new array.
     """
     from sklearn.utils import check_array
 
     X = check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=1)  # the shape
     big = np.finfo(X.dtype).max
     with np.errstate(over="ignore", invalid="ignore"):  # no value warns
-        has_nan = np.isnan(np.sum(X))
-    if has_nan:
-        out = np.nan_to_num(X, nan=0.0, posinf=big, neginf=-big)
-    else:
-        out = np.clip(X, -big, big)
-    return np.ascontiguousarray(out)  # one memory layout, whatever the input's
+        total = np.sum(X)
+    if np.isfinite(total):
+        return np.ascontiguousarray(X)
+    if np.isnan(total):
+        return np.ascontiguousarray(np.nan_to_num(X, nan=0.0, posinf=big, neginf=-big))
+    return np.ascontiguousarray(np.clip(X, -big, big))
 
 
 def labels_series(y):
