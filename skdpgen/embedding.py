@@ -51,9 +51,14 @@ class KernelMeanEmbedding(TransformerMixin, PrivateEstimator):
         :class:`~skdpgen.privacy.PrivacyLeakWarning` says so when private,
         and ``privacy_report_.leaks`` records it).
     chunk_size : int, default=None
-        Rows per streamed chunk; by default about 3·10⁶ feature values.
+        Rows per streamed chunk; by default about 10⁶ feature values (8 MB).
     n_jobs : int, default=None
-        Number of threads computing chunks in parallel; -1 for all cores.
+        Number of threads summing the chunks; -1 for all cores, None for
+        joblib's active setting (one thread unless inside
+        ``joblib.parallel_config(n_jobs=...)``). It is the number of threads
+        the fit keeps busy: with more than one, BLAS, OpenMP and torch run
+        one thread each inside the sums (restored afterwards). See
+        :ref:`performance`.
 
     Attributes
     ----------

@@ -304,6 +304,7 @@ _ENGINEERING_NUMBERS = {
     "_BLOCK_VALUES": "memory: kernel values held per block (skdpgen.kernels._gaussian)",
     "_JOINT_SIZE": "speed: joint categories of a merged one-hot block (skdpgen.kernels._fourier)",
     "_CHUNK_VALUES": "memory: feature values held per chunk of rows (skdpgen.rows._memory)",
+    "_TASK_VALUES": "speed: feature values summed per task of a worker thread (skdpgen.rows._memory)",
     "LABEL_CHUNK": "memory: labels read at a time (skdpgen.rows)",
     "_FAN_IN": "speed: partial sums combined per task of a Dask reduction (skdpgen.rows)",
     "CHUNK_ROWS": "memory: calibrated rows drawn at a time (skdpgen.synthesizers._calibration)",

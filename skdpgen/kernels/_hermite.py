@@ -437,16 +437,18 @@ class HermiteFeatures(BoundedFeatureMap):
         if self.kernel != "sum" or _is_tensor(X):
             return super().feature_sum(X, weights)
         X = np.asarray(X, dtype=np.float64)
-        p, D = self.n_numeric_, self._n_columns()
-        stack = _hermite_stack(X[:, :p], self.rho_, self.order)  # (C+1, n, p)
+        n, p, D, K = X.shape[0], self.n_numeric_, self._n_columns(), weights.shape[1]
+        # the rows along the last axis: one contiguous (C+1)·p × n matrix, a row
+        # per (order, column); its squared norms and its product with the
+        # weights read it in order (one GEMM)
+        columns = np.ascontiguousarray(X[:, :p].T)  # (p, n): contiguous slabs
+        terms = _hermite_stack(columns, self.rho_[:, None], self.order).reshape(-1, n)
         onehot = X[:, p:]
-        squared = (np.einsum("cnd,cnd->n", stack, stack)
+        squared = (np.einsum("jn,jn->n", terms, terms)
                    + np.einsum("nk,nk->n", onehot, onehot)) / D
         W = weights * unit_norm_scale(squared)[:, None]
-        # (K, n) @ (C+1, n, p): contiguous operands, one GEMM per order (a
-        # product with the transposed stack takes BLAS's slow strided path)
-        numeric = np.matmul(W.T, stack)  # (C+1, K, p)
-        numeric = numeric.transpose(2, 0, 1).reshape(p * (self.order + 1), W.shape[1])
+        numeric = (terms @ W).reshape(self.order + 1, p, K)
+        numeric = numeric.transpose(1, 0, 2).reshape(p * (self.order + 1), K)
         return np.concatenate([numeric, onehot.T @ W], axis=0) / math.sqrt(D)
 
     def raw_feature_sum(self, Z, weights):

@@ -5,20 +5,31 @@
 
 import numpy as np
 import torch
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 
+from .._device import worker_threads
 from ..kernels import BoundedFeatureMap, prepare_feature_map
 
 __all__ = ["ArrayRows", "chunk_feature_sums", "split_sums"]
 
-# Target number of float64 feature values held per chunk (about 24 MB).
-_CHUNK_VALUES = 3_000_000
+# Float64 feature values held per chunk of rows (about 8 MB): the memory bound
+# of a sum, and its speed: the order-100 Hermite terms of a 700-row chunk stay
+# in the caches between their computation and their sums (benchmarks/JOURNAL.md,
+# 2026-11-29: 5e5 to 1e6 values per chunk were fastest for Hermite orders 20
+# and 100 and 10,000 Fourier features; 3e6 was up to 1.5x slower).
+_CHUNK_VALUES = 1_000_000
+# Feature values computed by one task of a worker thread (about 30 chunks):
+# the pool's cost per task (a hand-off, a wake-up) is then negligible, while a
+# sum of 10^6 rows still makes tens of tasks for the workers to share.
+_TASK_VALUES = 30_000_000
 
 
-def _chunk_rows(n_features_out, chunk_size):
+def _chunk_rows(n_features_out, chunk_size, values=None):
+    """Rows per chunk: ``chunk_size``, or about ``values`` (default ``_CHUNK_VALUES``)
+    feature values."""
     if chunk_size is not None:
         return int(chunk_size)
-    return max(1, _CHUNK_VALUES // max(1, n_features_out))
+    return max(1, (_CHUNK_VALUES if values is None else values) // max(1, n_features_out))
 
 
 def _maps(feature_map):
@@ -53,10 +64,16 @@ def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=No
         Class index of each row in ``[0, n_classes)``; all zeros when None.
     n_classes : int, default=1
     chunk_size : int, default=None
-        Rows per chunk; by default about 3·10⁶ feature values per chunk.
+        Rows per chunk; by default about 10⁶ feature values per chunk.
     n_jobs : int, default=None
-        Threads working on chunks in parallel (CPU only; NumPy releases the
-        GIL).
+        Worker threads summing the chunks (CPU only; NumPy releases the GIL);
+        -1 for every core, None for joblib's active setting (one thread
+        unless inside ``joblib.parallel_config(n_jobs=...)``). With more than
+        one, BLAS, OpenMP and torch run one thread each inside the sum (their
+        settings are restored afterwards): ``n_jobs`` is the number of
+        threads the sum keeps busy. The chunks are grouped into tasks of
+        about 3·10⁷ feature values, summed in the same order whatever
+        ``n_jobs``.
     device : str, default="cpu"
         ``"cuda"``: each chunk's features are computed there in float64 and
         only its (features × classes) sum comes back.
@@ -80,9 +97,12 @@ def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=No
     maps = _maps(feature_map)
     width = sum(f.n_features_out_ for f in maps)
     rows = _chunk_rows(width, chunk_size)
-    # rows converted at once: about as many values as a chunk of features, at
+    # rows converted at once: about three chunks' worth of converted values, at
     # least one chunk (converting few rows at a time costs a pass of pandas each)
-    block = rows if convert is None else max(rows, _chunk_rows(converted_width, chunk_size))
+    block = rows if convert is None else max(
+        rows, _chunk_rows(converted_width, chunk_size, 3 * _CHUNK_VALUES))
+    # rows per task: whole blocks, about _TASK_VALUES feature values
+    span = block * max(1, _chunk_rows(width, None, _TASK_VALUES) // block)
     eye = np.eye(n_classes)
 
     def sums(Z, start, stop):
@@ -96,31 +116,44 @@ def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=No
                 out = [f.feature_sum(T, Wt).cpu().numpy() for f in maps]
         return out[0] if len(out) == 1 else np.concatenate(out, axis=0)
 
-    def one(start):
+    def chunks(start):
         """The sums of the chunks of one converted block, in order."""
         stop = min(start + block, n)
         if convert is None:
-            return [sums(X[start:stop], start, stop)]
+            yield sums(X[start:stop], start, stop)
+            return
         Z = convert(X.iloc[start:stop] if hasattr(X, "iloc") else X[start:stop])
-        return [sums(Z[a - start:min(a + rows, stop) - start], a, min(a + rows, stop))
-                for a in range(start, stop, rows)]
+        for a in range(start, stop, rows):
+            yield sums(Z[a - start:min(a + rows, stop) - start], a, min(a + rows, stop))
 
-    starts = range(0, n, block)
-    if n_jobs in (None, 1) or len(starts) == 1 or device != "cpu":
-        blocks = map(one, starts)
-    else:
-        blocks = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
-            delayed(one)(s) for s in starts
-        )
-    parts = (part for chunks in blocks for part in chunks)  # chunk by chunk, in order
-    total = None
-    for part in parts:
-        total = part if total is None else total + part
+    def task(start):
+        """The sum of the chunks of rows ``start`` to ``start + span``, in order."""
+        return _ordered_sum(part for b in range(start, min(start + span, n), block)
+                            for part in chunks(b))
+
+    starts = range(0, n, span)
+    workers = 1 if device != "cpu" or len(starts) < 2 else min(effective_n_jobs(n_jobs),
+                                                               len(starts))
+    with worker_threads(workers):
+        if workers == 1:
+            total = _ordered_sum(map(task, starts))
+        else:  # threads: NumPy releases the GIL; the tasks' sums come back in order
+            total = _ordered_sum(Parallel(n_jobs=workers, require="sharedmem",
+                                          return_as="generator")(
+                delayed(task)(s) for s in starts))
     if total is None:
         return np.zeros((width, n_classes))
     total = np.asarray(total, dtype=np.float64)
     if not np.all(np.isfinite(total)):
         raise ValueError("The feature map returned non-finite values.")
+    return total
+
+
+def _ordered_sum(parts):
+    """``parts`` added in order (None when there are none)."""
+    total = None
+    for part in parts:
+        total = part if total is None else total + part
     return total
 
 

@@ -504,17 +504,36 @@ def numbers_table(X):
     >>> numbers_table([[1, "2.5"], [None, "x"], [float("inf"), True]]).tolist()
     [[1.0, 2.5], [0.0, 0.0], [1.7976931348623157e+308, 1.0]]
     """
-    frame = table_frame(X)
     if isinstance(X, np.ndarray) and X.dtype in (np.float64, np.float32):
-        # the same reading of floats, vectorized (a float32 table stays float32)
-        big = np.finfo(X.dtype).max
-        out = np.nan_to_num(frame.to_numpy(), nan=0.0, posinf=big, neginf=-big)
-        return np.ascontiguousarray(out)  # one memory layout, whatever the input's
+        return _float_numbers(X)
+    frame = table_frame(X)
     out = np.empty(frame.shape, dtype=np.float64)
     for j in range(frame.shape[1]):
         out[:, j] = canonical(frame.iloc[:, j]).numbers()
     out[np.isnan(out)] = 0.0
     return np.clip(out, -_FLOAT_MAX, _FLOAT_MAX, out=out)
+
+
+def _float_numbers(X):
+    """:func:`numbers_table` of a float array: the same reading, vectorized.
+
+    A float32 table stays float32, the rows are C-contiguous. A finite sum
+    means every value is finite: then ``X`` itself is the reading (no copy
+    of the table; it is never written). Otherwise the infinities are
+    clamped (a sum is NaN when a NaN is among its terms, or both
+    infinities: only then are NaNs looked for), in a new array.
+    """
+    from sklearn.utils import check_array
+
+    X = check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=1)  # the shape
+    big = np.finfo(X.dtype).max
+    with np.errstate(over="ignore", invalid="ignore"):  # no value warns
+        total = np.sum(X)
+    if np.isfinite(total):
+        return np.ascontiguousarray(X)
+    if np.isnan(total):
+        return np.ascontiguousarray(np.nan_to_num(X, nan=0.0, posinf=big, neginf=-big))
+    return np.ascontiguousarray(np.clip(X, -big, big))
 
 
 def labels_series(y):

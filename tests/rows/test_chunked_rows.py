@@ -93,7 +93,7 @@ def test_the_marginal_releases_read_the_rows_once():
     # row is encoded once, whatever the number of chunks
     X, y = table(2000)
     with encoded_rows() as encoded, pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_memory, "_CHUNK_VALUES", 20_000)
+        mp.setattr(_memory, "_CHUNK_VALUES", 5_000)  # blocks of 15,000 encoded values
         synth = DPHPSynthesizer(schema=SCHEMA, classes=[0, 1], epochs=2, random_state=0,
                                 epsilon=1.0).fit(X, y)
     names = [r.name for r in synth.privacy_report_.releases]
@@ -202,3 +202,50 @@ def test_a_pass_over_blocks_holds_one_block_at_a_time():
     assert len(most) == len(source) and max(most) <= 2, most  # this block and the last
     rows.read = read  # the same sum, read as the encoder reads it
     np.testing.assert_allclose(rows.feature_sums(fmap), whole)
+
+
+def test_worker_threads_sum_in_order_with_one_thread_each(monkeypatch):
+    """Issue 56: with several workers the chunks are summed in tasks, in the same
+    order whatever ``n_jobs`` (the sums are equal to the last bit). BLAS runs
+    one thread inside every sum (a threaded product stalls beside a busy
+    process); with several workers torch does too (a pool per worker would
+    oversubscribe the cores). Their settings are restored afterwards."""
+    import threading
+
+    import torch
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from skdpgen import HermiteFeatures
+    from skdpgen.rows import chunk_feature_sums
+
+    X = np.random.default_rng(0).uniform(-2, 2, (3000, 3))
+    codes = np.random.default_rng(1).integers(0, 3, 3000)
+    fmap = HermiteFeatures(order=6).fit(X)
+    monkeypatch.setattr(_memory, "_CHUNK_VALUES", 400)  # chunks of 19 rows
+    monkeypatch.setattr(_memory, "_TASK_VALUES", 4000)  # tasks of 10 chunks
+    seen = []
+    feature_sum = HermiteFeatures.feature_sum
+
+    def recording(self, Z, W):
+        blas = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+        seen.append((threading.current_thread() is threading.main_thread(),
+                     torch.get_num_threads(), max(blas, default=1)))
+        return feature_sum(self, Z, W)
+
+    monkeypatch.setattr(HermiteFeatures, "feature_sum", recording)
+    torch_before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        with threadpool_limits(limits=2, user_api="blas"):
+            one = chunk_feature_sums(fmap, X, codes, 3, n_jobs=1)
+            assert {s[1:] for s in seen} == {(2, 1)}  # one worker: torch as it was
+            seen.clear()
+            two = chunk_feature_sums(fmap, X, codes, 3, n_jobs=2)
+            assert not all(s[0] for s in seen)  # the workers' threads summed
+            assert {s[1:] for s in seen} == {(1, 1)}
+            assert torch.get_num_threads() == 2  # restored
+            assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} <= {2}
+    finally:
+        torch.set_num_threads(torch_before)
+    np.testing.assert_array_equal(two, one)
+    assert len(seen) == 158  # every chunk once

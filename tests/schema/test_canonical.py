@@ -1,6 +1,7 @@
 """Canonical forms (skdpgen.schema._canonical): a value's form never changes what it is."""
 
 import datetime
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,7 @@ from skdpgen.schema._canonical import (
     canonical,
     canonical_keys,
     key_order,
+    numbers_table,
     table_frame,
 )
 
@@ -87,6 +89,31 @@ def test_table_frame_keeps_forms_and_checks_shape():
     frame = table_frame(np.array([[1.5 + 0j, 2], [3 + 1j, 4]]))
     assert canonical(frame[0]).keys().tolist() == [1.5, "(3+1j)"]
     assert canonical(frame[1]).keys().tolist() == [2, 4]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("cells", [
+    [[1.5, -2.0], [0.25, 3.0]],  # finite: the one-pass path
+    [[np.nan, 1.0], [2.0, -np.inf]],  # a NaN
+    [[np.inf, 1.0], [-np.inf, 2.0]],  # both infinities (their sum is NaN)
+    [[np.inf, np.inf], [1.0, -1.0]],  # one infinity (its sum is not NaN)
+    [["max", "max"], [np.nan, 1.0]],  # the largest floats: their sum overflows
+], ids=["finite", "nan", "infinities", "inf", "overflow"])
+def test_a_float_array_reads_as_its_cells_one_by_one(cells, dtype):
+    """``numbers_table``'s vectorized path for float arrays (issue 56) reads
+    what the cell-by-cell path reads, keeps float32, lays the rows out
+    C-contiguous, and warns of nothing."""
+    big = float(np.finfo(dtype).max)
+    X = np.array([[big if v == "max" else v for v in row] for row in cells], dtype=dtype)
+    X = np.asfortranarray(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = numbers_table(X)
+    expected = numbers_table(X.astype(object).tolist())  # value by value, float64
+    assert got.dtype == dtype and got.flags.c_contiguous
+    assert not np.shares_memory(got, X) or np.isfinite(X).all()  # never written
+    # ±inf is clamped to the largest float of the array's own type
+    np.testing.assert_array_equal(got, np.clip(expected, -big, big).astype(dtype))
 
 
 @pytest.mark.parametrize("holder", ["series", "objects", "categorical"])
