@@ -27,7 +27,8 @@ held-out real data?** On panel tables' *validation* splits (``bench_peers``'s:
 ``Marginal``: ``MarginalSynthesizer``'s ``n_components`` {100, 500};
 ``Marginal-pairs``: its ``pair_cells`` {5, 10, 20}, which changes the model
 only where the two-way marginals are released, ``pair_share_ > 0``), each at
-its defaults otherwise with the table's public schema and class list:
+its defaults otherwise with the table's public schema and class list
+(DP-HP: ``epochs=5, steps_per_epoch=100`` as in the example, ``--dphp-steps``):
 
 1. the private search: ``GridSearchCV(cv=KFold(3), refit=False)`` on the
    fit part inside ``PrivacyBudget(epsilon, 1e-5)`` planned by
@@ -133,18 +134,19 @@ PANEL_GRIDS = {
 SCORERS = {"mmd": private_neg_mmd2_scorer, "accuracy": private_accuracy_scorer}
 
 
-def _base(method, table, seed):
+def _base(method, table, seed, steps):
     import skdpgen
 
     cls = getattr(skdpgen, PANEL_GRIDS[method][0])
     return cls(schema=table.schema, classes=list(table.classes), random_state=seed,
-               device="cpu")
+               device="cpu", **(steps if method == "DP-HP" else {}))
 
 
-def private_choice(method, table, seed, scorer_name, epsilon):
-    """The private search on the fit part: (chosen params, plan, mean scores, seconds)."""
+def private_choice(method, table, seed, scorer_name, epsilon, steps):
+    """The private search on the fit part: (chosen params, plan, mean scores,
+    candidates, seconds, the report's epsilon, whether it is private)."""
     grid = PANEL_GRIDS[method][1]
-    search = GridSearchCV(_base(method, table, seed), grid, cv=KFold(3),
+    search = GridSearchCV(_base(method, table, seed, steps), grid, cv=KFold(3),
                           scoring=SCORERS[scorer_name](), refit=False)
     start = time.perf_counter()
     with warnings.catch_warnings():
@@ -158,7 +160,7 @@ def private_choice(method, table, seed, scorer_name, epsilon):
             report.epsilon, report.is_private)
 
 
-def held_out(method, ref, params, fit_epsilon, fit_delta, seed, val_cells):
+def held_out(method, ref, params, fit_epsilon, fit_delta, seed, val_cells, steps):
     """One fit of a candidate on the fit part at the search's ε per fit, scored
     on the validation part: 2-way TV there (and against the fit part), utility."""
     from sklearn.base import clone
@@ -167,7 +169,7 @@ def held_out(method, ref, params, fit_epsilon, fit_delta, seed, val_cells):
     from skdpgen.evaluation import marginal_tv_distance
 
     t = ref.table
-    est = clone(_base(method, t, seed)).set_params(**params, epsilon=fit_epsilon,
+    est = clone(_base(method, t, seed, steps)).set_params(**params, epsilon=fit_epsilon,
                                                    delta=fit_delta)
     start = time.perf_counter()
     with warnings.catch_warnings():
@@ -188,47 +190,52 @@ def _key(params):
     return ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
 
 
-def panel_one(args, name, loaded, seed, method):
-    """One table, seed and grid: the held-out scores of every candidate and
-    each scorer's private choice."""
+def panel_one(args, name, loaded, seed, method, save):
+    """One table, seed and grid: each scorer's private choice and the held-out
+    scores of every candidate (the first scorer's search, the held-out fits,
+    then the other scorers' searches; ``save(run)`` after each step)."""
     from sklearn.model_selection import ParameterGrid
 
     from bench_peers import Reference, cells
+    from skdpgen.evaluation import marginal_tv_distance
 
     ref = Reference(loaded, "validation", seed)
     t = ref.table
     val_cells = cells(t, t.X_test, t.y_test)
-    searches = {}
-    for scorer_name in args.scorers:
+    run = {"table": name, "seed": seed, "method": method, "epsilon": args.epsilon,
+           "n_fit": len(t.X_train), "n_validation": len(t.X_test),
+           "steps": args.steps if method == "DP-HP" else "default",
+           "real_fit_part_tv2_heldout": marginal_tv_distance(
+               val_cells[0], ref.codes, alpha=2, categories=val_cells[1]),
+           "searches": {}, "candidates": {}}
+    for i, scorer_name in enumerate(args.scorers):
         chosen, plan, scores, cand, seconds, spent, private = private_choice(
-            method, t, seed, scorer_name, args.epsilon)
-        searches[scorer_name] = {"chosen": _key(chosen), "fit_epsilon": plan.fit_epsilon,
-                                 "fit_delta": plan.fit_delta, "n_fits": plan.n_fits,
-                                 "n_score_releases": plan.n_score_releases,
-                                 "private_scores": dict(zip(map(_key, cand), scores)),
-                                 "seconds": seconds, "report_epsilon": spent,
-                                 "is_private": private}
+            method, t, seed, scorer_name, args.epsilon, args.steps)
+        run["searches"][scorer_name] = {
+            "chosen": _key(chosen), "fit_epsilon": plan.fit_epsilon,
+            "fit_delta": plan.fit_delta, "n_fits": plan.n_fits,
+            "n_score_releases": plan.n_score_releases,
+            "private_scores": dict(zip(map(_key, cand), scores)), "seconds": seconds,
+            "report_epsilon": spent, "is_private": private}
         print(f"  {name} seed {seed} {method} {scorer_name}: chose {_key(chosen)} "
               f"(eps per fit {plan.fit_epsilon:.4f}, {seconds:.0f} s)", flush=True)
-    fit_eps = {(s["fit_epsilon"], s["fit_delta"]) for s in searches.values()}
-    if len(fit_eps) != 1:
-        raise RuntimeError(f"the scorers' plans differ in the fits' budgets: {fit_eps}")
-    fit_epsilon, fit_delta = fit_eps.pop()
-    candidates = {}
-    for params in ParameterGrid(PANEL_GRIDS[method][1]):
-        draws = [held_out(method, ref, params, fit_epsilon, fit_delta, seed + 1000 * d,
-                          val_cells) for d in range(args.draws)]
-        candidates[_key(params)] = draws
-        print(f"  {name} seed {seed} {method} {_key(params)}: held-out 2-way TV "
-              + ", ".join(f"{d['tv2_heldout']:.4f}" for d in draws) + ", utility "
-              + ", ".join(f"{d['utility']:.3f}" for d in draws), flush=True)
-    from skdpgen.evaluation import marginal_tv_distance
-
-    floor = marginal_tv_distance(val_cells[0], ref.codes, alpha=2, categories=val_cells[1])
-    return {"table": name, "seed": seed, "method": method, "epsilon": args.epsilon,
-            "n_fit": len(t.X_train), "n_validation": len(t.X_test),
-            "real_fit_part_tv2_heldout": floor,
-            "searches": searches, "candidates": candidates}
+        save(run)
+        fit_budget = {(s["fit_epsilon"], s["fit_delta"]) for s in run["searches"].values()}
+        if len(fit_budget) != 1:
+            raise RuntimeError(f"the scorers' plans differ in the fits' budgets: {fit_budget}")
+        if i > 0:
+            continue
+        fit_epsilon, fit_delta = plan.fit_epsilon, plan.fit_delta
+        for params in ParameterGrid(PANEL_GRIDS[method][1]):
+            draws = [held_out(method, ref, params, fit_epsilon, fit_delta, seed + 1000 * d,
+                              val_cells, args.steps) for d in range(args.draws)]
+            run["candidates"][_key(params)] = draws
+            print(f"  {name} seed {seed} {method} {_key(params)}: held-out 2-way TV "
+                  + ", ".join(f"{d['tv2_heldout']:.4f}" for d in draws) + ", utility "
+                  + ", ".join(f"{d['utility']:.3f}" for d in draws)
+                  + f" ({draws[0]['fit_s']:.0f} s)", flush=True)
+            save(run)
+    return run
 
 
 def verdict(run):
@@ -256,16 +263,26 @@ def panel(args):
     print(machine_line())
     print(f"commit {_git_revision()}; load avg at start "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}; eps {args.epsilon}, delta 1e-5, "
-          f"KFold(3), refit=False, draws {args.draws}, threads {args.threads}", flush=True)
+          f"KFold(3), refit=False, draws {args.draws}, threads {args.threads}, DP-HP {args.steps}",
+          flush=True)
     runs = []
+
+    def save(run):
+        if args.json:
+            Path(args.json).write_text(json.dumps([*runs, run], indent=1, default=float) + "\n")
+
     for name in args.tables:
         loaded = P.load_table(name, args.data, seed=0)
         for seed in args.seeds:
             for method in args.methods:
-                runs.append(panel_one(args, name, loaded, seed, method))
-                if args.json:
-                    Path(args.json).write_text(json.dumps(runs, indent=1, default=float) + "\n")
+                runs.append(panel_one(args, name, loaded, seed, method, save))
     print(f"load avg at end {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    report(runs)
+
+
+def report(runs):
+    """The markdown table of the runs and the hit counts (runs with held-out fits)."""
+    runs = [r for r in runs if r["candidates"]]
     cols = ["table", "seed", "method", "eps/fit", "held-out 2-way TV per candidate (real fit part)",
             "best", "chosen (mmd)", "chosen (accuracy)", "TV gap mmd / acc",
             "utility gap mmd / acc"]
@@ -308,11 +325,20 @@ def main(argv=None):
     parser.add_argument("--epsilon", type=float, default=1.0, help="--panel: the budget's epsilon")
     parser.add_argument("--threads", type=int, default=1, help="--panel: threads (default 1)")
     parser.add_argument("--json", metavar="PATH", help="--panel: write the raw runs")
+    parser.add_argument("--report", metavar="PATH",
+                        help="print the --panel table from a --json file, and stop")
+    parser.add_argument("--dphp-steps", default="5,100",
+                        help="--panel: DP-HP's epochs,steps_per_epoch (default 5,100: the "
+                             "example's; DPHPSynthesizer's default is 10,100)")
     args = parser.parse_args(argv)
+    if args.report:
+        return report(json.loads(Path(args.report).read_text()))
     if args.panel:
         args.tables, args.methods = args.tables.split(","), args.methods.split(",")
         args.scorers = args.scorers.split(",")
         args.seeds = [int(x) for x in args.seeds.split(",")]
+        epochs, per_epoch = (int(x) for x in args.dphp_steps.split(","))
+        args.steps = dict(epochs=epochs, steps_per_epoch=per_epoch)
         return panel(args)
     steps = dict(epochs=2, steps_per_epoch=20) if args.quick else dict(epochs=5, steps_per_epoch=100)
     tables = {"gauss": _gauss} if args.quick else {"gauss": _gauss, "adult": _adult}
