@@ -37,7 +37,8 @@ def collect(paths, split):
     runs = collections.defaultdict(list)
     for path in paths:
         for r in json.loads(Path(path).read_text()):
-            if r.get("split", "validation") == split:
+            peer = r["method"].rstrip("*") in PEERS  # read from the cache below
+            if r.get("split", "validation") == split and not peer:
                 runs[r["table"], r["epsilon"], r["method"]].append(r)
     for path in sorted(CACHE.glob(f"*_{split}_*_public.json")):
         entry = json.loads(path.read_text())
