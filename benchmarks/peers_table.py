@@ -35,11 +35,17 @@ def collect(paths, split):
     """{(table, epsilon, method): [run, ...]}: ours from ``paths``, the peers'
     i.i.d. rows (and "MST*", "AIM*" as shipped) from the cache."""
     runs = collections.defaultdict(list)
+    seen = set()  # the reference rows ("real", "indep.") once per seed, whatever the files
     for path in paths:
         for r in json.loads(Path(path).read_text()):
             peer = r["method"].rstrip("*") in PEERS  # read from the cache below
+            key = r["table"], r["epsilon"], r["method"]
+            if r["method"] in ("real", "indep."):
+                if (*key, r["seed"]) in seen:
+                    continue
+                seen.add((*key, r["seed"]))
             if r.get("split", "validation") == split and not peer:
-                runs[r["table"], r["epsilon"], r["method"]].append(r)
+                runs[key].append(r)
     for path in sorted(CACHE.glob(f"*_{split}_*_public.json")):
         entry = json.loads(path.read_text())
         key = entry["table"], entry["epsilon"]
