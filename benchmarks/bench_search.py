@@ -18,11 +18,45 @@ compare the choices). Only training data is read; nothing is asserted.
 
     python benchmarks/bench_search.py            # both tables, both scorers
     python benchmarks/bench_search.py --quick    # gauss only, 2 x 20 steps
+
+**``--panel``: does the private choice pick the candidate that is best on
+held-out real data?** On panel tables' *validation* splits (``bench_peers``'s:
+80 % fit part, 20 % validation part of the train split, stratified,
+``random_state=seed``; never the test split), for each estimator's grid
+(``DP-HP``: ``order`` {5, 20} × ``length_scale`` {0.25, 0.5};
+``Marginal``: ``MarginalSynthesizer``'s ``n_components`` {100, 500};
+``Marginal-pairs``: its ``pair_cells`` {5, 10, 20}, which changes the model
+only where the two-way marginals are released, ``pair_share_ > 0``), each at
+its defaults otherwise with the table's public schema and class list
+(DP-HP: ``epochs=5, steps_per_epoch=100`` as in the example, ``--dphp-steps``):
+
+1. the private search: ``GridSearchCV(cv=KFold(3), refit=False)`` on the
+   fit part inside ``PrivacyBudget(epsilon, 1e-5)`` planned by
+   ``plan_search``, once with ``private_neg_mmd2_scorer()`` and once with
+   ``private_accuracy_scorer()``: the chosen candidate (``best_params_``);
+2. each candidate fitted on the whole fit part at the ε and δ per fit that
+   ``plan_search`` assigned (``--draws`` independent fits each), sampled
+   (as many rows as the fit part) and scored on held-out real rows:
+   2-way TV on ``bench_peers``' public cells (label included) against the
+   validation part, and utility (``bench_peers``' classifier trained on the
+   synthetic rows, scored on the validation part);
+3. whether the private choice is the held-out best (lowest mean held-out
+   2-way TV over the draws) and by how much its held-out TV exceeds the
+   best's.
+
+``refit=False``: the search's cost is ``c·3`` fits and the scorer's
+releases; a refit would be one more fit at the same ε (the held-out fit of
+the chosen candidate stands for it). Raw results with ``--json``::
+
+    python benchmarks/bench_search.py --panel --tables flchain,bfi --seeds 0 --json s.json
 """
 
 import argparse
+import json
+import os
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, KFold
@@ -34,6 +68,7 @@ from skdpgen.evaluation import private_accuracy_scorer, private_neg_mmd2_scorer
 from skdpgen.model_selection import plan_search
 from skdpgen.privacy import PrivacyBudget
 
+import _panel_data as P
 from _common import machine_line
 
 
@@ -87,10 +122,224 @@ def run(name, data, scorer_name, steps):
             f"{seconds:.1f}"]
 
 
+# -- --panel: the private choice against the held-out best ---------------------------
+
+PANEL_GRIDS = {
+    "DP-HP": ("DPHPSynthesizer", {"order": [5, 20], "length_scale": [0.25, 0.5]}),
+    "Marginal": ("MarginalSynthesizer", {"n_components": [100, 500]}),
+    # pair_cells changes the model only where the two-way marginals are released
+    # (pair_share_ > 0: many rows for the columns at the search's epsilon per fit)
+    "Marginal-pairs": ("MarginalSynthesizer", {"pair_cells": [5, 10, 20]}),
+}
+SCORERS = {"mmd": private_neg_mmd2_scorer, "accuracy": private_accuracy_scorer}
+
+
+def _base(method, table, seed, steps):
+    import skdpgen
+
+    cls = getattr(skdpgen, PANEL_GRIDS[method][0])
+    return cls(schema=table.schema, classes=list(table.classes), random_state=seed,
+               device="cpu", **(steps if method == "DP-HP" else {}))
+
+
+def private_choice(method, table, seed, scorer_name, epsilon, steps):
+    """The private search on the fit part: (chosen params, plan, mean scores,
+    candidates, seconds, the report's epsilon, whether it is private)."""
+    grid = PANEL_GRIDS[method][1]
+    search = GridSearchCV(_base(method, table, seed, steps), grid, cv=KFold(3),
+                          scoring=SCORERS[scorer_name](), refit=False)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with PrivacyBudget(epsilon=epsilon, delta=1e-5) as budget:
+            plan = plan_search(search, table.X_train, table.y_train)
+            search.fit(table.X_train, table.y_train)
+    report = budget.report()
+    return (search.best_params_, plan, list(search.cv_results_["mean_test_score"]),
+            list(map(dict, search.cv_results_["params"])), time.perf_counter() - start,
+            report.epsilon, report.is_private)
+
+
+def held_out(method, ref, params, fit_epsilon, fit_delta, seed, val_cells, steps):
+    """One fit of a candidate on the fit part at the search's ε per fit, scored
+    on the validation part: 2-way TV there (and against the fit part), utility."""
+    from sklearn.base import clone
+
+    from bench_peers import cells
+    from skdpgen.evaluation import marginal_tv_distance
+
+    t = ref.table
+    est = clone(_base(method, t, seed, steps)).set_params(**params, epsilon=fit_epsilon,
+                                                   delta=fit_delta)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(t.X_train, t.y_train)
+    seconds = time.perf_counter() - start
+    X_syn, y_syn = est.sample(len(t.X_train), random_state=seed)
+    y_syn = np.asarray([P._norm_cat(v) for v in np.asarray(y_syn, dtype=object)], dtype=object)
+    codes, _ = cells(t, X_syn, y_syn)
+    val_codes, categories = val_cells
+    return {"tv2_heldout": marginal_tv_distance(val_codes, codes, alpha=2,
+                                                categories=categories),
+            "tv2_fit": ref.tv(codes)["tv2"], "utility": ref.utility(X_syn, y_syn),
+            "fit_s": seconds, "pair_share_": getattr(est, "pair_share_", None)}
+
+
+def _key(params):
+    return ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
+
+
+def panel_one(args, name, loaded, seed, method, save):
+    """One table, seed and grid: each scorer's private choice and the held-out
+    scores of every candidate (the first scorer's search, the held-out fits,
+    then the other scorers' searches; ``save(run)`` after each step)."""
+    from sklearn.model_selection import ParameterGrid
+
+    from bench_peers import Reference, cells
+    from skdpgen.evaluation import marginal_tv_distance
+
+    ref = Reference(loaded, "validation", seed)
+    t = ref.table
+    val_cells = cells(t, t.X_test, t.y_test)
+    run = {"table": name, "seed": seed, "method": method, "epsilon": args.epsilon,
+           "n_fit": len(t.X_train), "n_validation": len(t.X_test),
+           "steps": args.steps if method == "DP-HP" else "default",
+           "real_fit_part_tv2_heldout": marginal_tv_distance(
+               val_cells[0], ref.codes, alpha=2, categories=val_cells[1]),
+           "searches": {}, "candidates": {}}
+    for i, scorer_name in enumerate(args.scorers):
+        chosen, plan, scores, cand, seconds, spent, private = private_choice(
+            method, t, seed, scorer_name, args.epsilon, args.steps)
+        run["searches"][scorer_name] = {
+            "chosen": _key(chosen), "fit_epsilon": plan.fit_epsilon,
+            "fit_delta": plan.fit_delta, "n_fits": plan.n_fits,
+            "n_score_releases": plan.n_score_releases,
+            "private_scores": dict(zip(map(_key, cand), scores)), "seconds": seconds,
+            "report_epsilon": spent, "is_private": private}
+        print(f"  {name} seed {seed} {method} {scorer_name}: chose {_key(chosen)} "
+              f"(eps per fit {plan.fit_epsilon:.4f}, {seconds:.0f} s)", flush=True)
+        save(run)
+        fit_budget = {(s["fit_epsilon"], s["fit_delta"]) for s in run["searches"].values()}
+        if len(fit_budget) != 1:
+            raise RuntimeError(f"the scorers' plans differ in the fits' budgets: {fit_budget}")
+        if i > 0:
+            continue
+        fit_epsilon, fit_delta = plan.fit_epsilon, plan.fit_delta
+        for params in ParameterGrid(PANEL_GRIDS[method][1]):
+            draws = [held_out(method, ref, params, fit_epsilon, fit_delta, seed + 1000 * d,
+                              val_cells, args.steps) for d in range(args.draws)]
+            run["candidates"][_key(params)] = draws
+            print(f"  {name} seed {seed} {method} {_key(params)}: held-out 2-way TV "
+                  + ", ".join(f"{d['tv2_heldout']:.4f}" for d in draws) + ", utility "
+                  + ", ".join(f"{d['utility']:.3f}" for d in draws)
+                  + f" ({draws[0]['fit_s']:.0f} s)", flush=True)
+            save(run)
+    return run
+
+
+def verdict(run):
+    """Per scorer: (chosen, held-out best, TV gap, utility gap, rank of the chosen)."""
+    mean = {k: float(np.mean([d["tv2_heldout"] for d in v])) for k, v in run["candidates"].items()}
+    util = {k: float(np.nanmean([d["utility"] for d in v])) for k, v in run["candidates"].items()}
+    best = min(mean, key=mean.get)
+    order = sorted(mean, key=mean.get)
+    out = {}
+    for scorer, s in run["searches"].items():
+        c = s["chosen"]
+        out[scorer] = (c, best, mean[c] - mean[best], util[c] - max(util.values()),
+                       order.index(c) + 1)
+    return out, mean, util
+
+
+def panel(args):
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    from bench_panel import _git_revision
+
+    torch.set_num_threads(args.threads)
+    threadpool_limits(args.threads)
+    print(machine_line())
+    print(f"commit {_git_revision()}; load avg at start "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}; eps {args.epsilon}, delta 1e-5, "
+          f"KFold(3), refit=False, draws {args.draws}, threads {args.threads}, DP-HP {args.steps}",
+          flush=True)
+    runs = []
+
+    def save(run):
+        if args.json:
+            Path(args.json).write_text(json.dumps([*runs, run], indent=1, default=float) + "\n")
+
+    for name in args.tables:
+        loaded = P.load_table(name, args.data, seed=0)
+        for seed in args.seeds:
+            for method in args.methods:
+                runs.append(panel_one(args, name, loaded, seed, method, save))
+    print(f"load avg at end {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    report(runs)
+
+
+def report(runs):
+    """The markdown table of the runs and the hit counts (runs with held-out fits)."""
+    runs = [r for r in runs if r["candidates"]]
+    cols = ["table", "seed", "method", "eps/fit", "held-out 2-way TV per candidate (real fit part)",
+            "best", "chosen (mmd)", "chosen (accuracy)", "TV gap mmd / acc",
+            "utility gap mmd / acc"]
+    print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+    hits = {}
+    for run in runs:
+        v, mean, _ = verdict(run)
+        for scorer, (c, best, gap, _, _) in v.items():
+            hits.setdefault((run["method"], scorer), []).append((c == best, gap))
+        eps = next(iter(run["searches"].values()))["fit_epsilon"]
+        print("| " + " | ".join([
+            run["table"], str(run["seed"]), run["method"], f"{eps:.4f}",
+            "; ".join(f"{k}: {m:.4f}" for k, m in mean.items())
+            + f" ({run['real_fit_part_tv2_heldout']:.4f})", v[next(iter(v))][1],
+            *(v[s][0] if s in v else "–" for s in ("mmd", "accuracy")),
+            " / ".join(f"{v[s][2]:+.4f}" if s in v else "–" for s in ("mmd", "accuracy")),
+            " / ".join(f"{v[s][3]:+.3f}" if s in v else "–" for s in ("mmd", "accuracy"))])
+            + " |")
+    for (method, scorer), h in hits.items():
+        gaps = [g for _, g in h]
+        print(f"{method}, {scorer}: private choice = held-out best in {sum(m for m, _ in h)} "
+              f"of {len(h)}; TV gap mean {np.mean(gaps):.4f}, max {max(gaps):.4f}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--panel", action="store_true",
+                        help="the private choice against the held-out best on panel tables' "
+                             "validation splits (see the docstring)")
+    parser.add_argument("--data", default=str(P.DEFAULT_DATA), help="--panel: the panel's data")
+    parser.add_argument("--tables", default="flchain,bfi,breast_cancer,bundesliga",
+                        help="--panel: comma-separated panel tables")
+    parser.add_argument("--methods", default="DP-HP,Marginal",
+                        help=f"--panel: from {','.join(PANEL_GRIDS)}")
+    parser.add_argument("--scorers", default="mmd,accuracy", help="--panel: mmd, accuracy")
+    parser.add_argument("--seeds", default="0", help="--panel: comma-separated")
+    parser.add_argument("--draws", type=int, default=1,
+                        help="--panel: held-out fits of each candidate (default 1)")
+    parser.add_argument("--epsilon", type=float, default=1.0, help="--panel: the budget's epsilon")
+    parser.add_argument("--threads", type=int, default=1, help="--panel: threads (default 1)")
+    parser.add_argument("--json", metavar="PATH", help="--panel: write the raw runs")
+    parser.add_argument("--report", metavar="PATH",
+                        help="print the --panel table from a --json file, and stop")
+    parser.add_argument("--dphp-steps", default="5,100",
+                        help="--panel: DP-HP's epochs,steps_per_epoch (default 5,100: the "
+                             "example's; DPHPSynthesizer's default is 10,100)")
     args = parser.parse_args(argv)
+    if args.report:
+        return report(json.loads(Path(args.report).read_text()))
+    if args.panel:
+        args.tables, args.methods = args.tables.split(","), args.methods.split(",")
+        args.scorers = args.scorers.split(",")
+        args.seeds = [int(x) for x in args.seeds.split(",")]
+        epochs, per_epoch = (int(x) for x in args.dphp_steps.split(","))
+        args.steps = dict(epochs=epochs, steps_per_epoch=per_epoch)
+        return panel(args)
     steps = dict(epochs=2, steps_per_epoch=20) if args.quick else dict(epochs=5, steps_per_epoch=100)
     tables = {"gauss": _gauss} if args.quick else {"gauss": _gauss, "adult": _adult}
     print(machine_line())

@@ -1,8 +1,9 @@
 """The peers table and figure from ``bench_peers.py``'s runs (for the README and the docs).
 
 A script, not a test: it reads what ``bench_peers.py`` wrote (``--json``
-files of DP-HP's runs; MST's and AIM's runs from ``peers_cache/``, public
-domain: MST, AIM, AIM3) and prints, per ε, one row per table: 2-way and 3-way TV, utility,
+files of our runs: ``--methods``, by default Marginal, DP-HP, DP-MERF; MST's
+and AIM's runs from ``peers_cache/``, public domain: MST, AIM, AIM3) and
+prints, per ε, one row per table: 2-way and 3-way TV, utility,
 fit time and peak memory, means over the seeds found (their number in the
 last column). **Bold**: below every peer that finished::
 
@@ -26,7 +27,7 @@ sys.path.insert(0, HERE)
 from bench_peers import CACHE, figure  # noqa: E402
 from _panel_data import TABLES  # noqa: E402
 
-OURS = ("DP-HP", "DP-HP-est")
+OURS = ("Marginal", "DP-HP", "DP-MERF")  # the default --ours
 PEERS = ("MST", "AIM", "AIM3")
 
 
@@ -34,10 +35,17 @@ def collect(paths, split):
     """{(table, epsilon, method): [run, ...]}: ours from ``paths``, the peers'
     i.i.d. rows (and "MST*", "AIM*" as shipped) from the cache."""
     runs = collections.defaultdict(list)
+    seen = set()  # the reference rows ("real", "indep.") once per seed, whatever the files
     for path in paths:
         for r in json.loads(Path(path).read_text()):
-            if r.get("split", "validation") == split:
-                runs[r["table"], r["epsilon"], r["method"]].append(r)
+            peer = r["method"].rstrip("*") in PEERS  # read from the cache below
+            key = r["table"], r["epsilon"], r["method"]
+            if r["method"] in ("real", "indep."):
+                if (*key, r["seed"]) in seen:
+                    continue
+                seen.add((*key, r["seed"]))
+            if r.get("split", "validation") == split and not peer:
+                runs[key].append(r)
     for path in sorted(CACHE.glob(f"*_{split}_*_public.json")):
         entry = json.loads(path.read_text())
         key = entry["table"], entry["epsilon"]
@@ -62,66 +70,69 @@ def cell(runs, key, table, eps, method, digits=3):
     return f"{value:.{digits}f}"
 
 
-def rows(runs, eps):
+def rows(runs, eps, ours=OURS):
     """The table's rows at one ε, and the counts of wins against each peer."""
     wins = collections.Counter()
     out = []
     for t in TABLES:
-        if not runs.get((t, eps, "DP-HP")):
+        if not any(runs.get((t, eps, m)) for m in ours):
             continue
         tv = []
         for key in ("tv2", "tv3"):
             parts = []
-            for m in OURS:
-                ours = mean(runs, key, t, eps, m)
-                peers = [mean(runs, key, t, eps, p) for p in PEERS]
-                peers = [p for p in peers if p is not None]
-                for p, name in zip([mean(runs, key, t, eps, q) for q in PEERS], PEERS):
-                    if ours is not None and p is not None:
+            for m in ours:
+                mine = mean(runs, key, t, eps, m)
+                peers = {name: mean(runs, key, t, eps, name) for name in PEERS}
+                peers = {name: p for name, p in peers.items() if p is not None}
+                for name, p in peers.items():
+                    if mine is not None:
                         wins[m, key, name, "runs"] += 1
-                        wins[m, key, name, "below"] += ours < p
-                bold = ours is not None and peers and all(ours < p for p in peers)
+                        wins[m, key, name, "below"] += mine < p
+                bold = mine is not None and peers and all(mine < p for p in peers.values())
                 text = cell(runs, key, t, eps, m)
                 parts.append(f"**{text}**" if bold else text)
             parts += [cell(runs, key, t, eps, p) for p in PEERS]
             tv.append(" / ".join(parts))
-        utility = " / ".join(cell(runs, "utility", t, eps, m) for m in (*OURS, *PEERS))
+        utility = " / ".join(cell(runs, "utility", t, eps, m) for m in (*ours, *PEERS))
         real = cell(runs, "utility", t, eps, "real")
-        fit = " / ".join(cell(runs, "fit_s", t, eps, m, 1) for m in ("DP-HP", *PEERS))
-        peak = " / ".join(cell(runs, "peak_mib", t, eps, m, 0) for m in ("DP-HP", *PEERS))
+        fit = " / ".join(cell(runs, "fit_s", t, eps, m, 1) for m in (*ours, *PEERS))
+        peak = " / ".join(cell(runs, "peak_mib", t, eps, m, 0) for m in (*ours, *PEERS))
         seeds = "/".join(str(len([r for r in runs.get((t, eps, m), []) if "tv2" in r]))
-                         for m in (*OURS, *PEERS))
+                         for m in (*ours, *PEERS))
         out.append([t, tv[0], tv[1], f"{utility} ({real})", fit, peak, seeds])
     return out, wins
 
 
-HEADER = ["table", "2-way TV: DP-HP / DP-HP-est / MST / AIM / AIM3",
-          "3-way TV: DP-HP / DP-HP-est / MST / AIM / AIM3",
-          "utility: DP-HP / DP-HP-est / MST / AIM / AIM3 (real)",
-          "fit s: DP-HP / MST / AIM / AIM3", "peak MiB: DP-HP / MST / AIM / AIM3", "seeds"]
+def header(ours):
+    names = " / ".join((*ours, *PEERS))
+    return ["table", f"2-way TV: {names}", f"3-way TV: {names}", f"utility: {names} (real)",
+            f"fit s: {names}", f"peak MiB: {names}", "seeds"]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("ours", nargs="+", help="bench_peers.py --json files")
     parser.add_argument("--split", choices=["validation", "test"], default="validation")
+    parser.add_argument("--methods", default=",".join(OURS),
+                        help=f"our methods' columns, in order (default {','.join(OURS)})")
     parser.add_argument("--rst", action="store_true", help="csv-tables for the docs")
     parser.add_argument("--figure", metavar="PATH", help="3-way TV against fit time (png)")
     parser.add_argument("--figure-epsilon", type=float, default=1.0)
     args = parser.parse_args(argv)
+    args.methods = tuple(args.methods.split(","))
     runs = collect(args.ours, args.split)
     for eps in sorted({k[1] for k in runs}, reverse=True):
-        table, wins = rows(runs, eps)
+        table, wins = rows(runs, eps, args.methods)
         if not table:
             continue
         if args.rst:
             print(f"\n.. csv-table:: ε = {eps:g} ({args.split} split)\n   :header-rows: 1\n")
-            for line in [HEADER] + table:
+            for line in [header(args.methods)] + table:
                 print("   " + ", ".join('"' + c.replace('"', '""') + '"' for c in line))
         else:
             print(f"\n**ε = {eps:g}** ({args.split} split)\n")
-            print("| " + " | ".join(HEADER) + " |")
-            print("|" + "---|" * len(HEADER))
+            print("| " + " | ".join(header(args.methods)) + " |")
+            print("|" + "---|" * len(header(args.methods)))
             for line in table:
                 print("| " + " | ".join(line) + " |")
         print()
@@ -132,7 +143,7 @@ def main(argv=None):
     if args.figure:
         points = [{"table": t, "epsilon": e, "method": m, "split": args.split,
                    "fit_s": mean(runs, "fit_s", t, e, m), "tv3": mean(runs, "tv3", t, e, m)}
-                  for (t, e, m) in runs if m in ("DP-HP", "DP-HP-est", *PEERS)]
+                  for (t, e, m) in runs if m in (*args.methods, *PEERS)]
         figure(args.figure, [p for p in points if p["fit_s"] is not None],
                args.figure_epsilon)
 
