@@ -1,7 +1,7 @@
 """
-==================================================================
+======================================================================
 Real and synthetic marginals of UCI Adult (MarginalSynthesizer, ε = 1)
-==================================================================
+======================================================================
 
 :class:`~skdpgen.MarginalSynthesizer` fitted on the bundled UCI Adult training data (32,561 rows) at ε = 1,
 δ = 1e-5, with the public schema of the dataset and its public class list.
