@@ -322,7 +322,7 @@ def _screen(kinds, real, target):
     text); else folded, column -> ``(distinct, the MAX_LEVELS most frequent)``."""
     skipped, folded = {}, {}
     for col, kind in kinds.items():
-        if kind != "categorical" or col == target:
+        if not kind_of(kind).has_categories or col == target:
             continue
         counts = real[col].value_counts()  # missing values aside, most frequent first
         if len(counts) <= MAX_LEVELS:

@@ -154,7 +154,7 @@ class BaseSynthesizer(PrivateEstimator):
             calibration = MarginalCalibration().setup(encoder).release(context)
         trainer = GeneratorTrainer(
             epochs=self.epochs, steps_per_epoch=self.steps_per_epoch,
-            batch_size=spec.batch_size, learning_rate=spec.learning_rate,
+            batch_size=spec.rows(k), learning_rate=spec.learning_rate,
             noise_dim=spec.noise_dim, device=device, verbose=self.verbose,
             desc=self.display_name or type(self).__name__,
         )
@@ -289,7 +289,7 @@ class BaseSynthesizer(PrivateEstimator):
                 f"y has a single class ({only!r}); fit without y to synthesize "
                 "unlabeled data."
             )
-        if design.generator.batch_size < max(2, k):
+        if not design.generator.per_class and design.generator.batch_size < max(2, k):
             raise ValueError(
                 f"{self._batch_name}={design.generator.batch_size} is too small: every "
                 "generated batch needs at least 2 rows and one row per class."

@@ -77,13 +77,17 @@ class GeneratorSpec:
     learning_rate : float
         Adam's learning rate.
     batch_size : int
-        Generated rows per update (the mixture's components for a mixture).
+        Generated rows per update (the mixture's components for a mixture);
+        of each class with ``per_class``.
     noise_dim : int, default=16
         Width of the latent input.
     widths : tuple of int, default=(128, 128)
         Hidden widths of the MLP.
     image_shape : tuple of (int, int) or None, default=None
         The images' shape (``"conv"``).
+    per_class : bool, default=False
+        Whether ``batch_size`` counts the rows of each class (a mixture's
+        components per class) rather than of the whole batch.
     """
 
     kind: str
@@ -92,13 +96,18 @@ class GeneratorSpec:
     noise_dim: int = 16
     widths: tuple = (128, 128)
     image_shape: tuple = None
+    per_class: bool = False
+
+    def rows(self, n_classes):
+        """The generated rows of a batch, for ``n_classes`` classes (0: unlabeled)."""
+        return self.batch_size * max(n_classes, 1) if self.per_class else self.batch_size
 
     def build(self, n_classes, encoder, generator):
         """The network for a fitted ``encoder``, initialized from ``generator``
         (a local ``torch.Generator``: public randomness)."""
         return build_network(self.kind, self.noise_dim, n_classes, tuple(self.widths),
                              encoder.n_numeric_, encoder.category_sizes_, self.image_shape,
-                             generator, n_rows=self.batch_size)
+                             generator, n_rows=self.rows(n_classes))
 
 
 @dataclasses.dataclass(frozen=True)

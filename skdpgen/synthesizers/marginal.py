@@ -38,7 +38,7 @@ class MarginalSynthesizer(BaseSynthesizer):
     column's histogram, over all rows and within each class, and, when the
     table has the rows for them (``pair_share``), every pair of columns'
     joint histogram, over all rows and within each class. A mixture of
-    ``n_components`` product distributions
+    ``n_components`` product distributions per class
     (:class:`~skdpgen.synthesizers.MixtureGenerator`, a latent class model
     whose marginals are exact functions of its parameters) is fitted to the
     releases by maximum likelihood, starting from the one-way releases and
@@ -54,10 +54,11 @@ class MarginalSynthesizer(BaseSynthesizer):
 
     Parameters
     ----------
-    n_components : int, default=500
-        Rows of the mixture: product distributions, each of one class
-        (round robin), that the synthetic rows are drawn from. At least the
-        number of classes.
+    n_components : int, default=250
+        Product distributions of each class's mixture (the mixture of a fit
+        without labels has this many): the rows of class ``c`` are drawn from
+        the uniform mixture of its components. 1: every column independent
+        given the class.
     pair_share : float or "auto", default="auto"
         Share of the mechanism's budget for the two-way marginals (overall
         and by class, half each); the one-way marginals get the rest. ``0``
@@ -161,7 +162,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         "pair_cells": [Interval(Integral, 2, None, closed="left")],
         "learning_rate": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
     }
-    __init__ = estimator_init(n_components=500, pair_share="auto", bins="auto",
+    __init__ = estimator_init(n_components=250, pair_share="auto", bins="auto",
                               max_levels="auto", pair_cells=POLICY.pair_cells,
                               learning_rate="auto", **shared_defaults(_SHARED))
     _batch_name = "n_components"
@@ -186,7 +187,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         mechanism = MarginalMechanism(pair_share=pair_share, pair_cells=self.pair_cells,
                                       by_class=shape.labeled)
         generator = GeneratorSpec(kind="mixture", learning_rate=learning_rate,
-                                  batch_size=self.n_components, noise_dim=1)
+                                  batch_size=self.n_components, noise_dim=1, per_class=True)
         return Design(mechanism, generator, encoding={"max_levels": max_levels, "bins": bins})
 
     def _set_mechanism_attributes(self, mechanism):

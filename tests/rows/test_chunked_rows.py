@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skdpgen import DPHPSynthesizer, DPMERFSynthesizer
+from skdpgen import DPHPSynthesizer, DPMERFSynthesizer, MarginalSynthesizer
 from skdpgen.privacy import release_tape, reproducible_noise
 from skdpgen.rows import _memory
 from skdpgen.schema import TableEncoder
@@ -94,8 +94,8 @@ def test_the_marginal_releases_read_the_rows_once():
     X, y = table(2000)
     with encoded_rows() as encoded, pytest.MonkeyPatch.context() as mp:
         mp.setattr(_memory, "_CHUNK_VALUES", 5_000)  # blocks of 15,000 encoded values
-        synth = DPHPSynthesizer(schema=SCHEMA, classes=[0, 1], epochs=2, random_state=0,
-                                epsilon=1.0).fit(X, y)
+        synth = MarginalSynthesizer(schema=SCHEMA, classes=[0, 1], epochs=2, random_state=0,
+                                    epsilon=1.0).fit(X, y)
     names = [r.name for r in synth.privacy_report_.releases]
     assert {"one-way marginals", "one-way marginals by class", "two-way marginals",
             "two-way marginals by class"} <= set(names)

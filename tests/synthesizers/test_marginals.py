@@ -270,8 +270,8 @@ def test_the_loss_fits_the_noisy_releases_by_their_noise(monkeypatch):
                                (released["two-way marginals by class"] / weights).T, rtol=1e-6)
     # the loss: each entry's squared misfit over its noise variance, summed
     net = synth.network_.train()
-    labels = torch.arange(MFAST["n_components"]) % 2
-    rows = net(torch.zeros(MFAST["n_components"], 1), labels).detach().double()
+    labels = torch.arange(2 * MFAST["n_components"]) % 2  # its components, both classes
+    rows = net(torch.zeros(len(labels), 1), labels).detach().double()
     expected = 0.0
     std = {r.name: r.noise_std for r in synth.privacy_report_.releases}
     for name, fmap in (("one-way marginals by class", mech.features_),
