@@ -62,11 +62,6 @@ class SynthesisPolicy(Policy):
     label_floor: float = rule(
         1e-3, "a noisy class proportion is raised to at least this before renormalizing")
     # -- the encoding (skdpgen.synthesizers.dphp, dpmerf) ----------------------
-    marginal_bins: int = rule(
-        30, "bins='auto', marginal mechanism without a design: equal-width bins per column")
-    max_levels: int = rule(
-        100, "max_levels='auto', Hermite kernels: integer columns with at most this many "
-             "values keep them")
     length_scale_factor: float = rule(
         0.5, "DP-MERF's length_scale='auto': this multiple of the encoding's typical distance")
     pairwise_length_scale: float = rule(
