@@ -305,11 +305,16 @@ _ENGINEERING_NUMBERS = {
     "_JOINT_SIZE": "speed: joint categories of a merged one-hot block (skdpgen.kernels._fourier)",
     "_CHUNK_VALUES": "memory: feature values held per chunk of rows (skdpgen.rows._memory)",
     "_TASK_VALUES": "speed: feature values summed per task of a worker thread (skdpgen.rows._memory)",
+    "_SLAB_VALUES": "speed: values per slab of the Hermite sum's sweep (skdpgen.kernels)",
     "LABEL_CHUNK": "memory: labels read at a time (skdpgen.rows)",
     "_FAN_IN": "speed: partial sums combined per task of a Dask reduction (skdpgen.rows)",
     "CHUNK_ROWS": "memory: calibrated rows drawn at a time (skdpgen.synthesizers._calibration)",
     # numerical limits, tolerances and mathematics
     "_X_CLIP": "numerical: inputs clipped so that no intermediate overflows (kernels)",
+    "_FOLD_TINY": "numerical: smallest scale of the sweep's scaled Hermite terms, their "
+                  "squares finite (kernels)",
+    "_SHRINK": "numerical: rows shrunk before the fused Hermite sum's clip, so that only "
+               "rows above norm one by more than rounding are summed twice (kernels)",
     "_TOLERANCE": "numerical: relative slack of the budget check for σ's rounding (privacy)",
     "_FIELD_LIMIT": "the csv module's field size limit, the largest a C long holds",
     "SPREAD_FACTOR": "mathematics: φ(0) = 1/√(2π), the expected positive part of N(0, 1)",

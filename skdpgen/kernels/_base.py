@@ -317,6 +317,15 @@ class BoundedFeatureMap(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         return clip_rows(self.raw_transform(Z))
 
+    def _values_per_row(self, device="cpu", n_outputs=1):
+        """Float values :meth:`feature_sum` holds per row of a chunk on ``device``.
+
+        What sizes the chunks of a sum over rows (their memory): the row's
+        features, unless a fused path never forms them (it then counts the
+        row, its ``n_outputs`` weights and what it holds instead).
+        """
+        return self.n_features_out_
+
     def feature_sum(self, X, weights):
         """``Σ_i weights[i, k] h(x_i)`` with every row ``h(x_i)`` clipped to norm ≤ 1.
 

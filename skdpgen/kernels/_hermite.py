@@ -16,6 +16,7 @@ from ._base import BoundedFeatureMap, _is_tensor, check_length_scale, unit_norm_
 from ._hermite_block import (  # noqa: F401
     _clip_inputs,
     _hermite_stack,
+    _hermite_sums,
     _HermiteSums,
     _rowwise_products,
     _WeightedGram,
@@ -25,6 +26,11 @@ from ._hermite_block import (  # noqa: F401
 )
 
 __all__ = ["HermiteFeatures", "hermite_block", "hermite_rho", "hermite_terms"]
+
+# The fused sum kernel's rows are shrunk by this factor before the clip, which
+# then scales only rows above norm one by more than rounding (see feature_sum):
+# its sums are within 2**-42 (relative) of the unshrunk clipped rows'.
+_SHRINK = 1.0 - 2.0**-42
 
 class HermiteFeatures(BoundedFeatureMap):
     """Hermite polynomial features of the Gaussian kernel (DP-HP).
@@ -411,13 +417,25 @@ class HermiteFeatures(BoundedFeatureMap):
                 else (onehot[j - p].clip(-bound, bound) if cap else onehot[j - p])
                 for j in self.product_dims_]
 
+    def _values_per_row(self, device="cpu", n_outputs=1):
+        # the fused sum kernel on NumPy rows holds a row, its numeric columns
+        # (transposed) and its weights; the terms live in slabs of a fixed size
+        if self.kernel == "sum" and device == "cpu":
+            return 2 * self.n_features_in_ + n_outputs
+        return super()._values_per_row(device, n_outputs)
+
     def feature_sum(self, X, weights):
         """``Σ_i weights[i, k] h(x_i)`` with every row clipped to norm ≤ 1.
 
         For NumPy input and the sum kernel, and for the pairwise kernel, a
         fused path never materializes the (n, n_features_out_) matrix; it
         scales the rows with :func:`~skdpgen.kernels.unit_norm_scale` like
-        every other path.
+        every other path. The sum kernel sweeps the Hermite orders once on
+        slabs of rows (``_hermite_sums``)
+        and clips every row shrunk by ``1 − 2⁻⁴²`` first: a row's clipped
+        contribution is then known before its norm for every row but those
+        above norm one by more than rounding, whose terms are summed again
+        (their sums differ from the unshrunk rows' by at most 2⁻⁴² relative).
 
         Parameters
         ----------
@@ -437,17 +455,24 @@ class HermiteFeatures(BoundedFeatureMap):
         if self.kernel != "sum" or _is_tensor(X):
             return super().feature_sum(X, weights)
         X = np.asarray(X, dtype=np.float64)
-        n, p, D, K = X.shape[0], self.n_numeric_, self._n_columns(), weights.shape[1]
-        # the rows along the last axis: one contiguous (C+1)·p × n matrix, a row
-        # per (order, column); its squared norms and its product with the
-        # weights read it in order (one GEMM)
-        columns = np.ascontiguousarray(X[:, :p].T)  # (p, n): contiguous slabs
-        terms = _hermite_stack(columns, self.rho_[:, None], self.order).reshape(-1, n)
+        p, D = self.n_numeric_, self._n_columns()
+        columns = _clip_inputs(np.ascontiguousarray(X[:, :p].T))  # (p, n): contiguous rows
         onehot = X[:, p:]
-        squared = (np.einsum("jn,jn->n", terms, terms)
-                   + np.einsum("nk,nk->n", onehot, onehot)) / D
-        W = weights * unit_norm_scale(squared)[:, None]
-        numeric = (terms @ W).reshape(self.order + 1, p, K)
+        numeric, squared = _hermite_sums(columns, self.rho_, self.order, weights)
+        squared = (squared + np.einsum("nk,nk->n", onehot, onehot)) / D
+        # every row shrunk by _SHRINK, then clipped: the sweep's sums (weights
+        # unscaled) times _SHRINK are the rows' contributions, but for the rows
+        # the clip scales (an input that is not an encoding; never a norm
+        # within rounding of one), whose terms are summed again with the
+        # difference of their weights
+        scale = _SHRINK * unit_norm_scale(_SHRINK**2 * squared)
+        W = weights * scale[:, None]
+        numeric *= _SHRINK
+        clipped = np.flatnonzero(scale < _SHRINK)
+        if clipped.size:
+            numeric += _hermite_sums(columns[:, clipped], self.rho_, self.order,
+                                     W[clipped] - _SHRINK * weights[clipped])[0]
+        K = weights.shape[1]
         numeric = numeric.transpose(1, 0, 2).reshape(p * (self.order + 1), K)
         return np.concatenate([numeric, onehot.T @ W], axis=0) / math.sqrt(D)
 

@@ -17,6 +17,13 @@ __all__ = ["hermite_block", "hermite_rho", "hermite_terms"]
 # product overflows; for any length scale below 1e140 every feature of such an
 # input already underflows to exactly 0.
 _X_CLIP = 1e150
+# Values in one slab of :func:`_hermite_sums`' sweep: torch runs elementwise
+# operations on at most 2**15 values in the calling thread (its grain size), so
+# the sweep never wakes a thread pool, and its half a dozen slabs (1.5 MB) stay near L2.
+_SLAB_VALUES = 1 << 15
+# The sweep scales the terms by powers of ρ only while the scaled terms stay
+# within ±1/_FOLD_TINY (their squares, and products with x, stay finite).
+_FOLD_TINY = 1e-140
 
 
 def hermite_rho(length_scale):
@@ -138,6 +145,89 @@ def _hermite_stack(x, rho, order):
     for _ in hermite_terms(x, rho, order, out=out):
         pass
     return out
+
+
+def _hermite_sums(columns, rho, order, weights):
+    """Weighted sums and squared norms of the Hermite terms, never all held at once.
+
+    ``sums[c, d, k] = Σ_i weights[i, k] φ_c(columns[d, i])`` and
+    ``squared[i] = Σ_{c, d} φ_c(columns[d, i])²``, in one sweep over the
+    orders on slabs of about 2**15 values (rows of a group of columns that
+    share a ρ), keeping only the last two orders: the ``(order + 1, p, n)``
+    stack is never formed, and each order costs one fused torch pass for the
+    recursion, one for the squares and a matrix-vector product.
+
+    The sweep runs the recursion of :func:`hermite_terms` on scaled terms
+    ``χ_c = φ_c / G_c``, ``G_c = κ_c r^⌊c/2⌋`` with ``κ_0 = κ_1 = 1``,
+    ``κ_{c+1} = −sqrt(c/(c+1)) κ_{c−1}``, so that it becomes one
+    multiply-add, ``χ_{c+1} = (ρ/r) χ_{c−1} + α_c w_c χ_c`` (``α_c =
+    κ_c / (sqrt(c+1) κ_{c+1})``, ``w_c = u/r`` for odd ``c``, else ``u =
+    sqrt(2ρ) x``): ``r = ρ`` (no multiplication by ρ) when every ``G_c`` stays
+    above ``_FOLD_TINY``, else ``r = 1`` (small ρ: one pass more). The
+    factors ``G_c`` go into the squares' weights and the sums.
+
+    Parameters
+    ----------
+    columns : ndarray of shape (p, n)
+        Inputs, one row per column, already clipped (:func:`_clip_inputs`).
+    rho : ndarray of shape (p,)
+        Mehler parameter of each column.
+    order : int
+        Highest order C.
+    weights : ndarray of shape (n, K)
+
+    Returns
+    -------
+    sums : ndarray of shape (order + 1, p, K)
+    squared : ndarray of shape (n,)
+    """
+    p, n = columns.shape
+    sums = np.zeros((order + 1, p, weights.shape[1]))
+    squared = np.zeros(n)
+    values, group_of = np.unique(rho, return_inverse=True)
+    for group, value in enumerate(values):
+        dims = np.flatnonzero(group_of == group)
+        sums[:, dims] = _hermite_sweep(columns[dims], float(value), order, weights, squared)
+    return sums, squared
+
+
+def _hermite_sweep(columns, rho, order, weights, squared):
+    """:func:`_hermite_sums` of columns sharing one ``rho``; adds the squares to ``squared``."""
+    g, n = columns.shape
+    kappa, alpha = np.ones(order + 1), np.zeros(order + 1)
+    for c in range(1, order):
+        kappa[c + 1] = -math.sqrt(c / (c + 1)) * kappa[c - 1]
+        alpha[c] = kappa[c] / (math.sqrt(c + 1) * kappa[c + 1])
+    with np.errstate(under="ignore"):
+        folded = kappa * rho ** (np.arange(order + 1) // 2)
+    r = rho if np.all(np.abs(folded) >= _FOLD_TINY) else 1.0
+    scale = folded if r == rho else kappa  # G_c
+    sums = torch.zeros((order + 1, g, weights.shape[1]), dtype=torch.float64)
+    weights = torch.from_numpy(np.ascontiguousarray(weights, dtype=np.float64))
+    # per order, as Python floats and views (the loop runs once per slab and order)
+    steps = list(zip(alpha[1:order].tolist(), (scale[2:] ** 2).tolist(), sums[2:]))
+    rows = max(1, _SLAB_VALUES // g)
+    for start in range(0, n, rows):
+        x = columns[:, start:start + rows]
+        w = weights[start:start + rows]
+        terms = list(hermite_terms(x, rho, min(order, 1)))  # φ_0, φ_1 (NumPy: one thread)
+        u = math.sqrt(2.0 * rho) * x
+        prev, cur = (torch.from_numpy(t) for t in (terms + [np.zeros_like(x)])[:2])
+        u, u_odd = torch.from_numpy(u), torch.from_numpy(u / r)
+        acc = prev * prev
+        sums[0].addmm_(prev, w)
+        if order >= 1:
+            acc.addcmul_(cur, cur)
+            sums[1].addmm_(cur, w)
+        for c, (a, weight, total) in enumerate(steps, start=1):
+            if r != rho:
+                prev.mul_(rho)
+            prev.addcmul_(u_odd if c % 2 else u, cur, value=a)
+            prev, cur = cur, prev
+            acc.addcmul_(cur, cur, value=weight)
+            total.addmm_(cur, w)
+        squared[start:start + rows] += acc.numpy().sum(0)
+    return (sums * torch.from_numpy(scale)[:, None, None]).numpy()
 
 
 class _HermiteBlock(torch.autograd.Function):

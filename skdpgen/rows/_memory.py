@@ -64,7 +64,9 @@ def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=No
         Class index of each row in ``[0, n_classes)``; all zeros when None.
     n_classes : int, default=1
     chunk_size : int, default=None
-        Rows per chunk; by default about 10⁶ feature values per chunk.
+        Rows per chunk; by default about 10⁶ values per chunk, the values
+        each map's sum holds per row (its features, or fewer for a fused
+        path: ``_values_per_row``).
     n_jobs : int, default=None
         Worker threads summing the chunks (CPU only; NumPy releases the GIL);
         -1 for every core, None for joblib's active setting (one thread
@@ -96,7 +98,7 @@ def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=No
     n = X.shape[0]
     maps = _maps(feature_map)
     width = sum(f.n_features_out_ for f in maps)
-    rows = _chunk_rows(width, chunk_size)
+    rows = _chunk_rows(sum(f._values_per_row(device, n_classes) for f in maps), chunk_size)
     # rows converted at once: about three chunks' worth of converted values, at
     # least one chunk (converting few rows at a time costs a pass of pandas each)
     block = rows if convert is None else max(

@@ -139,6 +139,51 @@ def test_pairwise_kernel_fused_sums_and_adversarial_rows():
                 assert np.isfinite(norm) and norm <= 1.0, (scale, X)
 
 
+@pytest.mark.parametrize(
+    "order, length_scale, sizes",
+    [
+        (100, 1.0, []),  # the benchmark's map: most rows within rounding of norm 1
+        (20, [0.3, 1.0, 5.0, 1.0], []),  # per-column ρ, two columns sharing one
+        (100, [1e-3, 1e3, 1e160, 0.7], []),  # ρ near 1, small (unscaled sweep) and 0
+        (30, [0.5, 2.0], [3, 2]),  # one-hot blocks
+        (0, 1.0, [2]),
+        (1, 0.5, []),
+        (2, [1.0, 3.0], []),
+    ],
+)
+def test_fused_sum_kernel_equals_the_clipped_features(order, length_scale, sizes):
+    """Issue 56: the sum kernel's sweep (the terms never stacked) releases the
+    clipped features' weighted sums (the generic path: features, then the
+    clip, then a product) to 2⁻⁴² relative, on adversarial rows too, and each
+    row's contribution keeps norm <= 1."""
+    from skdpgen.kernels import BoundedFeatureMap
+
+    rng = np.random.default_rng(7)
+    p = 4 if np.ndim(length_scale) == 0 or len(length_scale) == 4 else len(length_scale)
+    n = 400
+    X = np.hstack([rng.normal(0, 1.5, (n, p))]
+                  + [np.eye(m)[rng.integers(0, m, n)] for m in sizes])
+    X[:20, :p] *= np.array([1e5, 1e150, 1e300, -1e300])[rng.integers(0, 4, (20, p))]
+    X[20:30, :p] = 0.0
+    X[30:40, :p] = rng.normal(0, 1e-200, (10, p))
+    if sizes:  # rows just above norm one, far above it, and no category
+        X[40:45, p] += 1e-12
+        X[45:50, p] *= 1 + 1e-9
+        X[50:55, p:] *= 1e6
+        X[55:60, p:] = 0.0
+    hf = HermiteFeatures(order=order, length_scale=length_scale,
+                         category_sizes=sizes).fit(X)
+    W = np.eye(3)[rng.integers(0, 3, n)] * rng.uniform(0.1, 3.0, (n, 1))
+    W[::7] = rng.uniform(-1, 1, (len(W[::7]), 3))  # rows in several outputs
+    fused = hf.feature_sum(X, W)
+    generic = BoundedFeatureMap.feature_sum(hf, X, W)
+    assert np.all(np.isfinite(fused))
+    np.testing.assert_allclose(fused, generic, rtol=0, atol=2e-12 * np.abs(generic).max())
+    ones = np.ones((1, 1))
+    for i in range(0, n, 3):
+        assert np.linalg.norm(hf.feature_sum(X[i:i + 1], ones)) <= 1.0
+
+
 def test_pairwise_kernel_class_weights_take_the_per_class_path():
     """One output per row (class weights): per-class Gram matrices, same sums and gradient."""
     import torch
@@ -374,6 +419,11 @@ def test_rows_close_to_norm_one_are_clamped_below_one():
 def _doubled(owner, name):
     """``owner.name`` returning twice its value: features of norm up to 2 (or 2^|S|)."""
     original = getattr(owner, name)
+    if name == "_hermite_sums":  # the fused sweep: its sums and squared norms
+        def doubled(*args):
+            sums, squared = original(*args)
+            return 2.0 * sums, 4.0 * squared
+        return doubled
     return lambda *args: 2.0 * original(*args)
 
 
@@ -399,6 +449,8 @@ def test_feature_sums_clip_every_row_to_norm_one(features, patch, monkeypatch):
         monkeypatch.setattr(*patch, doubled)
         if patch[0] is _hermite:  # the Hermite block's own module computes them too
             monkeypatch.setattr(_hermite_block, patch[1], doubled)
+            # the fused sum kernel's sweep (raw_transform, the reference, uses the stack)
+            monkeypatch.setattr(_hermite, "_hermite_sums", _doubled(_hermite, "_hermite_sums"))
     raw = features.raw_transform(X)
     raw_norms = np.linalg.norm(raw, axis=1)
     assert raw_norms.min() > 1.2  # the rows really exceed norm one

@@ -221,8 +221,10 @@ def test_worker_threads_sum_in_order_with_one_thread_each(monkeypatch):
     X = np.random.default_rng(0).uniform(-2, 2, (3000, 3))
     codes = np.random.default_rng(1).integers(0, 3, 3000)
     fmap = HermiteFeatures(order=6).fit(X)
-    monkeypatch.setattr(_memory, "_CHUNK_VALUES", 400)  # chunks of 19 rows
-    monkeypatch.setattr(_memory, "_TASK_VALUES", 4000)  # tasks of 10 chunks
+    # chunks of 44 rows (the fused sum holds 2 x 3 values and 3 weights a row),
+    # tasks of 4 chunks (about 4000 of the 21 features' values)
+    monkeypatch.setattr(_memory, "_CHUNK_VALUES", 400)
+    monkeypatch.setattr(_memory, "_TASK_VALUES", 4000)
     seen = []
     feature_sum = HermiteFeatures.feature_sum
 
@@ -248,4 +250,4 @@ def test_worker_threads_sum_in_order_with_one_thread_each(monkeypatch):
     finally:
         torch.set_num_threads(torch_before)
     np.testing.assert_array_equal(two, one)
-    assert len(seen) == 158  # every chunk once
+    assert len(seen) == 69  # every chunk once (3000 / 44 rows)
