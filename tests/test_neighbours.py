@@ -13,6 +13,7 @@ command line, Dask.
 """
 
 import contextlib
+import functools
 import io
 import json
 import warnings
@@ -65,7 +66,9 @@ def _outputs(X, y, cls=DPHPSynthesizer, **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with reproducible_noise(7):
-            synth = cls(**{**SMALL[cls], **params}).fit(X, y, epsilon=1.0)
+            base = getattr(cls, "func", cls)  # a class, or a partial of one
+            synth = base(**{**SMALL[base], **getattr(cls, "keywords", {}), **params}).fit(
+                X, y, epsilon=1.0)
         Xs, ys = synth.sample(30, random_state=0)
     frame = Xs if isinstance(Xs, pd.DataFrame) else pd.DataFrame(Xs)
     return {
@@ -120,11 +123,17 @@ REPRESENTATIONS = {
 }
 
 
-@pytest.fixture(scope="module", params=[DPHPSynthesizer, MarginalSynthesizer],
-                ids=["dphp", "marginals"])
+@pytest.fixture(scope="module", params=[DPHPSynthesizer, MarginalSynthesizer, "selected"],
+                ids=["dphp", "marginals", "marginals-selected"])
 def reference(request):
     X, y = _table()
-    return X, y, _outputs(X, y, request.param), request.param
+    cls = request.param
+    if cls == "selected":  # the pairs chosen privately (2 of the 10), then measured
+        cls = functools.partial(MarginalSynthesizer, max_pairs=2)
+    out = _outputs(X, y, cls)
+    releases = [release[0] for release in out["plan"][0]]
+    assert ("pair selection" in releases) == (request.param == "selected")
+    return X, y, out, cls
 
 
 @pytest.mark.parametrize("name", list(REPRESENTATIONS))

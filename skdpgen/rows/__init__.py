@@ -55,10 +55,11 @@ from ..schema._rows import TableRows, table_rows
 from ._blocks import BlockRows
 from ._distributed import DaskRows, unique_labels
 from ._memory import ArrayRows, chunk_feature_sums
-from ._release import release_mean_embedding, release_mean_embeddings
+from ._release import release_mean_embedding, release_mean_embeddings, release_statistic
 
 __all__ = ["ArrayRows", "BlockRows", "DaskRows", "TableRows", "chunk_feature_sums", "encode_labels",
-           "make_rows", "release_mean_embedding", "release_mean_embeddings", "table_rows"]
+           "make_rows", "release_mean_embedding", "release_mean_embeddings", "release_statistic",
+           "table_rows"]
 
 
 #: Labels read (as canonical tags) at a time by :func:`encode_labels`.

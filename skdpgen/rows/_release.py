@@ -1,9 +1,12 @@
-"""The one release of a mean embedding: sum the clipped feature rows, divide by n, add noise."""
+"""The releases of feature sums: a mean embedding (sum the clipped feature rows,
+divide by n, add noise), or a statistic of the sums with its derived sensitivity."""
 
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-__all__ = ["release_mean_embedding", "release_mean_embeddings"]
+import numpy as np
+
+__all__ = ["release_mean_embedding", "release_mean_embeddings", "release_statistic"]
 
 
 def release_mean_embedding(rows, feature_map, accountant, name, *, by_class=False,
@@ -121,3 +124,40 @@ def release_mean_embeddings(rows, requests, accountant, *, device="cpu", min_row
         sensitivity = feature_map.max_row_distance / n
         out.append((accountant.add_noise(name, mean, sensitivity=sensitivity), sensitivity))
     return out
+
+
+def release_statistic(rows, feature_map, statistic, accountant, name, *, sensitivity,
+                      device="cpu"):
+    """Release a function of the feature sums over all rows (Gaussian mechanism).
+
+    One pass over the rows sums ``feature_map`` over every row (all classes
+    together: a ``(n_features_out,)`` vector, each row clipped as
+    :meth:`~skdpgen.kernels.BoundedFeatureMap.feature_sum` clips it);
+    ``statistic`` maps the sums to the vector released as ``name`` with noise
+    ``σ_i · sensitivity``.
+
+    Parameters
+    ----------
+    rows : ArrayRows or DaskRows
+    feature_map : BoundedFeatureMap
+        Fitted on the rows' width.
+    statistic : callable
+        ``sums -> ndarray``: a public function (it may read earlier releases,
+        never the rows).
+    accountant : GaussianAccountant
+    name : str
+        A release planned in ``accountant``.
+    sensitivity : float
+        The replace-one L2 sensitivity of ``statistic(sums)``, which the
+        caller derives in its Notes (e.g.
+        :func:`skdpgen.synthesizers.MarginalMechanism`'s pair scores): the
+        noise is calibrated to it.
+    device : str, default="cpu"
+
+    Returns
+    -------
+    noisy : ndarray
+    """
+    (sums,) = rows.feature_sums([feature_map], device=device)
+    value = statistic(np.asarray(sums, dtype=np.float64).sum(axis=1))
+    return accountant.add_noise(name, value, sensitivity=sensitivity)

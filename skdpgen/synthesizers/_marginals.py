@@ -9,152 +9,62 @@ import numpy as np
 import torch
 
 from ..kernels import MarginalFeatures
-from ..privacy import calibrate_gaussian
 from ..schema import kind_of
 from ._mechanism import Mechanism, batch_weights
 from ._network import MixtureGenerator
 from ._policy import POLICY
 
-__all__ = ["MarginalMechanism", "independence_note", "marginal_design", "pairs_needed"]
+__all__ = ["MarginalMechanism", "pair_scores"]
 
 ONE_WAY = "one-way marginals"
 ONE_WAY_BY_CLASS = "one-way marginals by class"
 TWO_WAY = "two-way marginals"
 TWO_WAY_BY_CLASS = "two-way marginals by class"
+PAIR_SELECTION = "pair selection"
+#: A pair score's replace-one sensitivity, in rows (:func:`pair_scores`).
+SCORE_SENSITIVITY = 2.0
 #: The expected positive part of a cell's Gaussian noise, in standard
 #: deviations: ``φ(0) = 1/√(2π)`` (:meth:`MarginalMechanism.issues`).
 SPREAD_FACTOR = 1.0 / math.sqrt(2.0 * math.pi)
 
 
-def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share, bins=POLICY.bin_range):
-    """What the marginal mechanism releases, from the table's public shape.
-
-    Two choices, each from the noise a release would carry (its standard
-    deviation, in rows, at the Gaussian noise multiplier of the whole
-    budget ``σ = calibrate_gaussian(ε, δ)``; the fit's other releases are
-    ignored here, so the levels are slightly optimistic):
-
-    * **the two-way marginals** of all ``M = d(d-1)/2`` pairs of the ``d``
-      columns, at half of ``pair_share``, put ``σ/√(pair_share/2)·√(2M)``
-      rows of noise on every cell. They are released when that is at most
-      ``n_rows / POLICY.pair_precision``; otherwise their share goes to the one-way
-      marginals (``pair_share`` 0): on a wide or small table every pair
-      would be noise, and a model fitted to them is worse than one of
-      independent columns.
-    * **bins** of a numeric or date column: the most, among multiples of
-      ``POLICY.bin_step`` within ``POLICY.bin_range`` (10, 20, ..., 100: every tenth of
-      the public range is a union of bins, so a round value on round bounds
-      stays on a bin edge), such that a bin holding ``1/bins`` of the rows
-      holds at least ``POLICY.bin_precision`` noise standard deviations of the
-      one-way release (all rows, half of the one-way share:
-      ``σ/√(share/2)·√(2d)`` rows per cell); the fewest where none does.
-
-    A function of public quantities only (``n_rows``, the number of
-    columns, ε, δ).
+def pair_scores(candidates, counts, one_way, n_rows):
+    """Each pair's distance from independence: ``Σ_cells |N_ab − n p_a p_b|``.
 
     Parameters
     ----------
-    n_rows, n_columns : int
-    epsilon, delta : float
-        The fit's budget.
-    pair_share : float
-        The two-way releases' share when they are released.
-    bins : tuple of int, default=POLICY.bin_range
-        The fewest and most bins (multiples of ``POLICY.bin_step``).
+    candidates : MarginalFeatures
+        Fitted, degree 2: the candidate pairs and their (coarse) cells.
+    counts : ndarray of shape (candidates.n_features_out_,)
+        Every candidate's cell counts (rows), in the map's layout.
+    one_way : list of ndarray
+        Per block, the proportions of its coarse cells (public: a released
+        model).
+    n_rows : int
 
     Returns
     -------
-    pair_share : float
-        ``pair_share`` or 0.
-    bins : int
+    scores : ndarray of shape (n_candidates,)
 
-    Examples
-    --------
-    >>> from skdpgen.synthesizers._marginals import marginal_design
-    >>> marginal_design(30_000, 14, 1.0, 1e-5, pair_share=0.9)
-    (0.9, 80)
-    >>> marginal_design(2_800, 69, 1.0, 1e-5, pair_share=0.9)
-    (0.0, 10)
+    Notes
+    -----
+    **Sensitivity.** Every encoded row is one-hot in every block (the
+    encoder's construction, whatever the record: see
+    :meth:`~skdpgen.schema.TableEncoder.transform`), so each row counts
+    once in each pair's table. Replacing one row takes 1 from one cell of
+    each table and adds 1 to one cell (possibly the same); ``n_rows`` and
+    ``one_way`` are public, and ``|·|`` is 1-Lipschitz cell by cell, so
+    each score moves by at most 2 and the vector of ``M`` scores by at
+    most ``2√M`` in L2 norm, attained when the row leaves a cell above its
+    independence count for one below it in every pair.
+    (MST's measure of a pair's dependence, McKenna et al. 2021.)
     """
-    fewest, most = bins
-    sigma = calibrate_gaussian(epsilon, delta) if math.isfinite(epsilon) else 0.0
-    d = max(int(n_columns), 1)
-    pairs = d * (d - 1) // 2
-    if pairs == 0 or pair_share <= 0:
-        pair_share = 0.0
-    elif n_rows < POLICY.pair_precision * sigma / math.sqrt(pair_share / 2) * math.sqrt(2 * pairs):
-        pair_share = 0.0
-    one_way = sigma / math.sqrt((1.0 - pair_share) / 2) * math.sqrt(2 * d)
-    if one_way == 0:  # no noise (a fit that is not private)
-        return pair_share, int(most)
-    best = n_rows // (POLICY.bin_precision * one_way) // POLICY.bin_step * POLICY.bin_step
-    return pair_share, int(min(max(best, fewest), most))
-
-
-def pairs_needed(n_rows, n_columns, epsilon, delta, *, pair_share=POLICY.marginal_pair_share):
-    """What would let :func:`marginal_design` release the two-way marginals.
-
-    The pairs are released when ``n_rows`` is at least ``POLICY.pair_precision``
-    times a two-way cell's noise, ``σ/√(pair_share/2)·√(d(d-1))`` rows; this
-    inverts that rule for each of its public inputs in turn.
-
-    Parameters
-    ----------
-    n_rows, n_columns : int
-    epsilon, delta : float
-    pair_share : float, default=POLICY.marginal_pair_share
-
-    Returns
-    -------
-    needed : dict
-        ``rows``: the fewest rows at this ε and these columns; ``epsilon``: the
-        least ε at these rows and columns (None above 100); ``columns``: the
-        most columns at these rows and ε (None below 2).
-
-    Examples
-    --------
-    >>> from skdpgen.synthesizers._marginals import pairs_needed
-    >>> needed = pairs_needed(2_800, 69, 1.0, 1e-5)
-    >>> needed["rows"] > 2_800, needed["columns"] < 69
-    (True, True)
-    """
-    def cell_noise(d, sigma):  # a two-way cell's noise, in rows, times the precision
-        return (POLICY.pair_precision * sigma / math.sqrt(pair_share / 2)
-                * math.sqrt(max(d * (d - 1), 1)))
-
-    sigma = calibrate_gaussian(epsilon, delta)
-    rows = math.ceil(cell_noise(n_columns, sigma))
-    columns = max((d for d in range(2, n_columns + 1) if n_rows >= cell_noise(d, sigma)),
-                  default=None)
-    low, high = epsilon, 100.0
-    if n_rows < cell_noise(n_columns, calibrate_gaussian(high, delta)):
-        return {"rows": rows, "epsilon": None, "columns": columns}
-    for _ in range(40):  # bisection on ε: σ(ε) decreases
-        mid = math.sqrt(low * high)
-        if n_rows >= cell_noise(n_columns, calibrate_gaussian(mid, delta)):
-            high = mid
-        else:
-            low = mid
-    return {"rows": rows, "epsilon": high, "columns": columns}
-
-
-def independence_note(n_rows, n_columns, epsilon, delta):
-    """The warning of a fit whose columns are drawn independently (no pair released).
-
-    From public quantities only: the rows, columns, ε and δ that would let
-    the pairs be released (:func:`pairs_needed`).
-    """
-    needed = pairs_needed(n_rows, n_columns, epsilon, delta)
-    ways = [f"about {needed['rows']:,} rows"]
-    if needed["epsilon"] is not None:
-        ways.append(f"epsilon >= {needed['epsilon']:.2g}")
-    if needed["columns"] is not None:
-        ways.append(f"at most {needed['columns']} columns")
-    return (f"Every column is drawn independently of the others (given the class): at "
-            f"{n_rows:,} rows, {n_columns} columns and epsilon = {epsilon:g} no pair of "
-            "columns can be measured above its noise, so no two-way marginal is released. "
-            f"What would change it: {', '.join(ways)}, or pair_share set explicitly "
-            "(pairs measured at that noise).")
+    sizes, offsets = candidates.sizes_, candidates.offsets_
+    out = np.empty(len(candidates.marginals_))
+    for i, (a, b) in enumerate(candidates.marginals_):
+        table = counts[offsets[i]:offsets[i + 1]].reshape(int(sizes[a]), int(sizes[b]))
+        out[i] = np.abs(table - n_rows * np.outer(one_way[a], one_way[b])).sum()
+    return out
 
 
 def simplex_projection(values):
@@ -254,7 +164,13 @@ class MarginalMechanism(Mechanism):
       column's joint with the label;
     * ``"two-way marginals"`` and ``"two-way marginals by class"`` (unless
       ``pair_share`` is 0): every pair of columns' joint histogram (degree
-      2), over all rows and within each class.
+      2), over all rows and within each class; or, with ``n_pairs`` below
+      the number of pairs, only the ``n_pairs`` pairs that
+    * ``"pair selection"`` chose: every pair's distance from independence
+      under the released one-way marginals (:func:`pair_scores`), released
+      once with ``selection_share`` of the budget; the pairs of the
+      ``n_pairs`` largest noisy scores are measured (report-noisy-max on a
+      Gaussian release).
 
     With the label proportions the synthesizer releases, these are all the
     one-, two- and (column, column, label)-cells that a two-way model of the
@@ -282,6 +198,13 @@ class MarginalMechanism(Mechanism):
         whose by-class marginals are the overall ones (the overall releases
         then take their shares: the same noise as the two releases combined,
         one pass over the rows each).
+    n_pairs : int or None, default=None
+        How many pairs the two-way marginals measure, chosen privately
+        (:func:`~skdpgen.synthesizers._marginal_design.marginal_design`;
+        at least 1); None: every pair, no selection.
+    selection_share : float, default=POLICY.selection_share
+        The pair selection's share of the mechanism's budget (taken from
+        ``pair_share``), when there is one.
 
     Notes
     -----
@@ -289,15 +212,27 @@ class MarginalMechanism(Mechanism):
     embedding under a map with non-negative features of norm ≤ 1
     (:class:`~skdpgen.kernels.MarginalFeatures`): replace-one sensitivity
     ``√2/n`` (:meth:`~skdpgen.synthesizers.ReleaseContext.release_embedding`),
-    calibrated and composed by the fit's accountant. The generator, the
-    loss and the division by the released class weights only read the
-    releases: post-processing.
+    calibrated and composed by the fit's accountant. The pair selection's
+    scores have replace-one L2 sensitivity ``2√M`` in rows for ``M``
+    candidate pairs (derived in :func:`pair_scores`; the one-way model they
+    read is an earlier release, so the selection composes adaptively,
+    exactly, as one more Gaussian release); which pairs are measured is a
+    function of that release. The generator, the loss and the division by
+    the released class weights only read the releases: post-processing.
     """
 
-    def __init__(self, *, pair_share, pair_cells=POLICY.pair_cells, by_class=True):
+    def __init__(self, *, pair_share, pair_cells=POLICY.pair_cells, by_class=True,
+                 n_pairs=None, selection_share=POLICY.selection_share):
         self.pair_share = pair_share
         self.pair_cells = pair_cells
         self.by_class = by_class
+        self.n_pairs = n_pairs
+        self.selection_share = selection_share
+
+    @property
+    def selects(self):
+        """Whether the pairs are chosen privately (fewer than all measured)."""
+        return self.pair_share > 0 and self.n_pairs is not None
 
     def setup(self, encoder, n_classes, epochs, rng):
         super().setup(encoder, n_classes, epochs, rng)
@@ -312,20 +247,66 @@ class MarginalMechanism(Mechanism):
         self._numeric_keys = {key for key, spec in zip(encoder.columns_, encoder.specs_)
                               if kind_of(spec).is_bounded}
         zeros = np.zeros((1, encoder.n_encoded_))
+        self._zeros, self._sizes = zeros, sizes
+        self._groups = pair_groups(encoder, self.pair_cells)
         self.features_ = MarginalFeatures(category_sizes=sizes, degree=1).fit(zeros)
-        self.pairwise_ = None
+        self.pairwise_ = self.candidates_ = None
         if len(sizes) > 1 and self.pair_share > 0:
-            self.pairwise_ = MarginalFeatures(
-                category_sizes=sizes, degree=2,
-                groups=pair_groups(encoder, self.pair_cells)).fit(zeros)
+            every_pair = MarginalFeatures(category_sizes=sizes, degree=2,
+                                          groups=self._groups).fit(zeros)
+            if self.selects:
+                self.candidates_ = every_pair  # measured after the selection
+            else:
+                self.pairwise_ = every_pair
         return self
 
     def budget_shares(self, epochs):
         one, two = 1.0 - self.pair_share, self.pair_share
+        selection = {}
+        if two and self.selects:
+            selection, two = {PAIR_SELECTION: self.selection_share}, two - self.selection_share
         if not self.by_class:
-            return {ONE_WAY: one, TWO_WAY: two} if two else {ONE_WAY: one}
+            shares = {ONE_WAY: one, TWO_WAY: two} if two else {ONE_WAY: one}
+            return {**shares, **selection}
         shares = {ONE_WAY: one / 2, ONE_WAY_BY_CLASS: one / 2}
-        return {**shares, TWO_WAY: two / 2, TWO_WAY_BY_CLASS: two / 2} if two else shares
+        if two:
+            shares.update({TWO_WAY: two / 2, TWO_WAY_BY_CLASS: two / 2})
+        return {**shares, **selection}
+
+    def independence_model(self, one_way):
+        """Each block's coarse-cell proportions from the overall one-way release.
+
+        ``one_way``: that release (proportions, noisy), projected onto the
+        simplex and summed into the pairs' coarse cells: post-processing.
+        """
+        model = []
+        for cells, groups in zip(self.features_.cells(one_way), self._groups):
+            p = simplex_projection(cells)
+            model.append(p if groups is None else np.bincount(groups, weights=p))
+        return model
+
+    def select_pairs(self, context, model):
+        """Release every candidate pair's score and keep the ``n_pairs`` highest.
+
+        ``model``: per block, the proportions of its coarse cells that the
+        scores measure dependence against (public: :meth:`independence_model`
+        of the one-way release). Ties go to the earlier pair (a public
+        order). Returns the measured pairs' map.
+        """
+        candidates = self.candidates_
+        n = context.rows.n_rows
+        m = len(candidates.marginals_)
+
+        def scores(sums):  # the exact cell counts: one-hot rows sum to integers
+            return pair_scores(candidates, np.rint(sums * math.sqrt(m)), model, n)
+
+        noisy = context.release_statistic(PAIR_SELECTION, candidates, scores,
+                                          sensitivity=SCORE_SENSITIVITY * math.sqrt(m))
+        self.targets_[PAIR_SELECTION] = [np.asarray(noisy)]
+        chosen = np.argsort(-np.asarray(noisy), kind="stable")[:self.n_pairs]
+        pairs = [candidates.marginals_[i] for i in sorted(chosen.tolist())]
+        return MarginalFeatures(category_sizes=self._sizes, degree=2, marginals=pairs,
+                                groups=self._groups).fit(self._zeros)
 
     def release(self, epoch, context):
         if epoch:
@@ -336,16 +317,13 @@ class MarginalMechanism(Mechanism):
         releases = [(ONE_WAY, ONE_WAY_BY_CLASS, self.features_)]
         if self.pairwise_ is not None:
             releases.append((TWO_WAY, TWO_WAY_BY_CLASS, self.pairwise_))
-        requests = []  # all of them from one pass over the rows
-        for overall, by_class, feature_map in releases:
-            requests.append((overall, feature_map, False))
-            self._inverse[overall] = np.array(
-                [context.noise_std(overall, feature_map.max_row_distance)])
-            if self.by_class:
-                requests.append((by_class, feature_map, True))
-                self._inverse[by_class] = self._class_noise(context, by_class, feature_map)
-        self._keep(requests, context.release_embeddings(requests))
-        self._entries = sum(t[0].size for t in self.targets_.values())
+        self._release_marginals(context, releases)  # one pass over the rows
+        if self.candidates_ is not None:  # choose the pairs, then measure them
+            model = self.independence_model(self.targets_[ONE_WAY][0][0])
+            self.pairwise_ = self.select_pairs(context, model)
+            self._release_marginals(context, [(TWO_WAY, TWO_WAY_BY_CLASS, self.pairwise_)])
+        self._entries = sum(t[0].size for name, t in self.targets_.items()
+                            if name != PAIR_SELECTION)  # the loss's entries
         # the overall one-way release's noise on a cell's share of the rows (public)
         self._n_rows = context.rows.n_rows
         self._cell_std = (float(self._inverse[ONE_WAY][0])
@@ -356,6 +334,25 @@ class MarginalMechanism(Mechanism):
         self._inverse = {name: torch.as_tensor(1.0 / np.maximum(std[:, None], floor) ** 2,
                                                dtype=torch.float32, device=context.device)
                          for name, std in self._inverse.items()}
+
+    def pair_names(self):
+        """The measured pairs, as pairs of column keys (empty when none)."""
+        if self.pairwise_ is None:
+            return []
+        keys = self._block_keys
+        return [(keys[a], keys[b]) for a, b in self.pairwise_.marginals_]
+
+    def _release_marginals(self, context, releases):
+        """Release ``(overall, by_class, map)`` marginals in one pass over the rows."""
+        requests = []
+        for overall, by_class, feature_map in releases:
+            requests.append((overall, feature_map, False))
+            self._inverse[overall] = np.array(
+                [context.noise_std(overall, feature_map.max_row_distance)])
+            if self.by_class:
+                requests.append((by_class, feature_map, True))
+                self._inverse[by_class] = self._class_noise(context, by_class, feature_map)
+        self._keep(requests, context.release_embeddings(requests))
 
     def issues(self):
         """Ordered columns whose one-way release may spread many rows by its noise.

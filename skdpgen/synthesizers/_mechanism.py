@@ -19,7 +19,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from ..kernels import BoundedFeatureMap, HermiteFeatures
-from ..rows import release_mean_embeddings
+from ..rows import release_mean_embeddings, release_statistic
 from ._pairwise import shrink_pairwise
 
 __all__ = ["EmbeddingMechanism", "Mechanism", "ReleaseContext", "batch_weights",
@@ -201,6 +201,16 @@ class ReleaseContext:
                 noisy = noisy / self.class_weights[None, :]
             out.append(torch.as_tensor(noisy.T, dtype=torch.float32, device=self.device))
         return out
+
+
+    def release_statistic(self, name, feature_map, statistic, *, sensitivity):
+        """Release ``statistic`` of the feature sums over all rows as ``name``.
+
+        :func:`~skdpgen.rows.release_statistic` (the caller derives the
+        statistic's sensitivity); returns the noisy release.
+        """
+        return release_statistic(self.rows, feature_map, statistic, self.accountant, name,
+                                 sensitivity=sensitivity, device=self.release_device)
 
 
 class Mechanism:

@@ -86,6 +86,9 @@ class SynthesisPolicy(Policy):
         10, "an ordered column's cells merged into this many groups in the two-way marginals")
     pair_precision: int = rule(
         64, "two-way marginals are released when a cell's noise is at most n over this")
+    selection_share: float = rule(
+        0.1, "when not every pair can be measured, the private choice of the pairs' share "
+             "(taken from the two-way marginals')")
     bin_precision: int = rule(
         4, "a numeric column's bins: an equal share of the rows is this many noise stds")
     bin_range: tuple = rule(

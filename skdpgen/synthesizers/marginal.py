@@ -13,7 +13,8 @@ from ..privacy import outside_stacklevel
 from ..registry import register
 from ._base import BaseSynthesizer
 from ._design import Design, GeneratorSpec
-from ._marginals import MarginalMechanism, independence_note, marginal_design
+from ._marginal_design import independence_note, marginal_design
+from ._marginals import MarginalMechanism
 from ._policy import POLICY
 from ._shared import shared_constraints, shared_defaults, synthesizer_doc
 
@@ -61,12 +62,14 @@ class MarginalSynthesizer(BaseSynthesizer):
         given the class.
     pair_share : float or "auto", default="auto"
         Share of the mechanism's budget for the two-way marginals (overall
-        and by class, half each); the one-way marginals get the rest. ``0``
-        releases the one-way marginals only (every column drawn
-        independently given the class). ``"auto"``: 0.9 when a two-way
-        cell's noise would be at most 1/64 of the rows, else 0
-        (``marginal_design``, from the number of
-        rows and columns, ε and δ: public); the choice is ``pair_share_``.
+        and by class, half each; the pair selection's included); the one-way
+        marginals get the rest. ``0`` releases the one-way marginals only
+        (every column drawn independently given the class). ``"auto"``: 0.9
+        when every pair's cells can be measured with at most 1/64 of the
+        rows of noise; else the pairs are chosen privately and the budget is
+        split equally among all the marginals measured (``marginal_design``,
+        from the number of rows and columns, ε and δ: public); the choice is
+        ``pair_share_``.
     bins : int or "auto", default="auto"
         Equal-width bins of a numeric or date column's public bounds (those
         not encoded as levels, see ``max_levels``). ``"auto"``: the most
@@ -82,6 +85,16 @@ class MarginalSynthesizer(BaseSynthesizer):
         ``"auto"``: the number of bins ``bins="auto"`` chooses (a value
         holds a cell of its own only where a cell with an equal share of
         the rows holds at least 4 noise standard deviations).
+    max_pairs : int or "auto", default="auto"
+        The most pairs of columns whose two-way marginals are measured. When
+        that is fewer than all pairs, the pairs are chosen privately: every
+        pair's distance from independence under the released one-way
+        marginals is released once (a tenth of the budget, from the pairs'
+        share) and the pairs of the highest noisy scores are measured
+        (MST's score, report-noisy-max on a Gaussian release). ``"auto"``:
+        every pair when their cells' noise is at most 1/64 of the rows; else
+        the most pairs such that every marginal measured meets that rule;
+        else none (``marginal_design``). ``measured_pairs_`` names them.
     pair_cells : int, default=10
         Coarse cells of an ordered column (levels, bins) in the two-way
         marginals: its consecutive cells merged into this many groups
@@ -99,7 +112,11 @@ class MarginalSynthesizer(BaseSynthesizer):
         The two-way indicator features (every pair's joint histogram on the
         coarse cells), None when the two-way marginals are not released.
     pair_share_ : float
-        The two-way marginals' share of the mechanism's budget (0: none).
+        The two-way marginals' share of the mechanism's budget, the pair
+        selection's included (0: none).
+    measured_pairs_ : list of tuple
+        The pairs of columns (their names) whose two-way marginals were
+        released: every pair, the privately chosen ones, or none.
     bins_ : int
         Bins of every binned column.
     max_levels_ : int
@@ -159,11 +176,12 @@ class MarginalSynthesizer(BaseSynthesizer):
         "pair_share": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
         "bins": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
         "max_levels": [StrOptions({"auto"}), Interval(Integral, 0, None, closed="left")],
+        "max_pairs": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
         "pair_cells": [Interval(Integral, 2, None, closed="left")],
         "learning_rate": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
     }
     __init__ = estimator_init(n_components=250, pair_share="auto", bins="auto",
-                              max_levels="auto", pair_cells=POLICY.pair_cells,
+                              max_levels="auto", max_pairs="auto", pair_cells=POLICY.pair_cells,
                               learning_rate="auto", **shared_defaults(_SHARED))
     _batch_name = "n_components"
     #: What progress bars and summaries call the estimator.
@@ -171,11 +189,14 @@ class MarginalSynthesizer(BaseSynthesizer):
 
     def _design(self, shape, rng):
         auto = self.pair_share == "auto"
-        pair_share, bins = marginal_design(
+        pair_share, n_pairs, bins = marginal_design(
             shape.n_rows, shape.n_columns, shape.epsilon, shape.delta,
-            pair_share=POLICY.marginal_pair_share if auto else float(self.pair_share))
-        if not auto and shape.n_columns > 1:  # the user's share, as it is
-            pair_share = float(self.pair_share)
+            pair_share=self.pair_share,
+            max_pairs=None if self.max_pairs == "auto" else self.max_pairs)
+        pairs = shape.n_columns * (shape.n_columns - 1) // 2
+        if self.max_pairs != "auto" and not auto and float(self.pair_share) == 0:
+            raise ValueError("max_pairs has no effect with pair_share=0 (no pair is "
+                             "measured); leave it at 'auto'.")
         if auto and pair_share == 0 and shape.n_columns > 1:  # never silently independent
             warnings.warn(independence_note(shape.n_rows, shape.n_columns, shape.epsilon,
                                             shape.delta), UserWarning,
@@ -184,8 +205,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         max_levels = bins if self.max_levels == "auto" else self.max_levels
         learning_rate = (POLICY.mixture_learning_rate if self.learning_rate == "auto"
                          else float(self.learning_rate))
-        mechanism = MarginalMechanism(pair_share=pair_share, pair_cells=self.pair_cells,
-                                      by_class=shape.labeled)
+        mechanism = MarginalMechanism(
+            pair_share=pair_share, pair_cells=self.pair_cells, by_class=shape.labeled,
+            n_pairs=n_pairs if 0 < n_pairs < pairs else None,
+            selection_share=min(POLICY.selection_share, pair_share / 2))
         generator = GeneratorSpec(kind="mixture", learning_rate=learning_rate,
                                   batch_size=self.n_components, noise_dim=1, per_class=True)
         return Design(mechanism, generator, encoding={"max_levels": max_levels, "bins": bins})
@@ -194,6 +217,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         self.features_ = mechanism.features_
         self.pairwise_features_ = mechanism.pairwise_
         self.pair_share_ = mechanism.pair_share
+        self.measured_pairs_ = mechanism.pair_names()
         encoding = self.design_.encoding
         self.bins_, self.max_levels_ = encoding["bins"], encoding["max_levels"]
 

@@ -56,6 +56,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from skdpgen import (
@@ -72,6 +73,9 @@ from skdpgen.evaluation import DPTwoSampleTest, private_accuracy_scorer, private
 from skdpgen.kernels import PatchFourierFeatures, SumFeatures
 from skdpgen.privacy import PrivacyBudget, calibrate_gaussian, gaussian_epsilon
 from skdpgen.release import DPKMEReleaser
+from skdpgen.rows import ArrayRows
+from skdpgen.schema import TableEncoder
+from skdpgen.synthesizers import MarginalMechanism, ReleaseContext
 
 from _capture import capture_fits
 
@@ -381,6 +385,36 @@ def marginals():
     )
 
 
+def marginals_selected():
+    # The marginal mechanism's choice of pairs, driven through its release
+    # (MarginalMechanism.select_pairs on the encoded rows, as a fit makes it):
+    # three categorical columns of two values, nine records at (0, 0, 0) and
+    # the tenth there too (D) or at (1, 1, 1) (D'); the independence model the
+    # scores read is uniform (public: in a fit, the one-way release). In every
+    # pair the record leaves a cell far above its count under the model for
+    # one below it: each score moves by exactly 2, the vector by 2√3, the
+    # claimed sensitivity (tests/synthesizers/test_pair_selection.py checks
+    # the bound on every neighbour of small random tables)
+    schema = {f"c{j}": {"type": "categorical", "categories": [0, 1]} for j in range(3)}
+    encoder = TableEncoder(schema).fit(pd.DataFrame({c: [0, 1] for c in schema}))
+    model = [np.full(width, 1.0 / width) for width in encoder.category_sizes_]
+    d = pd.DataFrame(np.zeros((N_ROWS, 3), dtype=int), columns=list(schema))
+    d_prime = d.copy()
+    d_prime.iloc[-1] = 1
+
+    def fit(X):
+        mechanism = MarginalMechanism(pair_share=0.9, n_pairs=1, by_class=False)
+        mechanism.setup(encoder, 0, 1, np.random.default_rng(0))
+        accountant = privacy.GaussianAccountant(EPSILON, DELTA, {"pair selection": 1.0})
+        context = ReleaseContext(ArrayRows(encoder.transform(X)), accountant, None,
+                                 np.random.default_rng(0), "cpu", "cpu")
+        mechanism.select_pairs(context, model)
+        return accountant.report()
+
+    return Mechanism("marginals-selected", fit, (d,), (d_prime,),
+                     {"pair selection": EXACT}, True, 600)
+
+
 def dphp_product():
     # DP-HP's random product kernel: one release per epoch over product_size
     # columns drawn from the public random_state (here both columns, at every
@@ -573,7 +607,7 @@ def _scorer_predictions(synth, X):
 
 MECHANISMS = {build.__name__.replace("_", "-"): functools.cache(build) for build in (
     kme_rff, kme_rff_classes, kme_patch_sum, kme_hermite, dphp, dphp_product, dphp_patch,
-    marginals, dpmerf,
+    marginals, marginals_selected, dpmerf,
     releaser_subspace,
     releaser_features, tcmc_mean, tcmc_second_moment, tcs, mmd_scorer, accuracy_scorer,
 )}
@@ -583,7 +617,7 @@ GAUSSIAN_KERNEL_PATHS = ["kme-hermite", "dphp", "dphp-product", "dphp-patch",
 ATTAINED_PATHS = [name for name in MECHANISMS if name not in ("kme-hermite", "releaser-subspace")]
 # controls kept in the default suite (the others are also marked slow)
 FAST_CONTROLS = {"kme-rff", "kme-rff-classes", "kme-patch-sum", "kme-hermite", "dphp", "dphp-product",
-                 "dphp-patch", "marginals", "mmd-scorer"}
+                 "dphp-patch", "marginals", "marginals-selected", "mmd-scorer"}
 
 
 def _params(names, fast=None):

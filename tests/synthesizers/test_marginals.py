@@ -13,7 +13,8 @@ from skdpgen.kernels import MarginalFeatures
 from skdpgen.privacy import GaussianAccountant, calibrate_gaussian, reproducible_noise
 from skdpgen.schema import TableEncoder
 from skdpgen.synthesizers import MixtureGenerator
-from skdpgen.synthesizers._marginals import marginal_design, pair_groups, simplex_projection
+from skdpgen.synthesizers._marginal_design import marginal_design
+from skdpgen.synthesizers._marginals import pair_groups, simplex_projection
 from skdpgen.synthesizers._policy import POLICY
 
 FAST = dict(epochs=2, steps_per_epoch=20, batch_size=40, random_state=0, device="cpu")
@@ -200,15 +201,17 @@ def test_marginal_synthesizer_releases_the_marginals_to_a_mixture():
 
 
 def test_the_design_drops_pairs_that_would_be_noise():
-    # 600 rows, 4 columns at epsilon 1: a pair cell's noise is about 19 rows,
-    # more than 600 / POLICY.pair_precision; 2,000 rows clear it (the test above)
-    X, y, schema = _table(600)
-    synth = MarginalSynthesizer(schema=schema, classes=["no", "yes"], **MFAST).fit(X, y)
+    # 400 rows, 4 columns at epsilon 1: the four one-way marginals and one pair
+    # would carry about 17.6 rows of noise a cell, more than 400 /
+    # POLICY.pair_precision (1,126 rows clear it); 2,000 rows measure every pair
+    # (the test above)
+    X, y, schema = _table(400)
+    with pytest.warns(UserWarning, match="Every column is drawn independently"):
+        synth = MarginalSynthesizer(schema=schema, classes=["no", "yes"], **MFAST).fit(X, y)
     names = [r.name for r in synth.privacy_report_.releases]
     assert names == ["one-way marginals", "one-way marginals by class", "label proportions"]
-    assert (synth.pair_share_, synth.bins_) == marginal_design(600, 4, 1.0, 1e-5,
-                                                               pair_share=0.9)
-    assert synth.pair_share_ == 0.0
+    assert (synth.pair_share_, 0, synth.bins_) == marginal_design(400, 4, 1.0, 1e-5)
+    assert synth.pair_share_ == 0.0 and synth.measured_pairs_ == []
     assert synth.pair_share == "auto"  # the parameter is left as given
     # a declared share is kept
     kept = MarginalSynthesizer(schema=schema, classes=["no", "yes"], pair_share=0.9,
@@ -217,12 +220,23 @@ def test_the_design_drops_pairs_that_would_be_noise():
 
 
 @pytest.mark.parametrize("n, d, eps", [(600, 4, 1.0), (30_000, 14, 1.0), (2_800, 69, 0.3),
-                                       (10**6, 2, 8.0), (50, 1, 1.0)])
+                                       (10**6, 2, 8.0), (50, 1, 1.0), (20_000, 15, 0.1),
+                                       (4_000, 27, 1.0)])
 def test_marginal_design_follows_its_noise_levels(n, d, eps):
-    share, bins = marginal_design(n, d, eps, 1e-5, pair_share=0.9)
+    share, k, bins = marginal_design(n, d, eps, 1e-5)
     sigma = calibrate_gaussian(eps, 1e-5)
-    pair_noise = sigma / np.sqrt(0.45) * np.sqrt(d * (d - 1))
-    assert (share == 0.9) == (d > 1 and n >= POLICY.pair_precision * pair_noise)
+    every = d * (d - 1) // 2
+
+    def precise(marginals, at):  # a cell's noise at most n / POLICY.pair_precision
+        return n >= POLICY.pair_precision * sigma / np.sqrt(at / 2) * np.sqrt(2 * marginals)
+
+    sel = POLICY.selection_share
+    assert (k == every > 0) == (d > 1 and precise(every, 0.9))
+    if 0 < k < every:  # chosen privately: all d + k marginals precise, not one more
+        assert precise(d + k, 1 - sel) and not precise(d + k + 1, 1 - sel)
+        assert share == pytest.approx(sel + (1 - sel) * k / (d + k))
+    if k == 0:
+        assert share == 0 and (d == 1 or not precise(d + 1, 1 - sel))
     one_noise = sigma / np.sqrt((1 - share) / 2) * np.sqrt(2 * d)
     fewest, most = POLICY.bin_range
     assert fewest <= bins <= most and bins % POLICY.bin_step == 0
@@ -373,9 +387,10 @@ def test_columns_spread_by_the_noise_are_named():
 
 
 def test_independent_columns_are_never_silent():
-    # 600 rows of 4 columns at epsilon 1: no pair is released, and the fit says so
-    # with what would change it; 2,000 rows release the pairs and say nothing
-    for n, independent in [(600, True), (2000, False)]:
+    # 400 rows of 4 columns at epsilon 1: no pair is released, and the fit says so
+    # with what would change it; 1,150 rows release a chosen pair, 2,000 all six,
+    # and say nothing
+    for n, independent in [(400, True), (1150, False), (2000, False)]:
         X, y, schema = _table(n)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -384,20 +399,21 @@ def test_independent_columns_are_never_silent():
         assert (synth.pair_share_ == 0) == independent
         assert len(said) == int(independent)
         if independent:
-            assert "1,233 rows" in said[0] and "at most 2 columns" in said[0]
+            assert "1,126 rows" in said[0] and "epsilon >= 3.2" in said[0]
+        assert len(synth.measured_pairs_) == {400: 0, 1150: 1, 2000: 6}[n]
 
 
 @pytest.mark.parametrize("d, eps", [(4, 1.0), (14, 0.3), (69, 1.0)])
 def test_pairs_needed_inverts_the_design(d, eps):
-    from skdpgen.synthesizers._marginals import pairs_needed
+    from skdpgen.synthesizers._marginal_design import pairs_needed
+
+    def pairs(n, d, eps):
+        return marginal_design(n, d, eps, 1e-5)[1]
 
     needed = pairs_needed(1_000, d, eps, 1e-5)
-    assert marginal_design(needed["rows"], d, eps, 1e-5, pair_share=0.9)[0] == 0.9
-    assert marginal_design(needed["rows"] - 1, d, eps, 1e-5, pair_share=0.9)[0] == 0.0
+    assert pairs(needed["rows"], d, eps) > 0 and pairs(needed["rows"] - 1, d, eps) == 0
     if needed["epsilon"] is not None:
-        assert marginal_design(1_000, d, needed["epsilon"], 1e-5, pair_share=0.9)[0] == 0.9
-        assert marginal_design(1_000, d, needed["epsilon"] * 0.99, 1e-5,
-                               pair_share=0.9)[0] == 0.0
+        assert pairs(1_000, d, needed["epsilon"]) > 0
+        assert pairs(1_000, d, needed["epsilon"] * 0.99) == 0
     if needed["columns"] is not None:
-        assert marginal_design(1_000, needed["columns"], eps, 1e-5, pair_share=0.9)[0] == 0.9
-        assert marginal_design(1_000, needed["columns"] + 1, eps, 1e-5, pair_share=0.9)[0] == 0.0
+        assert pairs(1_000, needed["columns"], eps) > 0

@@ -1,0 +1,185 @@
+"""The marginal mechanism's design: what it measures, from the table's public shape."""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import math
+import sys
+
+from ..privacy import calibrate_gaussian
+from ._policy import POLICY
+
+__all__ = ["independence_note", "marginal_design", "pairs_needed"]
+
+
+def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share="auto", max_pairs=None,
+                    bins=POLICY.bin_range):
+    """What the marginal mechanism releases, from the table's public shape.
+
+    Each choice from the noise a release would carry (its standard
+    deviation, in rows, at the Gaussian noise multiplier of the whole
+    budget ``σ = calibrate_gaussian(ε, δ)``; the fit's other releases are
+    ignored here, so the levels are slightly optimistic). ``M`` marginals
+    released together at share ``s`` (half over all rows, half by class)
+    put ``σ/√(s/2)·√(2M)`` rows of noise on each cell; a release is
+    *precise* when that is at most ``n_rows / POLICY.pair_precision``.
+
+    * **Every pair** of the ``d`` columns (``P = d(d-1)/2``) is measured
+      when the ``P`` two-way marginals are precise at ``pair_share``
+      (``"auto"``: ``POLICY.marginal_pair_share``).
+    * Otherwise, **a private selection** (:class:`MarginalMechanism`:
+      ``POLICY.selection_share`` of the budget) of ``k`` pairs: with
+      ``"auto"`` the most such that all ``d + k`` marginals are precise with
+      the rest of the budget split among them equally (the two-way share
+      ``selection + (1 − selection)·k/(d + k)``, the one-way marginals the
+      rest), none when not even one pair fits; with a given ``pair_share``,
+      the most (at least one) that are precise at ``pair_share`` less the
+      selection's. ``max_pairs`` caps ``k`` (and sets it with ``"auto"``).
+    * **bins** of a numeric or date column: the most, among multiples of
+      ``POLICY.bin_step`` within ``POLICY.bin_range`` (10, 20, ..., 100: every tenth of
+      the public range is a union of bins, so a round value on round bounds
+      stays on a bin edge), such that a bin holding ``1/bins`` of the rows
+      holds at least ``POLICY.bin_precision`` noise standard deviations of the
+      overall one-way release; the fewest where none does.
+
+    A function of public quantities only (``n_rows``, the number of
+    columns, ε, δ and the parameters).
+
+    Parameters
+    ----------
+    n_rows, n_columns : int
+    epsilon, delta : float
+        The fit's budget.
+    pair_share : float or "auto", default="auto"
+        The two-way releases' share (the selection's included).
+    max_pairs : int, default=None
+        The most pairs measured.
+    bins : tuple of int, default=POLICY.bin_range
+        The fewest and most bins (multiples of ``POLICY.bin_step``).
+
+    Returns
+    -------
+    pair_share : float
+        The two-way releases' share, the selection's included (0: none).
+    n_pairs : int
+        ``P`` (every pair), fewer (chosen privately) or 0.
+    bins : int
+
+    Examples
+    --------
+    >>> from skdpgen.synthesizers._marginal_design import marginal_design
+    >>> marginal_design(30_000, 14, 1.0, 1e-5)  # every pair
+    (0.9, 91, 80)
+    >>> share, k, bins = marginal_design(20_000, 15, 0.1, 1e-5)  # 8 of 105 chosen
+    >>> round(share, 3), k, bins
+    (0.413, 8, 10)
+    >>> marginal_design(2_800, 69, 1.0, 1e-5)  # none: every column independent
+    (0.0, 0, 10)
+    """
+    fewest, most = bins
+    sigma = calibrate_gaussian(epsilon, delta) if math.isfinite(epsilon) else 0.0
+    d = max(int(n_columns), 1)
+    pairs = d * (d - 1) // 2
+    auto = isinstance(pair_share, str)
+    full = POLICY.marginal_pair_share if auto else float(pair_share)
+    cap = pairs if max_pairs is None else min(int(max_pairs), pairs)
+    selection = min(POLICY.selection_share, full / 2)
+    if pairs == 0 or full <= 0:
+        share, k = 0.0, 0
+    elif cap == pairs and _precise(n_rows, pairs, full, sigma):
+        share, k = full, pairs
+    elif auto:  # every marginal precise, the budget split among them equally
+        k = cap if max_pairs is not None else min(
+            _most_precise(n_rows, 1 - selection, sigma) - d, pairs - 1)
+        k = max(k, 0)
+        share = full if k == pairs else (selection + (1 - selection) * k / (d + k) if k else 0.0)
+    else:  # the user's share: as many pairs as are precise in it (at least one)
+        k = min(max(_most_precise(n_rows, full - selection, sigma), 1), cap, pairs - 1)
+        share = full
+    one_way = sigma / math.sqrt((1.0 - share) / 2) * math.sqrt(2 * d)
+    if one_way == 0:  # no noise (a fit that is not private)
+        return share, k, int(most)
+    best = n_rows // (POLICY.bin_precision * one_way) // POLICY.bin_step * POLICY.bin_step
+    return share, k, int(min(max(best, fewest), most))
+
+
+def _most_precise(n_rows, share, sigma):
+    """The most marginals that, released together at ``share`` (half overall,
+    half by class), carry at most ``n_rows / POLICY.pair_precision`` rows of noise
+    a cell (``σ/√(share/2)·√(2M)`` rows for ``M`` marginals)."""
+    if sigma == 0:
+        return sys.maxsize
+    if share <= 0:
+        return 0
+    return int(0.5 * (n_rows * math.sqrt(share / 2) / (POLICY.pair_precision * sigma)) ** 2)
+
+
+def _precise(n_rows, n_marginals, share, sigma):
+    """Whether ``n_marginals`` marginals at ``share`` are precise (:func:`_most_precise`)."""
+    return n_marginals <= _most_precise(n_rows, share, sigma)
+
+
+def pairs_needed(n_rows, n_columns, epsilon, delta, *, pair_share="auto"):
+    """What would let the two-way marginals measure at least one pair.
+
+    Inverts :func:`marginal_design` (at least one pair measured) for each
+    of its public inputs in turn.
+
+    Parameters
+    ----------
+    n_rows, n_columns : int
+    epsilon, delta : float
+    pair_share : float or "auto", default="auto"
+
+    Returns
+    -------
+    needed : dict
+        ``rows``: the fewest rows at this ε; ``epsilon``: the least ε at
+        these rows (None above 100); ``columns``: 2 when two columns (one
+        pair, no selection) would do at these rows and ε, else None.
+
+    Examples
+    --------
+    >>> from skdpgen.synthesizers._marginal_design import pairs_needed
+    >>> needed = pairs_needed(300, 27, 1.0, 1e-5)
+    >>> needed["rows"] > 300, needed["epsilon"] > 1.0
+    (True, True)
+    """
+    def measured(n, d, eps):
+        return marginal_design(n, d, eps, delta, pair_share=pair_share)[1] > 0
+
+    low, high = 1, max(int(n_rows), 1)
+    while not measured(high, n_columns, epsilon):
+        low, high = high, high * 2
+    while high - low > 1:  # bisection on the rows
+        mid = (low + high) // 2
+        low, high = (low, mid) if measured(mid, n_columns, epsilon) else (mid, high)
+    rows = high
+    now = measured(n_rows, n_columns, epsilon)
+    columns = 2 if n_columns > 2 and not now and measured(n_rows, 2, epsilon) else None
+    low, high = (1e-6 if now else epsilon), 100.0
+    if not measured(n_rows, n_columns, high):
+        return {"rows": rows, "epsilon": None, "columns": columns}
+    for _ in range(40):  # bisection on ε: σ(ε) decreases
+        mid = math.sqrt(low * high)
+        low, high = (low, mid) if measured(n_rows, n_columns, mid) else (mid, high)
+    return {"rows": rows, "epsilon": high, "columns": columns}
+
+
+def independence_note(n_rows, n_columns, epsilon, delta):
+    """The warning of a fit whose columns are drawn independently (no pair released).
+
+    From public quantities only: the rows, columns, ε and δ that would let
+    the pairs be released (:func:`pairs_needed`).
+    """
+    needed = pairs_needed(n_rows, n_columns, epsilon, delta)
+    ways = [f"about {needed['rows']:,} rows"]
+    if needed["epsilon"] is not None:
+        ways.append(f"epsilon >= {needed['epsilon']:.2g}")
+    if needed["columns"] is not None:
+        ways.append(f"only {needed['columns']} columns")
+    return (f"Every column is drawn independently of the others (given the class): at "
+            f"{n_rows:,} rows, {n_columns} columns and epsilon = {epsilon:g} no pair of "
+            "columns can be measured above its noise, so no two-way marginal is released. "
+            f"What would change it: {', '.join(ways)}, or pair_share set explicitly "
+            "(pairs measured at that noise).")

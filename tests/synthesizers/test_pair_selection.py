@@ -1,0 +1,136 @@
+"""The marginal mechanism's private choice of pairs (``max_pairs``, ``measured_pairs``).
+
+The scores' sensitivity on adversarial neighbours, the choice without noise,
+the report of a fit that selects, and the design's count of pairs. Replay and
+neighbour tests of a selecting fit are in tests/test_replay.py and
+tests/test_neighbours.py ("marginals-selected"); its audit in
+tests/audit/test_audit.py ("marginals-selected").
+"""
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdpgen import MarginalSynthesizer
+from skdpgen.kernels import MarginalFeatures
+from skdpgen.synthesizers._marginals import PAIR_SELECTION, SCORE_SENSITIVITY, pair_scores
+
+
+def _counts(codes, sizes, pairs):
+    """Every pair's cell counts of integer ``codes`` (n, d), in the map's layout."""
+    out = []
+    for a, b in pairs:
+        table = np.zeros((sizes[a], sizes[b]))
+        np.add.at(table, (codes[:, a], codes[:, b]), 1)
+        out.append(table.ravel())
+    return np.concatenate(out)
+
+
+def _scores(codes, sizes, candidates, model):
+    return pair_scores(candidates, _counts(codes, sizes, candidates.marginals_), model,
+                       len(codes))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_scores_move_by_at_most_their_sensitivity(seed):
+    # every replacement of one record in small random tables, under a public model
+    # drawn at random (the released one-way marginals are public when scored)
+    rng = np.random.default_rng(seed)
+    sizes = [2, 3, 4, 2]
+    candidates = MarginalFeatures(category_sizes=sizes, degree=2).fit(np.zeros((1, sum(sizes))))
+    model = [rng.dirichlet(np.ones(s)) for s in sizes]
+    m = len(candidates.marginals_)
+    codes = np.column_stack([rng.integers(0, s, 12) for s in sizes])
+    base = _scores(codes, sizes, candidates, model)
+    worst_each = worst_norm = 0.0
+    for record in itertools.product(*[range(s) for s in sizes]):
+        for row in range(len(codes)):
+            other = codes.copy()
+            other[row] = record
+            diff = _scores(other, sizes, candidates, model) - base
+            worst_each = max(worst_each, float(np.abs(diff).max()))
+            worst_norm = max(worst_norm, float(np.linalg.norm(diff)))
+    assert worst_each <= SCORE_SENSITIVITY + 1e-9
+    assert worst_norm <= SCORE_SENSITIVITY * math.sqrt(m) + 1e-9
+    assert worst_norm > 0  # the tables do move the scores
+
+
+def test_the_score_bound_is_attained():
+    # three binary columns, nine records at (0, 0, 0) and one more there; its
+    # neighbour moves it to (1, 1, 1): in every pair the record leaves a cell far
+    # above its count under the model (n/4) for one below it, so every score
+    # moves by exactly the bound
+    sizes = [2, 2, 2]
+    candidates = MarginalFeatures(category_sizes=sizes, degree=2).fit(np.zeros((1, 6)))
+    model = [np.array([0.5, 0.5])] * 3
+    d = np.zeros((10, 3), dtype=int)
+    d_prime = d.copy()
+    d_prime[-1] = 1
+    diff = _scores(d, sizes, candidates, model) - _scores(d_prime, sizes, candidates, model)
+    assert np.allclose(np.abs(diff), SCORE_SENSITIVITY)
+
+
+def _related_table(n=3_000, seed=0):
+    """Five columns: ``b`` a function of ``a`` (its square), the rest independent."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 10, n)
+    return pd.DataFrame({"a": a, "b": a ** 2, "c": rng.integers(0, 5, n),
+                         "d": rng.normal(size=n), "e": rng.choice(["x", "y", "z"], n)})
+
+
+SCHEMA = {"a": {"type": "numeric", "bounds": [0, 9], "integer": True},
+          "b": {"type": "numeric", "bounds": [0, 81], "integer": True},
+          "c": {"type": "categorical", "categories": [0, 1, 2, 3, 4]},
+          "d": {"type": "numeric", "bounds": [-4, 4]},
+          "e": {"type": "categorical", "categories": ["x", "y", "z"]}}
+FAST = dict(epochs=1, steps_per_epoch=2, n_components=8, random_state=0)
+
+
+def test_without_noise_the_strongest_pair_is_chosen():
+    synth = MarginalSynthesizer(schema=SCHEMA, max_pairs=1, **FAST)
+    synth.fit(_related_table(), epsilon=np.inf)
+    assert synth.measured_pairs_ == [("a", "b")]
+    assert synth.pairwise_features_.marginals_ == [(0, 1)]
+
+
+def test_a_selecting_fit_reports_the_selection():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synth = MarginalSynthesizer(schema=SCHEMA, max_pairs=2, **FAST).fit(
+            _related_table(), epsilon=1.0)
+    releases = {r.name: r for r in synth.privacy_report_.releases}
+    assert releases[PAIR_SELECTION].sensitivity == pytest.approx(
+        SCORE_SENSITIVITY * math.sqrt(10))
+    assert len(synth.measured_pairs_) == 2
+    assert synth.privacy_report_.epsilon == pytest.approx(1.0, rel=1e-6)
+    # every pair measured: no selection
+    every = MarginalSynthesizer(schema=SCHEMA, max_pairs=10, **FAST).fit(
+        _related_table(), epsilon=1.0)
+    assert PAIR_SELECTION not in {r.name for r in every.privacy_report_.releases}
+    assert len(every.measured_pairs_) == 10
+
+
+def test_auto_chooses_the_pairs_a_table_can_measure():
+    # 1,400 rows of 5 columns at epsilon 1: the ten pairs are not all precise
+    # (1,591 rows would be), the five one-way marginals and two pairs are: two
+    # chosen privately; at epsilon 8 all ten
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        few = MarginalSynthesizer(schema=SCHEMA, **FAST).fit(_related_table(1_400),
+                                                             epsilon=1.0)
+        every = MarginalSynthesizer(schema=SCHEMA, **FAST).fit(_related_table(1_400),
+                                                               epsilon=8.0)
+    assert len(few.measured_pairs_) == 2
+    assert PAIR_SELECTION in {r.name for r in few.privacy_report_.releases}
+    assert few.pair_share_ == pytest.approx(0.1 + 0.9 * 2 / 7)
+    assert len(every.measured_pairs_) == 10
+
+
+def test_max_pairs_is_refused_where_no_pair_is_measured():
+    synth = MarginalSynthesizer(schema=SCHEMA, pair_share=0, max_pairs=3, **FAST)
+    with pytest.raises(ValueError, match="max_pairs has no effect"):
+        synth.fit(_related_table(500), epsilon=1.0)
