@@ -216,8 +216,29 @@ def _cmd_synthesize(args):
     # size (a line over the limit, read through) would show in it
     print(f"{_display_name(model)} fitted on {n_rows} rows; {n} synthetic rows written to "
           f"{args.out}")
+    note = _pairs_note(model)
+    if note:
+        print(note)
     _print_outcome(report, issues, json_path, txt_path)
     return 0
+
+
+def _pairs_note(model, shown=8):
+    """Which pairs of columns the fit measured (a marginal synthesizer's
+    ``measured_pairs_``: public, chosen from noisy releases); None for other
+    models and for a fit without pairs (its warning says so)."""
+    pairs = getattr(model, "measured_pairs_", None)
+    if not pairs:
+        return None
+    d = model.n_features_in_
+    total = d * (d - 1) // 2
+    if len(pairs) == total:
+        return f"Two-way marginals: all {total} pairs of columns measured."
+    names = ", ".join(f"{a}~{b}" for a, b in pairs[:shown])
+    more = f" and {len(pairs) - shown} more" if len(pairs) > shown else ""
+    return (f"Two-way marginals: {len(pairs)} of {total} pairs of columns measured, chosen "
+            f"privately as the most dependent ({names}{more}); the others only through "
+            "them.")
 
 
 def _target_classes(args, schema):

@@ -304,7 +304,7 @@ class MarginalMechanism(Mechanism):
                                           sensitivity=SCORE_SENSITIVITY * math.sqrt(m))
         self.targets_[PAIR_SELECTION] = [np.asarray(noisy)]
         chosen = np.argsort(-np.asarray(noisy), kind="stable")[:self.n_pairs]
-        pairs = [candidates.marginals_[i] for i in sorted(chosen.tolist())]
+        pairs = [candidates.marginals_[i] for i in chosen.tolist()]  # highest score first
         return MarginalFeatures(category_sizes=self._sizes, degree=2, marginals=pairs,
                                 groups=self._groups).fit(self._zeros)
 

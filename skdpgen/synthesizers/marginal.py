@@ -116,7 +116,8 @@ class MarginalSynthesizer(BaseSynthesizer):
         selection's included (0: none).
     measured_pairs_ : list of tuple
         The pairs of columns (their names) whose two-way marginals were
-        released: every pair, the privately chosen ones, or none.
+        released: every pair, the privately chosen ones (from the highest
+        noisy score down), or none.
     bins_ : int
         Bins of every binned column.
     max_levels_ : int

@@ -638,3 +638,35 @@ def test_synthesize_help_offers_each_method_under_its_own_name(capsys):
     for name in ("dphp", "dpmerf", "marginals", "release"):
         assert name in text, name
     assert "dphp (DP-HP: Hermite features" in text
+
+
+def test_the_summary_names_the_pairs_measured(tmp_path, fast_fits, capsys):
+    # 1,400 rows of 5 declared columns at epsilon 1: two of the ten pairs can be
+    # measured and are chosen privately (b is a function of a: their pair first,
+    # without noise); 400 rows measure none (the fit's warning says so instead)
+    rng = np.random.default_rng(0)
+    n = 1_400
+    a = rng.integers(0, 10, n)
+    frame = pd.DataFrame({"a": a, "b": a ** 2, "c": rng.integers(0, 5, n),
+                          "d": rng.integers(0, 5, n), "e": rng.choice(["x", "y", "z"], n)})
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    schema = {"a": {"type": "numeric", "bounds": [0, 9], "integer": True},
+              "b": {"type": "numeric", "bounds": [0, 81], "integer": True},
+              "c": {"type": "categorical", "categories": [0, 1, 2, 3, 4]},
+              "d": {"type": "categorical", "categories": [0, 1, 2, 3, 4]},
+              "e": {"type": "categorical", "categories": ["x", "y", "z"]}}
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    status = main(["synthesize", str(tmp_path / "data.csv"), "--schema",
+                   str(tmp_path / "schema.json"), "--out", str(tmp_path / "out.csv"),
+                   "--random-state", "0", "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "Two-way marginals: 2 of 10 pairs of columns measured, chosen privately" in out
+    frame.iloc[:400].to_csv(tmp_path / "small.csv", index=False)
+    status = main(["synthesize", str(tmp_path / "small.csv"), "--schema",
+                   str(tmp_path / "schema.json"), "--out", str(tmp_path / "out2.csv"),
+                   "--random-state", "0", "--quiet"])
+    captured = capsys.readouterr()
+    assert status == 0
+    assert "Two-way marginals" not in captured.out
+    assert "drawn independently" in captured.err
