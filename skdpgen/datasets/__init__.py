@@ -3,7 +3,9 @@
 A schema gives the bounds of each numeric column and the categories of each
 categorical column. It is written from the dataset's documentation and public
 knowledge, never computed from the rows, so a differentially private method
-can use it without spending privacy budget.
+can use it without spending privacy budget. Generated tables
+(:func:`make_gaussian_grid`, :func:`make_survey`) come without one: their
+makers know their ranges, a user of their rows need not.
 """
 
 # Authors: the skdpgen developers
@@ -11,6 +13,7 @@ can use it without spending privacy budget.
 
 from ._adult import adult_schema, load_adult
 from ._gaussian_grid import gaussian_grid_centers, gaussian_grid_nll, make_gaussian_grid
+from ._survey import make_survey
 
 __all__ = [
     "adult_schema",
@@ -18,4 +21,5 @@ __all__ = [
     "gaussian_grid_nll",
     "load_adult",
     "make_gaussian_grid",
+    "make_survey",
 ]

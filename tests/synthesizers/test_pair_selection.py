@@ -134,3 +134,33 @@ def test_max_pairs_is_refused_where_no_pair_is_measured():
     synth = MarginalSynthesizer(schema=SCHEMA, pair_share=0, max_pairs=3, **FAST)
     with pytest.raises(ValueError, match="max_pairs has no effect"):
         synth.fit(_related_table(500), epsilon=1.0)
+
+
+def test_a_wide_survey_keeps_its_strongest_relations():
+    # 4,361 rows x 27 columns, no schema (the user's path), epsilon 1, one noise
+    # draw: the pairs measured are chosen privately and include the exact
+    # relations age ~ yearborn (yearborn = 88 - age) and age ~ agesq (age²),
+    # which the sample keeps recognisably; drawn independently (pair_share=0)
+    # they are lost
+    from skdpgen.datasets import make_survey
+    from skdpgen.privacy import reproducible_noise
+
+    survey = make_survey(random_state=0)
+    fits = {}
+    for name, params in {"chosen": {}, "independent": {"pair_share": 0.0}}.items():
+        with warnings.catch_warnings(), reproducible_noise(0):
+            warnings.simplefilter("ignore")
+            synth = MarginalSynthesizer(random_state=0, **params).fit(survey, epsilon=1.0)
+        fits[name] = synth, synth.sample(len(survey), random_state=0)[0]
+    synth, sample = fits["chosen"]
+    pairs = {frozenset(p) for p in synth.measured_pairs_}
+    assert {frozenset({"age", "yearborn"}), frozenset({"age", "agesq"})} <= pairs
+    assert 20 <= len(pairs) <= 100
+    for name, bound in (("chosen", -0.5), ("independent", None)):
+        frame = fits[name][1].apply(pd.to_numeric)
+        corr = frame["age"].corr(frame["yearborn"])
+        near = ((frame["agesq"] - frame["age"] ** 2).abs() <= 0.1 * frame["age"] ** 2).mean()
+        if bound is None:
+            assert abs(corr) < 0.1 and near < 0.1
+        else:
+            assert corr < bound and near > 0.2
