@@ -50,7 +50,8 @@ def is_guess(issue):
 
 
 _NOISE_LINES = {"uncertain": "bounds may clip",
-                "missing": "missing values may be written as values,",
+                "missing": "missing values, if they have any, may go unseen (and be written "
+                           "as values),",
                 "spread": "values may lie where the data has none,"}
 
 #: What each problem asks the user to declare.
@@ -141,8 +142,9 @@ def _what(issue):
         "outside": f"its bounds clip many values{share}",
         "uncertain": (f"its bounds may clip up to {issue.get('share') or 0:.0%} of the rows "
                       "(the noise hides more: declare them if they matter)"),
-        "missing": (f"missing values, up to {issue.get('share') or 0:.0%} of the rows, may "
-                    "be written as values (the noise hides that many)"),
+        "missing": (f"missing values, if it has any, up to {issue.get('share') or 0:.0%} of "
+                    "the rows, may go unseen and be written as values (the noise hides that "
+                    "many)"),
         "spread": (f"up to {issue.get('share') or 0:.0%} of its values may lie where the "
                    "data has none (the noise of its histogram at this size; narrower "
                    "public bounds help)"),

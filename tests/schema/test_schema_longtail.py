@@ -213,6 +213,13 @@ def test_a_noisy_estimate_names_what_it_cannot_rule_out():
     assert not any(map(is_guess, unsure))  # the noise, not a finding: no refusal
     one = describe_issues(unsure[:1], "cli")
     assert "'c0': its bounds may clip up to 30% of the rows" in one
+    # what the noise could hide is not said to be there: a table without
+    # missing values is not told that it has some
+    hidden = [{"column": f"m{i}", "problem": "missing", "share": 0.03, "detail": ""}
+              for i in range(5)]
+    for text in (describe_issues(hidden, "cli"), describe_issues(hidden[:1], "cli")):
+        assert "if they have any" in text or "if it has any" in text
+        assert "whose missing values may be written" not in text
 
 
 @pytest.mark.parametrize("kind", ["categorical", "numeric"])
