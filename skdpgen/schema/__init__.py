@@ -40,8 +40,8 @@ The keys of a column's spec:
 ``"ordered"`` (categorical, default false)
     The categories are ordered (in the list's order).
 ``"other"`` (categorical, default absent)
-    One of the categories: values that are not among the categories are
-    mapped to it (as privately estimated schemas do, whose rare values are
+    A category (added to the list, last, when it is not in it): values
+    that are not among the categories are mapped to it (as privately estimated schemas do, whose rare values are
     dropped); so are missing values when the column does not declare
     ``"missing": true``. Without it, such values are mapped to the first
     category: a record's value never makes a fit fail.

@@ -231,16 +231,15 @@ class CategoricalKind(ColumnKind):
             )
         if len(cats) == 0 or len(set(canonical_keys(cats)[1])) != len(cats):
             raise ValueError(f"Schema categories of column {key!r} must be non-empty and distinct.")
+        other = spec.get("other")
+        if other is not None and is_missing_scalar(other):
+            raise ValueError(f"Schema 'other' of column {key!r} may not be NaN or None.")
+        if other is not None and canonical_keys([other])[1][0] not in canonical_keys(cats)[1]:
+            cats = cats + [other]  # a category of its own (a filled-in template's list)
         out = {"type": "categorical", "categories": cats}
         if "ordered" in spec:
             out["ordered"] = flag(key, spec, "ordered")
-        other = spec.get("other")
         if other is not None:
-            if canonical_keys([other])[1][0] not in canonical_keys(cats)[1]:
-                raise ValueError(
-                    f"Schema 'other' of column {key!r} must be one of its categories, "
-                    f"got {other!r}."
-                )
             out["other"] = other
         return out
 

@@ -480,8 +480,8 @@ def test_missing_values_where_the_schema_allows_none_are_imputed():
     ({"type": "numeric", "bounds": [0, 1], "missing": None}, "'missing' of column 't'"),
     ({"type": "numeric", "bounds": ["a", 1]}, "bounds of column 't'"),
     ({"type": "numeric"}, "'t' of type 'numeric' needs 'bounds'"),
-    ({"type": "categorical", "categories": ["a", "b"], "other": "c"},
-     "'other' of column 't' must be one of its categories"),
+    ({"type": "categorical", "categories": ["a", "b"], "other": None, "missing": 1},
+     "'missing' of column 't'"),
     ({"type": "categorical", "categories": ["a", None]}, "'t' may not hold NaN or None"),
     ({"type": "categorical", "categories": ["a", np.nan]}, "'t' may not hold NaN or None"),
     ({"type": "categorical", "categories": ["a"], "ordered": "no"}, "'ordered' of column 't'"),
@@ -562,3 +562,12 @@ def test_synthesizer_end_to_end_with_missing_values(one_torch_thread):
     present = Xs["d"].dropna()
     assert present.between(pd.Timestamp("2020-01-01"), pd.Timestamp("2025-12-31")).all()
     assert set(Xs["c"].dropna()) <= {"a", "b", "z"}
+
+
+def test_an_other_category_outside_the_list_is_added():
+    # a filled-in template keeps its "other": "other" beside the user's list
+    X = pd.DataFrame({"t": ["a", "b", "zzz"]})
+    enc = TableEncoder({"t": {"type": "categorical", "categories": ["a", "b"],
+                              "other": "other"}}).fit(X)
+    assert enc.specs_[0]["categories"] == ["a", "b", "other"]
+    assert enc.transform(X)[:, -3:].argmax(1).tolist() == [0, 1, 2]  # 'zzz' -> 'other'
