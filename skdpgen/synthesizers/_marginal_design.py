@@ -94,8 +94,8 @@ def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share="auto", max
         k = max(k, 0)
         share = full if k == pairs else (selection + (1 - selection) * k / (d + k) if k else 0.0)
     else:  # the user's share: as many pairs as are precise in it (at least one)
-        k = min(max(_most_precise(n_rows, full - selection, sigma), 1), cap, pairs - 1)
-        share = full
+        k = min(max(_most_precise(n_rows, full - selection, sigma), 1), cap)
+        share = full  # (k == pairs: a single pair, measured without a selection)
     one_way = sigma / math.sqrt((1.0 - share) / 2) * math.sqrt(2 * d)
     if one_way == 0:  # no noise (a fit that is not private)
         return share, k, int(most)

@@ -69,7 +69,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         rows of noise; else the pairs are chosen privately and the budget is
         split equally among all the marginals measured (``marginal_design``,
         from the number of rows and columns, ε and δ: public); the choice is
-        ``pair_share_``.
+        ``pair_share_``. A given share keeps every pair where all are
+        precise at it, else measures as many chosen pairs as are (at least
+        one).
     bins : int or "auto", default="auto"
         Equal-width bins of a numeric or date column's public bounds (those
         not encoded as levels, see ``max_levels``). ``"auto"``: the most
