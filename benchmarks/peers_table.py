@@ -9,6 +9,7 @@ last column). **Bold**: below every peer that finished::
 
     python benchmarks/peers_table.py ours_val.json                    # markdown
     python benchmarks/peers_table.py ours_val.json --rst              # the docs' csv-table
+    python benchmarks/peers_table.py ours_val.json --rst --per-metric # one table per metric
     python benchmarks/peers_table.py ours_val.json --figure tv3.png   # 3-way TV vs fit time
     python benchmarks/peers_table.py test_ours.json --split test
 """
@@ -103,6 +104,38 @@ def rows(runs, eps, ours=OURS):
     return out, wins
 
 
+METRICS = (("tv2", "2-way TV", 3), ("tv3", "3-way TV", 3), ("utility", "utility", 3),
+           ("fit_s", "fit s", 1), ("peak_mib", "peak MiB", 0))
+
+
+def metric_tables(runs, eps, ours=OURS):
+    """One table per metric at one ε: ``[(title, header, rows)]``, a column per
+    method (bold as in :func:`rows`: below every peer that finished), utility
+    with the real data's, and the seeds found."""
+    methods = (*ours, *PEERS)
+    tables = [t for t in TABLES if any(runs.get((t, eps, m)) for m in ours)]
+    out = []
+    for key, title, digits in METRICS:
+        body = []
+        for t in tables:
+            line = [t]
+            for m in methods:
+                text = cell(runs, key, t, eps, m, digits)
+                mine = mean(runs, key, t, eps, m)
+                peers = [p for p in (mean(runs, key, t, eps, n) for n in PEERS) if p is not None]
+                bold = key in ("tv2", "tv3") and m in ours and mine is not None and peers and all(
+                    mine < p for p in peers)
+                line.append(f"**{text}**" if bold else text)
+            if key == "utility":
+                line.append(cell(runs, key, t, eps, "real"))
+            line.append("/".join(str(len([r for r in runs.get((t, eps, m), []) if "tv2" in r]))
+                                 for m in methods))
+            body.append(line)
+        head = ["table", *methods] + (["real"] if key == "utility" else []) + ["seeds"]
+        out.append((title, head, body))
+    return out
+
+
 def header(ours):
     names = " / ".join((*ours, *PEERS))
     return ["table", f"2-way TV: {names}", f"3-way TV: {names}", f"utility: {names} (real)",
@@ -116,6 +149,9 @@ def main(argv=None):
     parser.add_argument("--methods", default=",".join(OURS),
                         help=f"our methods' columns, in order (default {','.join(OURS)})")
     parser.add_argument("--rst", action="store_true", help="csv-tables for the docs")
+    parser.add_argument("--per-metric", action="store_true",
+                        help="one table per metric (a column per method) instead of one "
+                             "table with every metric in a cell")
     parser.add_argument("--figure", metavar="PATH", help="3-way TV against fit time (png)")
     parser.add_argument("--figure-epsilon", type=float, default=1.0)
     args = parser.parse_args(argv)
@@ -125,7 +161,20 @@ def main(argv=None):
         table, wins = rows(runs, eps, args.methods)
         if not table:
             continue
-        if args.rst:
+        if args.per_metric:
+            for title, head, body in metric_tables(runs, eps, args.methods):
+                if args.rst:
+                    print(f"\n.. csv-table:: {title}, ε = {eps:g} ({args.split} split)\n"
+                          "   :header-rows: 1\n")
+                    for line in [head] + body:
+                        print("   " + ", ".join('"' + c.replace('"', '""') + '"' for c in line))
+                else:
+                    print(f"\n**{title}, ε = {eps:g}** ({args.split} split)\n")
+                    print("| " + " | ".join(head) + " |")
+                    print("|" + "---|" * len(head))
+                    for line in body:
+                        print("| " + " | ".join(line) + " |")
+        elif args.rst:
             print(f"\n.. csv-table:: ε = {eps:g} ({args.split} split)\n   :header-rows: 1\n")
             for line in [header(args.methods)] + table:
                 print("   " + ", ".join('"' + c.replace('"', '""') + '"' for c in line))
