@@ -239,13 +239,15 @@ def cells(table, X, y):
     return codes, categories
 
 
-def values_of(table, codes, rng):
+def values_of(table, codes, rng, schema=None):
     """Rows and labels whose public cells are ``codes`` (the inverse of
     :func:`cells`): categories as they are, numeric and date values uniform
-    inside their bin (integers: uniform among the bin's integers), NaN in
-    the missing cell, ``OTHER`` in the "other value" cell."""
+    inside their bin (integers: uniform among the bin's integers; rounded
+    where the bounds span more than 10^7 integers), NaN in the missing cell,
+    ``OTHER`` in the "other value" cell. ``schema``: the cells' schema (an
+    estimated one, :func:`estimated_cells`), the table's public one by default."""
     X = {}
-    for c, spec in table.schema.items():
+    for c, spec in (schema or table.schema).items():
         k = np.asarray(codes[c], dtype=np.int64)
         if spec["type"] == "categorical":
             cats = np.asarray(list(spec["categories"]) + [OTHER, np.nan], dtype=object)
@@ -254,7 +256,9 @@ def values_of(table, codes, rng):
         bounds = P._days(spec["bounds"]) if spec["type"] == "datetime" else spec["bounds"]
         lo, hi = (float(b) for b in bounds)
         x = lo + (np.minimum(k, BINS - 1) + rng.uniform(size=len(k))) * (hi - lo) / BINS
-        if spec.get("integer"):
+        if spec.get("integer") and math.floor(hi) - math.ceil(lo) > 1e7:
+            x = np.round(x)
+        elif spec.get("integer"):
             ints = np.arange(math.ceil(lo), math.floor(hi) + 1)
             bin_of = np.clip(np.floor((ints - lo) / (hi - lo) * BINS), 0, BINS - 1)
             for b in np.unique(k[k < BINS]):
@@ -264,6 +268,70 @@ def values_of(table, codes, rng):
         X[c] = pd.to_datetime(x, unit="D", origin="unix") if spec["type"] == "datetime" else x
     labels = np.asarray(list(table.classes) + [OTHER], dtype=object)
     return pd.DataFrame(X), labels[np.asarray(codes[LABEL], dtype=np.int64)]
+
+
+def binnable(schema):
+    """An estimated schema as ``_panel_data.discretize`` bins it: a bool column
+    as a categorical one (False, True), degenerate bounds widened by one."""
+    out = {}
+    for c, spec in schema.items():
+        spec = dict(spec)
+        if spec["type"] == "bool":
+            spec = {**spec, "type": "categorical", "categories": [False, True], "other": False}
+        elif spec["type"] != "categorical":
+            lo, hi = (P._days(spec["bounds"]) if spec["type"] == "datetime"
+                      else [float(b) for b in spec["bounds"]])
+            if not hi > lo:
+                spec["bounds"] = [lo, lo + 1.0]
+                if spec["type"] == "datetime":
+                    spec["bounds"] = list(pd.to_datetime(spec["bounds"], unit="D", origin="unix"))
+        out[c] = spec
+    return out
+
+
+def estimated_cells(table, schema, X, y):
+    """:func:`cells` on an estimated ``schema`` (:func:`binnable`): 10 bins on
+    its bounds, its categories, where a value outside them goes to the cell
+    of the category the estimate names ``"other"`` (as skdpgen encodes it,
+    so the "anything else" cell stays empty), a missing cell everywhere; the
+    label on the public class list, as in :func:`cells`."""
+    codes, categories = P.discretize(X, schema, bins=BINS)
+    for c, spec in schema.items():
+        if spec["type"] == "categorical" and "other" in spec:
+            cats = [P._norm_cat(v) for v in spec["categories"]]
+            if P._norm_cat(spec["other"]) in cats:
+                other = cats.index(P._norm_cat(spec["other"]))
+                codes[c] = np.where(codes[c] == len(cats), other, codes[c])
+    k = pd.Index(table.classes).get_indexer(np.asarray(y, dtype=object))
+    codes[LABEL] = np.where(k < 0, len(table.classes), k)
+    categories[LABEL] = list(range(len(table.classes) + 1))
+    return codes, categories
+
+
+def estimate_domain(ref, epsilon, delta):
+    """The peer's domain, estimated privately as ``Marginal-est`` estimates its
+    schema: ``skdpgen.private_schema.estimate_schema`` on the fit part (the
+    public class list given) with the share of ε that MarginalSynthesizer's
+    ``schema_share="auto"`` takes on this table (``SchemaPlan.auto_share`` at
+    the same n, columns, ε, δ) and half of δ. Returns (schema, codes of the
+    fit part on its cells, their cells, the estimate's record)."""
+    from skdpgen.private_schema import SchemaPlan, estimate_schema
+
+    t = ref.table
+    plan = SchemaPlan.from_table(t.X_train, t.y_train, classes=list(t.classes))
+    share, _ = plan.auto_share(len(t.X_train), epsilon, delta)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        schema, _, report = estimate_schema(t.X_train, t.y_train, classes=list(t.classes),
+                                            epsilon=epsilon * share, delta=delta / 2)
+    schema = binnable(schema)
+    codes, categories = estimated_cells(t, schema, t.X_train, t.y_train)
+    record = {"schema_share": share, "schema_epsilon": epsilon * share,
+              "schema_delta": delta / 2, "peer_epsilon": epsilon * (1 - share),
+              "peer_delta": delta / 2, "report_epsilon": report.epsilon,
+              "cells": {str(c): len(v) for c, v in categories.items()},
+              "schema": json.loads(json.dumps(schema, default=str))}
+    return schema, codes, categories, record
 
 
 # -- scores --------------------------------------------------------------------------
@@ -350,35 +418,55 @@ def fit_ours(method, table, epsilon, delta, seed, threads):
 def fit_peer(args, method, ref, epsilon, cap):
     """Fit a SmartNoise synthesizer in its own environment and score both
     samplings: {"fit_s", "peak_mib", "rss_before_fit_mib", "rows": {name:
-    scores}} or {"note": why not} (past the cap, failed)."""
+    scores}} or {"note": why not} (past the cap, failed). With
+    ``--peer-domain estimated`` the domain is first estimated privately
+    (:func:`estimate_domain`, recorded under "estimate"), the peer fits the
+    rest of the budget on its cells, its codes are decoded with the estimated
+    schema and scored on the public cells; the rows are "<method>-est"."""
     synth, kwargs = PEERS[method]
+    label = peer_label(method, args.peer_domain)
+    codes, categories, schema, extra = ref.codes, ref.categories, None, {}
+    peer_epsilon, peer_delta = epsilon, args.delta
+    if args.peer_domain == "estimated":
+        schema, codes, categories, record = estimate_domain(ref, epsilon, args.delta)
+        peer_epsilon, peer_delta = record["peer_epsilon"], record["peer_delta"]
+        extra = {"estimate": record}
     with tempfile.TemporaryDirectory() as tmp:
         files = {k: os.path.join(tmp, k + ".csv") for k in ("data", "shipped", "iid")}
-        ref.codes.to_csv(files["data"], index=False)
-        domain = ({str(c): len(ref.categories[c]) for c in ref.codes.columns}
-                  if args.peer_domain == "public" else None)
-        child = json.dumps({"synth": synth, "kwargs": kwargs, "epsilon": epsilon,
-                            "delta": args.delta, "here": HERE, "domain": domain, **files})
+        codes.to_csv(files["data"], index=False)
+        domain = ({str(c): len(categories[c]) for c in codes.columns}
+                  if args.peer_domain != "data" else None)
+        child = json.dumps({"synth": synth, "kwargs": kwargs, "epsilon": peer_epsilon,
+                            "delta": peer_delta, "here": HERE, "domain": domain, **files})
         try:
             proc = subprocess.run([args.peer_python, "-c", CHILD, child], capture_output=True,
                                   text=True, timeout=cap,
                                   env={**os.environ, **thread_env(args.threads)})
         except subprocess.TimeoutExpired:
-            return {"note": f"past the {cap:.0f} s cap"}
+            return {"note": f"past the {cap:.0f} s cap", **extra}
         if proc.returncode != 0:
-            return {"note": "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:160]}
+            return {"note": "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:160],
+                    **extra}
         out = json.loads(proc.stdout.strip().splitlines()[-1])
         rng = np.random.default_rng(ref.seed)  # values inside the cells: public randomness
         rows = {}
-        for name, path in ((method, files["iid"]), (method + "*", files["shipped"])):
-            codes = pd.read_csv(path)[list(ref.codes.columns)]
-            rows[name] = ref.score(*values_of(ref.table, codes, rng), codes=codes)
+        for name, path in ((label, files["iid"]), (label + "*", files["shipped"])):
+            sampled = pd.read_csv(path)[list(codes.columns)]
+            if schema is None:  # the public cells: the sampled codes are the scored ones
+                rows[name] = ref.score(*values_of(ref.table, sampled, rng), codes=sampled)
+            else:  # values through the estimated schema, scored on the public cells
+                rows[name] = ref.score(*values_of(ref.table, sampled, rng, schema=schema))
     return {"fit_s": out["seconds"], "peak_mib": out["peak_kib"] / 1024,
-            "rss_before_fit_mib": out["before_kib"] / 1024, "rows": rows}
+            "rss_before_fit_mib": out["before_kib"] / 1024, "rows": rows, **extra}
+
+
+def peer_label(method, domain):
+    """A peer's row name: "MST", or "MST-est" on an estimated domain."""
+    return method + ("-est" if domain == "estimated" else "")
 
 
 def cache_path(name, split_, epsilon, seed, method, domain="public"):
-    tag = "_public" if domain == "public" else ""
+    tag = {"public": "_public", "data": "", "estimated": "_est"}[domain]
     return CACHE / f"{name}_{split_}_eps{epsilon:g}_seed{seed}_{method}{tag}.json"
 
 
@@ -414,9 +502,12 @@ def peer_runs(args, name, ref, epsilon, seed, method, sn_version):
         entry["load_avg_at_end"] = os.getloadavg()
         CACHE.mkdir(exist_ok=True)
         path.write_text(json.dumps(entry, indent=1) + "\n")
-    rows = entry.get("rows") or {method: {}, method + "*": {}}
+    label = peer_label(method, args.peer_domain)
+    rows = entry.get("rows") or {label: {}, label + "*": {}}
+    share = {"schema_share": entry["estimate"]["schema_share"]} if "estimate" in entry else {}
     return [{"method": row, "fit_s": entry.get("fit_s"), "peak_mib": entry.get("peak_mib"),
-             **scores, "cached": cached, "note": entry["note"]} for row, scores in rows.items()]
+             **scores, **share, "cached": cached, "note": entry["note"]}
+            for row, scores in rows.items()]
 
 
 def our_run(args, ref, epsilon, seed, method):
@@ -471,9 +562,11 @@ def print_rows(table, name, runs, methods):
                   + ["; ".join(notes)])
 
 
-def summary(name, epsilon, runs):
-    """Each of ours that ran against MST and AIM (i.i.d.) on one table at one epsilon."""
-    methods = [m for m in OURS if any(r["method"] == m for r in runs)] + ["MST", "AIM"]
+def summary(name, epsilon, runs, domain="public"):
+    """Each of ours that ran against MST and AIM (i.i.d.; "MST-est", "AIM-est"
+    on an estimated domain) on one table at one epsilon."""
+    peers = [peer_label(p, domain) for p in ("MST", "AIM")]
+    methods = [m for m in OURS if any(r["method"] == m for r in runs)] + peers
     means = {m: {k: mean_of([r for r in runs if r["method"] == m], k)
                  for k in ("tv2", "tv3", "utility", "fit_s")} for m in methods}
     for m in methods[:-2]:
@@ -481,7 +574,7 @@ def summary(name, epsilon, runs):
         if not np.isfinite(ours["fit_s"]):
             continue
         parts = []
-        for peer in ("MST", "AIM"):
+        for peer in peers:
             theirs = means[peer]
             if not np.isfinite(theirs["fit_s"]):
                 parts.append(f"vs {peer}: no finished run")
@@ -562,9 +655,13 @@ def parse(argv):
                         help="wall-clock cap of one MST child, seconds (default 3600)")
     parser.add_argument("--peer-python", default=str(DEFAULT_PEER),
                         help=f"python of SmartNoise's environment (default {DEFAULT_PEER})")
-    parser.add_argument("--peer-domain", choices=["public", "data"], default="public",
-                        help="MST/AIM's domain: every public cell (default), or the cells "
-                             "present in the rows (SmartNoise's default: a leak in their favour)")
+    parser.add_argument("--peer-domain", choices=["public", "data", "estimated"],
+                        default="public",
+                        help="MST/AIM's domain: every public cell (default); the cells "
+                             "present in the rows (SmartNoise's default: a leak in their "
+                             "favour); or the cells of a schema estimated privately with "
+                             "the share of epsilon Marginal-est's estimate takes (rows "
+                             "MST-est, AIM-est; the peer fits the rest)")
     parser.add_argument("--rerun-peers", action="store_true",
                         help=f"refit MST/AIM even where {CACHE.name}/ holds their run")
     parser.add_argument("--cache-only", action="store_true",
@@ -589,8 +686,8 @@ def header(args, sn_version):
     import skdpgen
 
     print("skdpgen peers benchmark: SmartNoise's MST and AIM against MarginalSynthesizer, "
-          "DP-HP and DP-MERF, "
-          "public schema for every method")
+          "DP-HP and DP-MERF, public schema for every method but the -est rows "
+          f"(peer domain: {args.peer_domain})")
     for label, text in (
             ("date", datetime.datetime.now().isoformat(timespec="seconds")),
             ("command", COMMAND),
@@ -614,8 +711,9 @@ def main(argv=None):
     threadpool_limits(args.threads)  # the scoring
     sn_version = smartnoise_version(args.peer_python)
     header(args, sn_version)
-    rows = ["real", "indep."] + [m + star for m in args.methods
-                                 for star in (("", "*") if m in PEERS else ("",))]
+    rows = ["real", "indep."] + [
+        (peer_label(m, args.peer_domain) if m in PEERS else m) + star
+        for m in args.methods for star in (("", "*") if m in PEERS else ("",))]
     where = "validation part" if args.split == "validation" else "test split"
     loaded, refs, runs = {}, {}, []
     for eps in args.epsilons:
@@ -645,7 +743,8 @@ def main(argv=None):
                 Path(args.json).write_text(json.dumps(runs, indent=1, default=float) + "\n")
         print()
         for name in args.tables:
-            summary(name, eps, [r for r in runs if r["table"] == name and r["epsilon"] == eps])
+            summary(name, eps, [r for r in runs if r["table"] == name and r["epsilon"] == eps],
+                    args.peer_domain)
     if args.json:
         Path(args.json).write_text(json.dumps(runs, indent=1, default=float) + "\n")
     if args.figure:
