@@ -17,6 +17,7 @@ Then, from the repository root, in skdpgen's environment::
     python benchmarks/bench_peers.py --tables adult --methods MST,Marginal --seeds 0
     python benchmarks/bench_peers.py --methods AIM,AIM3 --aim-cap 300 --json out.json
     python benchmarks/bench_peers.py --figure tv3_vs_time.png --figure-epsilon 1
+    python benchmarks/bench_peers.py --methods MST,Marginal-est --peer-domain estimated
     python benchmarks/bench_peers.py --split test         # once, at the very end
 
 **Splits** (``--split``). Nothing is tuned on a test split. ``validation``
@@ -62,6 +63,27 @@ test split (TV against the train split).
   back as values of the same cells (numeric and dates uniform inside their
   bin, integers uniform among the bin's integers: public randomness), so
   the codes of those values are exactly the sampled codes.
+  ``estimated`` (rows ``MST-est``, ``AIM-est``: the peers' ``Marginal-est``)
+  estimates the domain privately first: ``skdpgen.private_schema.estimate_schema``
+  on the fit part (the class list given, as ``Marginal-est`` is given it)
+  with the share of the budget that MarginalSynthesizer's
+  ``schema_share="auto"`` takes on that table (``SchemaPlan.auto_share`` at
+  the same n, columns, ε, δ); here a share of ε: the estimate gets
+  ``(share ε, δ/2)``, the peer ``((1 − share) ε, δ/2)``, basic composition.
+  The peer's cells are the estimated schema's (10 bins on the estimated
+  bounds, the estimated categories, a value outside them in the cell of the
+  category the estimate names "other", a missing cell everywhere), declared
+  as its whole domain; its codes are decoded to values with the estimated
+  schema and scored like every other method on the public cells.
+  ``estimated-rho`` (rows ``MST-est-rho``, ``AIM-est-rho``): the same, the
+  budget split as our accountant splits it, in zCDP ρ (a share of ε costs
+  far more than the same share of ρ: at ε = 1 on adult a share 0.075 of ε
+  is ε 0.075 for the estimate, the same share of ρ ε 0.23, and the peer
+  still gets ε 0.96 instead of 0.925; see ``split_rho``). Both cached as
+  ``..._MST_est.json`` / ``..._MST_estrho.json`` with the estimate's record
+  (shares, ε and δ of each part, the estimated schema). The estimate's
+  noise is fresh OS entropy (skdpgen draws no seeded noise): a refit
+  estimates anew.
 * **How MST and AIM sample.** SmartNoise's ``sample()`` calls the fitted
   graphical model's ``synthetic_data()`` (``mbi`` 1.1.0) with its default
   ``method="round"``, a randomized rounding that draws each column given its
@@ -97,7 +119,8 @@ one-way marginals, no dependence).
 
 **Cache.** SmartNoise's fits cost up to hours and their code does not
 change, so each peer fit's scores (both samplings), times and memory are
-written to ``benchmarks/peers_cache/<table>_<split>_eps<e>_seed<s>_<MST|AIM|AIM3>.json``
+written to ``benchmarks/peers_cache/<table>_<split>_eps<e>_seed<s>_<MST|AIM|AIM3><domain>.json``
+(``<domain>``: ``_public``, ``_est``, ``_estrho``, or nothing for ``data``)
 with the date, machine, load average, SmartNoise version, threads, cap and
 command, and reused by later runs (``--rerun-peers`` refits them; a cached
 run past a smaller cap than today's, or with other settings, is refitted).
@@ -308,27 +331,90 @@ def estimated_cells(table, schema, X, y):
     return codes, categories
 
 
-def estimate_domain(ref, epsilon, delta):
+def peer_cdp(peer, script):
+    """A number computed with SmartNoise's own ``snsynth.utils.cdp_rho`` (its
+    (ε, δ) -> zCDP ρ conversion, which MST and AIM use), in its environment."""
+    code = "from snsynth.utils import cdp_rho\n" + script
+    return float(subprocess.run([peer, "-c", code], capture_output=True, text=True,
+                                check=True).stdout.strip().splitlines()[-1])
+
+
+def _bisect(f, target, lo, hi, decreasing=False):
+    """x in [lo, hi] (log scale) where the monotone f(x) meets target."""
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        if (f(mid) > target) != decreasing:
+            hi = mid
+        else:
+            lo = mid
+    return math.sqrt(lo * hi)
+
+
+def split_rho(plan, share, epsilon, delta, peer):
+    """``--peer-domain estimated-rho``: the budget split as MarginalSynthesizer's
+    accountant splits it, in zCDP ρ rather than in ε. The Gaussian part of the
+    budget, (ε_g, δ_g) (ε less the schema's selections' threshold ε, δ less
+    their δ, as ``GaussianAccountant`` reserves them), is ρ = cdp_rho(ε_g, δ_g);
+    the estimate's Gaussian releases get ``share`` of ρ (their total noise
+    multiplier 1/sqrt(2 share ρ); ``estimate_schema`` is called at the ε, with
+    δ, that gives that multiplier), the peer the rest, passed to it as the
+    ε_p with cdp_rho(ε_p, δ_g) = (1 − share) ρ. Together ρ-zCDP, i.e.
+    (ε_g, δ_g), plus the thresholds: (ε, δ). Returns (estimate ε, estimate δ,
+    peer ε, peer δ, record)."""
+    from skdpgen.privacy import GaussianAccountant, selection_epsilon
+
+    def accountant(e):
+        return GaussianAccountant(e, delta, plan.shares(1.0), selections=plan.selections())
+
+    acc = accountant(epsilon)
+    n_sel = sum(acc.plan[name][1] for name in acc.selections)
+    eps_g = epsilon - (n_sel * selection_epsilon(acc.delta_each) if n_sel else 0.0)
+    delta_g = delta - acc.selection_delta
+    rho = peer_cdp(peer, f"print(cdp_rho({eps_g!r}, {delta_g!r}))")
+    sigma = 1.0 / math.sqrt(2.0 * share * rho)
+    eps_s = _bisect(lambda e: accountant(e).noise_multiplier_total, sigma, 1e-6, 1e3,
+                    decreasing=True)
+    eps_p = peer_cdp(peer, f"""
+lo, hi, target = 1e-6, 1e3, {(1 - share) * rho!r}
+for _ in range(100):
+    mid = (lo * hi) ** 0.5
+    lo, hi = (lo, mid) if cdp_rho(mid, {delta_g!r}) > target else (mid, hi)
+print((lo * hi) ** 0.5)""")
+    record = {"rho": rho, "gaussian_epsilon": eps_g, "gaussian_delta": delta_g,
+              "estimate_noise_multiplier": sigma,
+              "joint_noise_multiplier": acc.noise_multiplier_total / math.sqrt(share)}
+    return eps_s, delta, eps_p, delta_g, record
+
+
+def estimate_domain(ref, epsilon, delta, how="estimated", peer=None):
     """The peer's domain, estimated privately as ``Marginal-est`` estimates its
     schema: ``skdpgen.private_schema.estimate_schema`` on the fit part (the
-    public class list given) with the share of ε that MarginalSynthesizer's
-    ``schema_share="auto"`` takes on this table (``SchemaPlan.auto_share`` at
-    the same n, columns, ε, δ) and half of δ. Returns (schema, codes of the
-    fit part on its cells, their cells, the estimate's record)."""
+    public class list given) with the share of the budget that
+    MarginalSynthesizer's ``schema_share="auto"`` takes on this table
+    (``SchemaPlan.auto_share`` at the same n, columns, ε, δ). ``how``:
+    "estimated", that share of ε and half of δ, the peer the rest (basic
+    composition); "estimated-rho", that share of zCDP ρ (:func:`split_rho`).
+    Returns (schema, codes of the fit part on its cells, their cells, the
+    estimate's record)."""
     from skdpgen.private_schema import SchemaPlan, estimate_schema
 
     t = ref.table
     plan = SchemaPlan.from_table(t.X_train, t.y_train, classes=list(t.classes))
     share, _ = plan.auto_share(len(t.X_train), epsilon, delta)
+    if how == "estimated":
+        eps_s, delta_s, eps_p, delta_p, extra = (epsilon * share, delta / 2,
+                                                 epsilon * (1 - share), delta / 2, {})
+    else:
+        eps_s, delta_s, eps_p, delta_p, extra = split_rho(plan, share, epsilon, delta, peer)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         schema, _, report = estimate_schema(t.X_train, t.y_train, classes=list(t.classes),
-                                            epsilon=epsilon * share, delta=delta / 2)
+                                            epsilon=eps_s, delta=delta_s)
     schema = binnable(schema)
     codes, categories = estimated_cells(t, schema, t.X_train, t.y_train)
-    record = {"schema_share": share, "schema_epsilon": epsilon * share,
-              "schema_delta": delta / 2, "peer_epsilon": epsilon * (1 - share),
-              "peer_delta": delta / 2, "report_epsilon": report.epsilon,
+    record = {"split": how, "schema_share": share, "schema_epsilon": eps_s,
+              "schema_delta": delta_s, "peer_epsilon": eps_p,
+              "peer_delta": delta_p, **extra, "report_epsilon": report.epsilon,
               "cells": {str(c): len(v) for c, v in categories.items()},
               "schema": json.loads(json.dumps(schema, default=str))}
     return schema, codes, categories, record
@@ -427,8 +513,9 @@ def fit_peer(args, method, ref, epsilon, cap):
     label = peer_label(method, args.peer_domain)
     codes, categories, schema, extra = ref.codes, ref.categories, None, {}
     peer_epsilon, peer_delta = epsilon, args.delta
-    if args.peer_domain == "estimated":
-        schema, codes, categories, record = estimate_domain(ref, epsilon, args.delta)
+    if args.peer_domain.startswith("estimated"):
+        schema, codes, categories, record = estimate_domain(
+            ref, epsilon, args.delta, args.peer_domain, args.peer_python)
         peer_epsilon, peer_delta = record["peer_epsilon"], record["peer_delta"]
         extra = {"estimate": record}
     with tempfile.TemporaryDirectory() as tmp:
@@ -461,12 +548,13 @@ def fit_peer(args, method, ref, epsilon, cap):
 
 
 def peer_label(method, domain):
-    """A peer's row name: "MST", or "MST-est" on an estimated domain."""
-    return method + ("-est" if domain == "estimated" else "")
+    """A peer's row name: "MST"; "MST-est", "MST-est-rho" on an estimated domain."""
+    return method + {"estimated": "-est", "estimated-rho": "-est-rho"}.get(domain, "")
 
 
 def cache_path(name, split_, epsilon, seed, method, domain="public"):
-    tag = {"public": "_public", "data": "", "estimated": "_est"}[domain]
+    tag = {"public": "_public", "data": "", "estimated": "_est",
+           "estimated-rho": "_estrho"}[domain]
     return CACHE / f"{name}_{split_}_eps{epsilon:g}_seed{seed}_{method}{tag}.json"
 
 
@@ -655,13 +743,15 @@ def parse(argv):
                         help="wall-clock cap of one MST child, seconds (default 3600)")
     parser.add_argument("--peer-python", default=str(DEFAULT_PEER),
                         help=f"python of SmartNoise's environment (default {DEFAULT_PEER})")
-    parser.add_argument("--peer-domain", choices=["public", "data", "estimated"],
-                        default="public",
+    parser.add_argument("--peer-domain", default="public",
+                        choices=["public", "data", "estimated", "estimated-rho"],
                         help="MST/AIM's domain: every public cell (default); the cells "
                              "present in the rows (SmartNoise's default: a leak in their "
                              "favour); or the cells of a schema estimated privately with "
                              "the share of epsilon Marginal-est's estimate takes (rows "
-                             "MST-est, AIM-est; the peer fits the rest)")
+                             "MST-est, AIM-est; the peer fits the rest, half of delta each); "
+                             "estimated-rho: that share of zCDP rho instead, as our "
+                             "accountant splits it (rows MST-est-rho, AIM-est-rho)")
     parser.add_argument("--rerun-peers", action="store_true",
                         help=f"refit MST/AIM even where {CACHE.name}/ holds their run")
     parser.add_argument("--cache-only", action="store_true",
