@@ -17,6 +17,7 @@ Then, from the repository root, in skdpgen's environment::
     python benchmarks/bench_peers.py --tables adult --methods MST,Marginal --seeds 0
     python benchmarks/bench_peers.py --methods AIM,AIM3 --aim-cap 300 --json out.json
     python benchmarks/bench_peers.py --figure tv3_vs_time.png --figure-epsilon 1
+    python benchmarks/bench_peers.py --methods MST,Marginal-est --peer-domain estimated
     python benchmarks/bench_peers.py --split test         # once, at the very end
 
 **Splits** (``--split``). Nothing is tuned on a test split. ``validation``
@@ -62,6 +63,27 @@ test split (TV against the train split).
   back as values of the same cells (numeric and dates uniform inside their
   bin, integers uniform among the bin's integers: public randomness), so
   the codes of those values are exactly the sampled codes.
+  ``estimated`` (rows ``MST-est``, ``AIM-est``: the peers' ``Marginal-est``)
+  estimates the domain privately first: ``skdpgen.private_schema.estimate_schema``
+  on the fit part (the class list given, as ``Marginal-est`` is given it)
+  with the share of the budget that MarginalSynthesizer's
+  ``schema_share="auto"`` takes on that table (``SchemaPlan.auto_share`` at
+  the same n, columns, ε, δ); here a share of ε: the estimate gets
+  ``(share ε, δ/2)``, the peer ``((1 − share) ε, δ/2)``, basic composition.
+  The peer's cells are the estimated schema's (10 bins on the estimated
+  bounds, the estimated categories, a value outside them in the cell of the
+  category the estimate names "other", a missing cell everywhere), declared
+  as its whole domain; its codes are decoded to values with the estimated
+  schema and scored like every other method on the public cells.
+  ``estimated-rho`` (rows ``MST-est-rho``, ``AIM-est-rho``): the same, the
+  budget split as our accountant splits it, in zCDP ρ (a share of ε costs
+  far more than the same share of ρ: at ε = 1 on adult a share 0.075 of ε
+  is ε 0.075 for the estimate, the same share of ρ ε 0.23, and the peer
+  still gets ε 0.96 instead of 0.925; see ``split_rho``). Both cached as
+  ``..._MST_est.json`` / ``..._MST_estrho.json`` with the estimate's record
+  (shares, ε and δ of each part, the estimated schema). The estimate's
+  noise is fresh OS entropy (skdpgen draws no seeded noise): a refit
+  estimates anew.
 * **How MST and AIM sample.** SmartNoise's ``sample()`` calls the fitted
   graphical model's ``synthetic_data()`` (``mbi`` 1.1.0) with its default
   ``method="round"``, a randomized rounding that draws each column given its
@@ -97,7 +119,8 @@ one-way marginals, no dependence).
 
 **Cache.** SmartNoise's fits cost up to hours and their code does not
 change, so each peer fit's scores (both samplings), times and memory are
-written to ``benchmarks/peers_cache/<table>_<split>_eps<e>_seed<s>_<MST|AIM|AIM3>.json``
+written to ``benchmarks/peers_cache/<table>_<split>_eps<e>_seed<s>_<MST|AIM|AIM3><domain>.json``
+(``<domain>``: ``_public``, ``_est``, ``_estrho``, or nothing for ``data``)
 with the date, machine, load average, SmartNoise version, threads, cap and
 command, and reused by later runs (``--rerun-peers`` refits them; a cached
 run past a smaller cap than today's, or with other settings, is refitted).
@@ -239,13 +262,15 @@ def cells(table, X, y):
     return codes, categories
 
 
-def values_of(table, codes, rng):
+def values_of(table, codes, rng, schema=None):
     """Rows and labels whose public cells are ``codes`` (the inverse of
     :func:`cells`): categories as they are, numeric and date values uniform
-    inside their bin (integers: uniform among the bin's integers), NaN in
-    the missing cell, ``OTHER`` in the "other value" cell."""
+    inside their bin (integers: uniform among the bin's integers; rounded
+    where the bounds span more than 10^7 integers), NaN in the missing cell,
+    ``OTHER`` in the "other value" cell. ``schema``: the cells' schema (an
+    estimated one, :func:`estimated_cells`), the table's public one by default."""
     X = {}
-    for c, spec in table.schema.items():
+    for c, spec in (schema or table.schema).items():
         k = np.asarray(codes[c], dtype=np.int64)
         if spec["type"] == "categorical":
             cats = np.asarray(list(spec["categories"]) + [OTHER, np.nan], dtype=object)
@@ -254,7 +279,9 @@ def values_of(table, codes, rng):
         bounds = P._days(spec["bounds"]) if spec["type"] == "datetime" else spec["bounds"]
         lo, hi = (float(b) for b in bounds)
         x = lo + (np.minimum(k, BINS - 1) + rng.uniform(size=len(k))) * (hi - lo) / BINS
-        if spec.get("integer"):
+        if spec.get("integer") and math.floor(hi) - math.ceil(lo) > 1e7:
+            x = np.round(x)
+        elif spec.get("integer"):
             ints = np.arange(math.ceil(lo), math.floor(hi) + 1)
             bin_of = np.clip(np.floor((ints - lo) / (hi - lo) * BINS), 0, BINS - 1)
             for b in np.unique(k[k < BINS]):
@@ -264,6 +291,133 @@ def values_of(table, codes, rng):
         X[c] = pd.to_datetime(x, unit="D", origin="unix") if spec["type"] == "datetime" else x
     labels = np.asarray(list(table.classes) + [OTHER], dtype=object)
     return pd.DataFrame(X), labels[np.asarray(codes[LABEL], dtype=np.int64)]
+
+
+def binnable(schema):
+    """An estimated schema as ``_panel_data.discretize`` bins it: a bool column
+    as a categorical one (False, True), degenerate bounds widened by one."""
+    out = {}
+    for c, spec in schema.items():
+        spec = dict(spec)
+        if spec["type"] == "bool":
+            spec = {**spec, "type": "categorical", "categories": [False, True], "other": False}
+        elif spec["type"] != "categorical":
+            lo, hi = (P._days(spec["bounds"]) if spec["type"] == "datetime"
+                      else [float(b) for b in spec["bounds"]])
+            if not hi > lo:
+                spec["bounds"] = [lo, lo + 1.0]
+                if spec["type"] == "datetime":
+                    spec["bounds"] = list(pd.to_datetime(spec["bounds"], unit="D", origin="unix"))
+        out[c] = spec
+    return out
+
+
+def estimated_cells(table, schema, X, y):
+    """:func:`cells` on an estimated ``schema`` (:func:`binnable`): 10 bins on
+    its bounds, its categories, where a value outside them goes to the cell
+    of the category the estimate names ``"other"`` (as skdpgen encodes it,
+    so the "anything else" cell stays empty), a missing cell everywhere; the
+    label on the public class list, as in :func:`cells`."""
+    codes, categories = P.discretize(X, schema, bins=BINS)
+    for c, spec in schema.items():
+        if spec["type"] == "categorical" and "other" in spec:
+            cats = [P._norm_cat(v) for v in spec["categories"]]
+            if P._norm_cat(spec["other"]) in cats:
+                other = cats.index(P._norm_cat(spec["other"]))
+                codes[c] = np.where(codes[c] == len(cats), other, codes[c])
+    k = pd.Index(table.classes).get_indexer(np.asarray(y, dtype=object))
+    codes[LABEL] = np.where(k < 0, len(table.classes), k)
+    categories[LABEL] = list(range(len(table.classes) + 1))
+    return codes, categories
+
+
+def peer_cdp(peer, script):
+    """A number computed with SmartNoise's own ``snsynth.utils.cdp_rho`` (its
+    (ε, δ) -> zCDP ρ conversion, which MST and AIM use), in its environment."""
+    code = "from snsynth.utils import cdp_rho\n" + script
+    return float(subprocess.run([peer, "-c", code], capture_output=True, text=True,
+                                check=True).stdout.strip().splitlines()[-1])
+
+
+def _bisect(f, target, lo, hi, decreasing=False):
+    """x in [lo, hi] (log scale) where the monotone f(x) meets target."""
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        if (f(mid) > target) != decreasing:
+            hi = mid
+        else:
+            lo = mid
+    return math.sqrt(lo * hi)
+
+
+def split_rho(plan, share, epsilon, delta, peer):
+    """``--peer-domain estimated-rho``: the budget split as MarginalSynthesizer's
+    accountant splits it, in zCDP ρ rather than in ε. The Gaussian part of the
+    budget, (ε_g, δ_g) (ε less the schema's selections' threshold ε, δ less
+    their δ, as ``GaussianAccountant`` reserves them), is ρ = cdp_rho(ε_g, δ_g);
+    the estimate's Gaussian releases get ``share`` of ρ (their total noise
+    multiplier 1/sqrt(2 share ρ); ``estimate_schema`` is called at the ε, with
+    δ, that gives that multiplier), the peer the rest, passed to it as the
+    ε_p with cdp_rho(ε_p, δ_g) = (1 − share) ρ. Together ρ-zCDP, i.e.
+    (ε_g, δ_g), plus the thresholds: (ε, δ). Returns (estimate ε, estimate δ,
+    peer ε, peer δ, record)."""
+    from skdpgen.privacy import GaussianAccountant, selection_epsilon
+
+    def accountant(e):
+        return GaussianAccountant(e, delta, plan.shares(1.0), selections=plan.selections())
+
+    acc = accountant(epsilon)
+    n_sel = sum(acc.plan[name][1] for name in acc.selections)
+    eps_g = epsilon - (n_sel * selection_epsilon(acc.delta_each) if n_sel else 0.0)
+    delta_g = delta - acc.selection_delta
+    rho = peer_cdp(peer, f"print(cdp_rho({eps_g!r}, {delta_g!r}))")
+    sigma = 1.0 / math.sqrt(2.0 * share * rho)
+    eps_s = _bisect(lambda e: accountant(e).noise_multiplier_total, sigma, 1e-6, 1e3,
+                    decreasing=True)
+    eps_p = peer_cdp(peer, f"""
+lo, hi, target = 1e-6, 1e3, {(1 - share) * rho!r}
+for _ in range(100):
+    mid = (lo * hi) ** 0.5
+    lo, hi = (lo, mid) if cdp_rho(mid, {delta_g!r}) > target else (mid, hi)
+print((lo * hi) ** 0.5)""")
+    record = {"rho": rho, "gaussian_epsilon": eps_g, "gaussian_delta": delta_g,
+              "estimate_noise_multiplier": sigma,
+              "joint_noise_multiplier": acc.noise_multiplier_total / math.sqrt(share)}
+    return eps_s, delta, eps_p, delta_g, record
+
+
+def estimate_domain(ref, epsilon, delta, how="estimated", peer=None):
+    """The peer's domain, estimated privately as ``Marginal-est`` estimates its
+    schema: ``skdpgen.private_schema.estimate_schema`` on the fit part (the
+    public class list given) with the share of the budget that
+    MarginalSynthesizer's ``schema_share="auto"`` takes on this table
+    (``SchemaPlan.auto_share`` at the same n, columns, ε, δ). ``how``:
+    "estimated", that share of ε and half of δ, the peer the rest (basic
+    composition); "estimated-rho", that share of zCDP ρ (:func:`split_rho`).
+    Returns (schema, codes of the fit part on its cells, their cells, the
+    estimate's record)."""
+    from skdpgen.private_schema import SchemaPlan, estimate_schema
+
+    t = ref.table
+    plan = SchemaPlan.from_table(t.X_train, t.y_train, classes=list(t.classes))
+    share, _ = plan.auto_share(len(t.X_train), epsilon, delta)
+    if how == "estimated":
+        eps_s, delta_s, eps_p, delta_p, extra = (epsilon * share, delta / 2,
+                                                 epsilon * (1 - share), delta / 2, {})
+    else:
+        eps_s, delta_s, eps_p, delta_p, extra = split_rho(plan, share, epsilon, delta, peer)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        schema, _, report = estimate_schema(t.X_train, t.y_train, classes=list(t.classes),
+                                            epsilon=eps_s, delta=delta_s)
+    schema = binnable(schema)
+    codes, categories = estimated_cells(t, schema, t.X_train, t.y_train)
+    record = {"split": how, "schema_share": share, "schema_epsilon": eps_s,
+              "schema_delta": delta_s, "peer_epsilon": eps_p,
+              "peer_delta": delta_p, **extra, "report_epsilon": report.epsilon,
+              "cells": {str(c): len(v) for c, v in categories.items()},
+              "schema": json.loads(json.dumps(schema, default=str))}
+    return schema, codes, categories, record
 
 
 # -- scores --------------------------------------------------------------------------
@@ -350,35 +504,57 @@ def fit_ours(method, table, epsilon, delta, seed, threads):
 def fit_peer(args, method, ref, epsilon, cap):
     """Fit a SmartNoise synthesizer in its own environment and score both
     samplings: {"fit_s", "peak_mib", "rss_before_fit_mib", "rows": {name:
-    scores}} or {"note": why not} (past the cap, failed)."""
+    scores}} or {"note": why not} (past the cap, failed). With
+    ``--peer-domain estimated`` the domain is first estimated privately
+    (:func:`estimate_domain`, recorded under "estimate"), the peer fits the
+    rest of the budget on its cells, its codes are decoded with the estimated
+    schema and scored on the public cells; the rows are "<method>-est"."""
     synth, kwargs = PEERS[method]
+    label = peer_label(method, args.peer_domain)
+    codes, categories, schema, extra = ref.codes, ref.categories, None, {}
+    peer_epsilon, peer_delta = epsilon, args.delta
+    if args.peer_domain.startswith("estimated"):
+        schema, codes, categories, record = estimate_domain(
+            ref, epsilon, args.delta, args.peer_domain, args.peer_python)
+        peer_epsilon, peer_delta = record["peer_epsilon"], record["peer_delta"]
+        extra = {"estimate": record}
     with tempfile.TemporaryDirectory() as tmp:
         files = {k: os.path.join(tmp, k + ".csv") for k in ("data", "shipped", "iid")}
-        ref.codes.to_csv(files["data"], index=False)
-        domain = ({str(c): len(ref.categories[c]) for c in ref.codes.columns}
-                  if args.peer_domain == "public" else None)
-        child = json.dumps({"synth": synth, "kwargs": kwargs, "epsilon": epsilon,
-                            "delta": args.delta, "here": HERE, "domain": domain, **files})
+        codes.to_csv(files["data"], index=False)
+        domain = ({str(c): len(categories[c]) for c in codes.columns}
+                  if args.peer_domain != "data" else None)
+        child = json.dumps({"synth": synth, "kwargs": kwargs, "epsilon": peer_epsilon,
+                            "delta": peer_delta, "here": HERE, "domain": domain, **files})
         try:
             proc = subprocess.run([args.peer_python, "-c", CHILD, child], capture_output=True,
                                   text=True, timeout=cap,
                                   env={**os.environ, **thread_env(args.threads)})
         except subprocess.TimeoutExpired:
-            return {"note": f"past the {cap:.0f} s cap"}
+            return {"note": f"past the {cap:.0f} s cap", **extra}
         if proc.returncode != 0:
-            return {"note": "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:160]}
+            return {"note": "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:160],
+                    **extra}
         out = json.loads(proc.stdout.strip().splitlines()[-1])
         rng = np.random.default_rng(ref.seed)  # values inside the cells: public randomness
         rows = {}
-        for name, path in ((method, files["iid"]), (method + "*", files["shipped"])):
-            codes = pd.read_csv(path)[list(ref.codes.columns)]
-            rows[name] = ref.score(*values_of(ref.table, codes, rng), codes=codes)
+        for name, path in ((label, files["iid"]), (label + "*", files["shipped"])):
+            sampled = pd.read_csv(path)[list(codes.columns)]
+            if schema is None:  # the public cells: the sampled codes are the scored ones
+                rows[name] = ref.score(*values_of(ref.table, sampled, rng), codes=sampled)
+            else:  # values through the estimated schema, scored on the public cells
+                rows[name] = ref.score(*values_of(ref.table, sampled, rng, schema=schema))
     return {"fit_s": out["seconds"], "peak_mib": out["peak_kib"] / 1024,
-            "rss_before_fit_mib": out["before_kib"] / 1024, "rows": rows}
+            "rss_before_fit_mib": out["before_kib"] / 1024, "rows": rows, **extra}
+
+
+def peer_label(method, domain):
+    """A peer's row name: "MST"; "MST-est", "MST-est-rho" on an estimated domain."""
+    return method + {"estimated": "-est", "estimated-rho": "-est-rho"}.get(domain, "")
 
 
 def cache_path(name, split_, epsilon, seed, method, domain="public"):
-    tag = "_public" if domain == "public" else ""
+    tag = {"public": "_public", "data": "", "estimated": "_est",
+           "estimated-rho": "_estrho"}[domain]
     return CACHE / f"{name}_{split_}_eps{epsilon:g}_seed{seed}_{method}{tag}.json"
 
 
@@ -414,9 +590,12 @@ def peer_runs(args, name, ref, epsilon, seed, method, sn_version):
         entry["load_avg_at_end"] = os.getloadavg()
         CACHE.mkdir(exist_ok=True)
         path.write_text(json.dumps(entry, indent=1) + "\n")
-    rows = entry.get("rows") or {method: {}, method + "*": {}}
+    label = peer_label(method, args.peer_domain)
+    rows = entry.get("rows") or {label: {}, label + "*": {}}
+    share = {"schema_share": entry["estimate"]["schema_share"]} if "estimate" in entry else {}
     return [{"method": row, "fit_s": entry.get("fit_s"), "peak_mib": entry.get("peak_mib"),
-             **scores, "cached": cached, "note": entry["note"]} for row, scores in rows.items()]
+             **scores, **share, "cached": cached, "note": entry["note"]}
+            for row, scores in rows.items()]
 
 
 def our_run(args, ref, epsilon, seed, method):
@@ -471,9 +650,11 @@ def print_rows(table, name, runs, methods):
                   + ["; ".join(notes)])
 
 
-def summary(name, epsilon, runs):
-    """Each of ours that ran against MST and AIM (i.i.d.) on one table at one epsilon."""
-    methods = [m for m in OURS if any(r["method"] == m for r in runs)] + ["MST", "AIM"]
+def summary(name, epsilon, runs, domain="public"):
+    """Each of ours that ran against MST and AIM (i.i.d.; "MST-est", "AIM-est"
+    on an estimated domain) on one table at one epsilon."""
+    peers = [peer_label(p, domain) for p in ("MST", "AIM")]
+    methods = [m for m in OURS if any(r["method"] == m for r in runs)] + peers
     means = {m: {k: mean_of([r for r in runs if r["method"] == m], k)
                  for k in ("tv2", "tv3", "utility", "fit_s")} for m in methods}
     for m in methods[:-2]:
@@ -481,7 +662,7 @@ def summary(name, epsilon, runs):
         if not np.isfinite(ours["fit_s"]):
             continue
         parts = []
-        for peer in ("MST", "AIM"):
+        for peer in peers:
             theirs = means[peer]
             if not np.isfinite(theirs["fit_s"]):
                 parts.append(f"vs {peer}: no finished run")
@@ -562,9 +743,15 @@ def parse(argv):
                         help="wall-clock cap of one MST child, seconds (default 3600)")
     parser.add_argument("--peer-python", default=str(DEFAULT_PEER),
                         help=f"python of SmartNoise's environment (default {DEFAULT_PEER})")
-    parser.add_argument("--peer-domain", choices=["public", "data"], default="public",
-                        help="MST/AIM's domain: every public cell (default), or the cells "
-                             "present in the rows (SmartNoise's default: a leak in their favour)")
+    parser.add_argument("--peer-domain", default="public",
+                        choices=["public", "data", "estimated", "estimated-rho"],
+                        help="MST/AIM's domain: every public cell (default); the cells "
+                             "present in the rows (SmartNoise's default: a leak in their "
+                             "favour); or the cells of a schema estimated privately with "
+                             "the share of epsilon Marginal-est's estimate takes (rows "
+                             "MST-est, AIM-est; the peer fits the rest, half of delta each); "
+                             "estimated-rho: that share of zCDP rho instead, as our "
+                             "accountant splits it (rows MST-est-rho, AIM-est-rho)")
     parser.add_argument("--rerun-peers", action="store_true",
                         help=f"refit MST/AIM even where {CACHE.name}/ holds their run")
     parser.add_argument("--cache-only", action="store_true",
@@ -589,8 +776,8 @@ def header(args, sn_version):
     import skdpgen
 
     print("skdpgen peers benchmark: SmartNoise's MST and AIM against MarginalSynthesizer, "
-          "DP-HP and DP-MERF, "
-          "public schema for every method")
+          "DP-HP and DP-MERF, public schema for every method but the -est rows "
+          f"(peer domain: {args.peer_domain})")
     for label, text in (
             ("date", datetime.datetime.now().isoformat(timespec="seconds")),
             ("command", COMMAND),
@@ -614,8 +801,9 @@ def main(argv=None):
     threadpool_limits(args.threads)  # the scoring
     sn_version = smartnoise_version(args.peer_python)
     header(args, sn_version)
-    rows = ["real", "indep."] + [m + star for m in args.methods
-                                 for star in (("", "*") if m in PEERS else ("",))]
+    rows = ["real", "indep."] + [
+        (peer_label(m, args.peer_domain) if m in PEERS else m) + star
+        for m in args.methods for star in (("", "*") if m in PEERS else ("",))]
     where = "validation part" if args.split == "validation" else "test split"
     loaded, refs, runs = {}, {}, []
     for eps in args.epsilons:
@@ -645,7 +833,8 @@ def main(argv=None):
                 Path(args.json).write_text(json.dumps(runs, indent=1, default=float) + "\n")
         print()
         for name in args.tables:
-            summary(name, eps, [r for r in runs if r["table"] == name and r["epsilon"] == eps])
+            summary(name, eps, [r for r in runs if r["table"] == name and r["epsilon"] == eps],
+                    args.peer_domain)
     if args.json:
         Path(args.json).write_text(json.dumps(runs, indent=1, default=float) + "\n")
     if args.figure:
