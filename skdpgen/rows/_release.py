@@ -157,6 +157,22 @@ def release_statistic(rows, feature_map, statistic, accountant, name, *, sensiti
     Returns
     -------
     noisy : ndarray
+
+    Examples
+    --------
+    The number of rows in each cell of a one-hot column, released without
+    noise (``epsilon=inf``: not private, for the example only):
+
+    >>> import numpy as np
+    >>> from skdpgen.kernels import MarginalFeatures
+    >>> from skdpgen.privacy import GaussianAccountant
+    >>> from skdpgen.rows import ArrayRows, release_statistic
+    >>> Z = np.eye(3)[[0, 0, 1, 2, 2, 2]]
+    >>> cells = MarginalFeatures(category_sizes=[3], degree=1).fit(Z)
+    >>> acc = GaussianAccountant(np.inf, 1e-5, {"counts": 1.0})
+    >>> release_statistic(ArrayRows(Z), cells, np.rint, acc, "counts",
+    ...                   sensitivity=np.sqrt(2)).tolist()
+    [2.0, 1.0, 3.0]
     """
     (sums,) = rows.feature_sums([feature_map], device=device)
     value = statistic(np.asarray(sums, dtype=np.float64).sum(axis=1))
