@@ -9,7 +9,25 @@ import sys
 from ..privacy import calibrate_gaussian
 from ._policy import POLICY
 
-__all__ = ["independence_note", "marginal_design", "pairs_needed"]
+__all__ = ["independence_note", "marginal_design", "pairs_needed", "selection_share"]
+
+
+def selection_share(pair_share="auto"):
+    """The pair selection's share of the budget, when the pairs are chosen.
+
+    ``POLICY.selection_share``, at most half of the pairs' share
+    (``pair_share``, or ``POLICY.marginal_pair_share`` for ``"auto"``): the
+    one value that both :func:`marginal_design` plans with and the
+    mechanism releases with.
+
+    Examples
+    --------
+    >>> from skdpgen.synthesizers._marginal_design import selection_share
+    >>> selection_share(), selection_share(0.1)
+    (0.1, 0.05)
+    """
+    full = POLICY.marginal_pair_share if isinstance(pair_share, str) else float(pair_share)
+    return min(POLICY.selection_share, full / 2)
 
 
 def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share="auto", max_pairs=None,
@@ -83,7 +101,7 @@ def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share="auto", max
     auto = isinstance(pair_share, str)
     full = POLICY.marginal_pair_share if auto else float(pair_share)
     cap = pairs if max_pairs is None else min(int(max_pairs), pairs)
-    selection = min(POLICY.selection_share, full / 2)
+    selection = selection_share(pair_share)
     if pairs == 0 or full <= 0:
         share, k = 0.0, 0
     elif cap == pairs and _precise(n_rows, pairs, full, sigma):

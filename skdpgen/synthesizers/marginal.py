@@ -13,7 +13,7 @@ from ..privacy import outside_stacklevel
 from ..registry import register
 from ._base import BaseSynthesizer
 from ._design import Design, GeneratorSpec
-from ._marginal_design import independence_note, marginal_design
+from ._marginal_design import independence_note, marginal_design, selection_share
 from ._marginals import MarginalMechanism
 from ._policy import POLICY
 from ._shared import shared_constraints, shared_defaults, synthesizer_doc
@@ -211,7 +211,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         mechanism = MarginalMechanism(
             pair_share=pair_share, pair_cells=self.pair_cells, by_class=shape.labeled,
             n_pairs=n_pairs if 0 < n_pairs < pairs else None,
-            selection_share=min(POLICY.selection_share, pair_share / 2))
+            selection_share=selection_share(self.pair_share))
         generator = GeneratorSpec(kind="mixture", learning_rate=learning_rate,
                                   batch_size=self.n_components, noise_dim=1, per_class=True)
         return Design(mechanism, generator, encoding={"max_levels": max_levels, "bins": bins})

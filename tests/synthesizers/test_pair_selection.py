@@ -164,3 +164,21 @@ def test_a_wide_survey_keeps_its_strongest_relations():
             assert abs(corr) < 0.1 and near < 0.1
         else:
             assert corr < bound and near > 0.2
+
+
+def test_the_fit_selects_with_the_share_its_design_planned():
+    # 2,800 rows of 27 columns at epsilon 1: three chosen pairs, the pairs'
+    # share 0.1 + 0.9 * 3 / 30 = 0.19; the selection keeps its planned 0.1 of
+    # the budget (not half of the smaller share the design returns)
+    from skdpgen.datasets import make_survey
+    from skdpgen.synthesizers._policy import POLICY
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synth = MarginalSynthesizer(random_state=0, **{k: v for k, v in FAST.items()
+                                                       if k != "random_state"})
+        synth.fit(make_survey(2_800, random_state=0), epsilon=1.0)
+    k = len(synth.measured_pairs_)
+    assert 0 < k < 27 / 8  # a share below twice the selection's
+    assert synth.pair_share_ == pytest.approx(0.1 + 0.9 * k / (27 + k))
+    assert synth.mechanism_.selection_share == POLICY.selection_share
