@@ -156,6 +156,9 @@ def pairs_needed(n_rows, n_columns, epsilon, delta, *, pair_share="auto"):
         these rows (None above 100); ``columns``: 2 when two columns (one
         pair, no selection) would do at these rows and ε, else None.
 
+    A table of one column (or a ``pair_share`` of 0) has no pair to
+    measure: every entry is None.
+
     Examples
     --------
     >>> from skdpgen.synthesizers._marginal_design import pairs_needed
@@ -166,6 +169,8 @@ def pairs_needed(n_rows, n_columns, epsilon, delta, *, pair_share="auto"):
     def measured(n, d, eps):
         return marginal_design(n, d, eps, delta, pair_share=pair_share)[1] > 0
 
+    if n_columns < 2 or (isinstance(pair_share, (int, float)) and pair_share <= 0):
+        return {"rows": None, "epsilon": None, "columns": None}  # no pair to measure
     low, high = 1, max(int(n_rows), 1)
     while not measured(high, n_columns, epsilon):
         low, high = high, high * 2

@@ -410,6 +410,8 @@ def test_pairs_needed_inverts_the_design(d, eps):
     def pairs(n, d, eps):
         return marginal_design(n, d, eps, 1e-5)[1]
 
+    assert pairs_needed(1_000, 1, eps, 1e-5) == {"rows": None, "epsilon": None,
+                                                 "columns": None}  # and it returns
     needed = pairs_needed(1_000, d, eps, 1e-5)
     assert pairs(needed["rows"], d, eps) > 0 and pairs(needed["rows"] - 1, d, eps) == 0
     if needed["epsilon"] is not None:
