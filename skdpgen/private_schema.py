@@ -190,6 +190,16 @@ bounds at about ±2 standard deviations clip 4.4 %, was warned of in 8 of
 30 fits; now in 0 of 20. Simulated long tails: silent clipping in 4 of
 270 column estimates either way.)
 
+**Points.** Inside the bounds, a sub-bin of the fine grid whose noisy
+count exceeds the mean of its eight neighbours on each side (within its
+bin) by a Bonferroni threshold over the sub-bins (family-wise rate
+``1e-4``) and by 1 % of ``n`` holds a point mass: its one roundest number
+(an integer for an integer column; none when no single value is roundest)
+joins the spec's ``"points"`` (at most 16, the largest excesses first),
+which a binned encoding keeps in cells of their own (hours worked: 40 stays
+40 instead of 40 and 41). Post-processing of the same fine histogram
+(:func:`skdpgen.schema._points.point_masses`).
+
 At ε = 1 for six estimated columns and n = 5,000 (``s ≈ 16`` for a
 numeric column), a bin needs about 80 rows to be occupied on its own and
 about 35 next to the bulk; the bounds of a log-normal column then cover

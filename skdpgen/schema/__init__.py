@@ -59,6 +59,14 @@ The keys of a column's spec:
     a twentieth of the rows or more and 0 is an end of the bounds, unless
     the column's partial spec declares ``"zero": false`` (as ``image_shape``
     does for every pixel).
+``"points"`` (numeric, default absent)
+    Values of the column that hold a point mass (hours worked: 40; a price:
+    100): a binned encoding keeps the rows holding exactly each of them in a
+    cell of their own, and synthesizes them exactly, instead of spreading
+    them over their bin. Distinct numbers inside the bounds (integers for an
+    integer column; 0 is the ``"zero"`` flag's). A private estimate states
+    the round values whose released count stands out of their neighbours'
+    on the fine grid by a hundredth of the rows or more (at most 16).
 ``"resolution"`` (datetime, default absent)
     ``"day"``: synthetic values are whole days (midnight, wall time);
     ``"second"`` or absent: whole seconds (never the sub-second digits of

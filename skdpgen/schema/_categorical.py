@@ -301,9 +301,39 @@ class CategoricalKind(ColumnKind):
             kept, kept_noisy = kept[:at] + kept[at + 1:], np.delete(kept_noisy, at)
         context.noisy[key] = kept_noisy  # only what was released
         categories, other = fold_rare(kept, kept_noisy, n, s, column=key)
+        context.counts[key] = measured_cells(kept, kept_noisy, s, categories, other)
         return {"type": "categorical", "categories": categories,
                 "ordered": bool(context.partial.get("ordered", False)), "missing": missing,
                 "other": other}
+
+
+def measured_cells(kept, kept_noisy, s, categories, other):
+    """The one-hot cells that a selection's released counts measure exactly.
+
+    A kept value's cell is its category's (in the list's order), the
+    missing key's the missing slot after the categories. Every cell is
+    measured but the one the unlisted values join when it is a kept value
+    (its rows then include the rare values, which its count does not) and
+    an added other label (its count was not released). Post-processing.
+
+    Returns
+    -------
+    cells : ndarray of int
+    counts : ndarray
+        Their noisy counts, in rows.
+    std : float
+        The noise standard deviation of each count.
+    """
+    present = sum(t is not None for t in kept)
+    fallback = categories.index(other) if len(categories) == present else None
+    cells, counts, at = [], [], 0
+    for tag, count in zip(kept, kept_noisy):
+        cell = len(categories) if tag is None else at
+        at += tag is not None
+        if cell != fallback:
+            cells.append(cell)
+            counts.append(float(count))
+    return np.asarray(cells, dtype=np.intp), np.asarray(counts), float(s)
 
 
 def map_unlisted(values, listed, other):

@@ -80,6 +80,12 @@ class EstimateContext:
         The report name under which the column's statistic is released.
     noisy : dict
         Where the released noisy vectors are kept for inspection.
+    counts : dict
+        Where a column's released counts of cells of its one-hot block are
+        kept, ``key -> (cells, counts, std)`` (slots of the block in the
+        spec's layout, their noisy counts in rows, the noise standard
+        deviation of each): one-way measurements that a synthesizer's
+        mechanism may read again (post-processing).
     """
 
     partial: dict = field(default_factory=dict)
@@ -89,6 +95,7 @@ class EstimateContext:
     release: str = ""
     scaled_sensitivity: float = None
     noisy: dict = field(default_factory=dict)
+    counts: dict = field(default_factory=dict)
 
     def add_noise(self, value, sensitivity):
         """The noisy ``value`` (a statistic of this ``sensitivity``) and its noise std.

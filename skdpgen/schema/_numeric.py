@@ -8,6 +8,7 @@ import pandas as pd
 
 from ..privacy import record_leak
 from ._kind import ColumnCodec, ColumnKind, flag, one_hot_rows
+from ._points import point_masses
 from ._grids import FINE_BINS, _fine_positions, _integer_bins, _numeric_grid, _numeric_positions
 from ._flags import _flags
 from ._ranges import _finish_bounds, _numeric_range, _refined_range
@@ -108,9 +109,14 @@ class _Scaled(ColumnCodec):
 
 
 class Binned:
-    """A one-hot block over ``bins`` equal-width bins of the bounds (missing: a
-    last slot), decoded uniformly inside the bin: mixed into a scaled codec,
-    whose ``unit_values`` it bins and whose ``decode_unit`` it decodes with."""
+    """A one-hot block over ``bins`` equal-width bins of the bounds, decoded
+    uniformly inside the bin: mixed into a scaled codec, whose ``unit_values``
+    it bins and whose ``decode_unit`` it decodes with.
+
+    The block's slots: the bins; then one slot per value of the spec's
+    ``"points"`` (a point mass: the rows holding exactly that value); then
+    one for missing values or exact zeros, when the spec has them.
+    """
 
     numeric = False
     binned = True
@@ -120,20 +126,44 @@ class Binned:
         self.bins = bins
         # "zero" (numeric only): the exact zeros in a last slot of their own
         self.zero = bool(spec.get("zero", False)) and not spec.get("missing", False)
+        self.points = np.asarray(spec.get("points", ()), dtype=float)
         self.indicator = False
-        self.width = bins + int(bool(spec.get("missing", False)) or self.zero)
+        self.extra = self.bins + self.points.size  # the missing (or zero) slot
+        self.width = self.extra + int(bool(spec.get("missing", False)) or self.zero)
+
+    @property
+    def slot_bins(self):
+        """The bin of each slot of the block (a point's: the bin it lies in), -1
+        for the missing or zero slot: the slots' order along the values."""
+        at = self.unit_bins(self.points) if self.points.size else np.zeros(0, np.intp)
+        return np.concatenate([np.arange(self.bins), at,
+                               [-1] * (self.width - self.extra)]).astype(np.intp)
+
+    def unit_bins(self, values):
+        """The bins of the (present) ``values``."""
+        z, _ = self.unit_values(None, np.asarray(values, dtype=float))
+        return bin_index((z + 1.0) / 2.0, self.bins)
 
     def encode(self, column):
         z, missing = self.unit_values(column)
         block = bin_block(self.spec, z, missing, self.bins)
+        numbers = _numbers(column) if self.points.size or self.zero else None
+        if self.points.size:  # a point's rows in its slot, not in their bin
+            at = np.searchsorted(self.points, numbers)
+            inside = at < self.points.size
+            hit = inside & (self.points[np.minimum(at, self.points.size - 1)] == numbers)
+            cells = np.zeros((len(block), self.points.size), dtype=block.dtype)
+            cells[np.flatnonzero(hit), at[hit]] = 1.0
+            block[hit] = 0.0
+            block = np.hstack([block[:, :self.bins], cells, block[:, self.bins:]])
         if self.zero:
-            zero = _numbers(column) == 0.0
+            zero = numbers == 0.0
             block = np.hstack([block, zero[:, None].astype(block.dtype)])
-            block[zero, :self.bins] = 0.0
+            block[zero, :self.extra] = 0.0
         return None, block, missing
 
     def decode(self, numeric, code, missing, offset, is_frame):
-        missing = (code >= self.bins) if self.spec.get("missing") else np.zeros(len(code), bool)
+        missing = (code >= self.extra) if self.spec.get("missing") else np.zeros(len(code), bool)
         unit = (np.clip(code, 0, self.bins - 1) + offset) / self.bins
         return self.decode_unit(unit, missing, is_frame)
 
@@ -146,8 +176,11 @@ class _Binned(Binned, _Scaled):
         """Uniform inside the bin; an integer column uniform over the integers of
         its bin (rounding a uniform value would move some to the next bin); the
         zero slot exactly 0."""
-        missing = (code >= self.bins) if self.spec.get("missing") else np.zeros(len(code), bool)
-        zero = (code >= self.bins) if self.zero else np.zeros(len(code), bool)
+        missing = (code >= self.extra) if self.spec.get("missing") else np.zeros(len(code), bool)
+        zero = (code >= self.extra) if self.zero else np.zeros(len(code), bool)
+        point = (code >= self.bins) & (code < self.extra)
+        at = self.points[np.clip(code - self.bins, 0, self.points.size - 1)] if (
+            self.points.size) else np.zeros(len(code))
         code = np.clip(code, 0, self.bins - 1)
         inside = self.values_from_unit((code + offset) / self.bins)
         if self.spec["integer"]:
@@ -162,8 +195,25 @@ class _Binned(Binned, _Scaled):
             lo, hi = (self.values_from_unit(c / self.bins) for c in (code, code + 1))
             short = _round_to(inside, output_step(self.spec["bounds"]))
             inside = np.where((short >= lo) & (short < hi), short, inside)
+        inside = np.where(point, at, inside)  # a point: its value
         return _numeric_output(self.spec, np.where(zero, 0.0, inside), missing, is_frame,
                                rounded=True)
+
+
+def _check_points(key, points, lo, hi, integer, zero):
+    """A spec's ``"points"``: distinct finite numbers inside the bounds (integers
+    for an integer column), ascending; 0 left out with ``"zero"`` (its own slot)."""
+    try:
+        values = sorted({float(v) for v in points})
+    except (TypeError, ValueError):
+        raise ValueError(f"Schema 'points' of column {key!r} must be a list of numbers, got "
+                         f"{points!r}.") from None
+    if not all(np.isfinite(v) and lo <= v <= hi for v in values):
+        raise ValueError(f"Schema 'points' of column {key!r} must lie inside its bounds "
+                         f"[{lo}, {hi}].")
+    if integer and any(v != round(v) for v in values):
+        raise ValueError(f"Schema 'points' of integer column {key!r} must be integers.")
+    return [v for v in values if not (zero and v == 0.0)]
 
 
 def _snap(edges, bounds, bins):
@@ -383,6 +433,9 @@ class NumericKind(ColumnKind):
                     f"Schema column {key!r} has \"zero\": true; that needs 0 as one of its "
                     f"bounds, got [{lo}, {hi}].")
             out["zero"] = True
+        if spec.get("points"):
+            out["points"] = _check_points(key, spec["points"], lo, hi, out["integer"],
+                                          out.get("zero", False))
         if "levels" in spec:
             out["levels"] = flag(key, spec, "levels")
             if out["levels"] and not (out["integer"] and n_levels(lo, hi) >= 1):
@@ -516,4 +569,8 @@ class NumericKind(ColumnKind):
                 "impute": not missing}
         if zero and not missing and context.partial.get("zero") is not False:  # declared
             spec["zero"] = True
+        if context.bounds is None and "points" not in context.partial:
+            points = point_masses(noisy[part["fine"]], s, bounds, integer, n)
+            if points:
+                spec["points"] = points
         return spec

@@ -119,6 +119,13 @@ class SchemaPlan:
         (and of ``"classes"``), for inspection; for partition selections
         only the noisy counts of the kept keys (the others are not
         released).
+    counts_ : dict
+        After :meth:`estimate`: ``column -> (cells, counts, std)``, the
+        released counts of cells of an estimated categorical column's
+        one-hot block (its kept values, and missing values when kept), in
+        rows, with their noise standard deviation: its one-way marginal,
+        measured once, which a mechanism may read again
+        (:meth:`skdpgen.synthesizers.Mechanism.reuse_counts`).
 
     Examples
     --------
@@ -148,6 +155,7 @@ class SchemaPlan:
                           if c not in self.schema or _declared_kind(self.schema[c])}
         self.class_other_ = None
         self.noisy_ = {}
+        self.counts_ = {}
         self.kinds_ = {}
         self.issues_ = []
         self.class_missing_ = None
@@ -315,7 +323,8 @@ class SchemaPlan:
             bounds = partial["bounds"]
         return EstimateContext(partial=partial, bounds=bounds,
                                flag_stds=getattr(self, "_flag_stds", POLICY.flag_stds),
-                               accountant=accountant, release=release, noisy=self.noisy_)
+                               accountant=accountant, release=release, noisy=self.noisy_,
+                               counts=self.counts_)
 
     def _first_pass(self, part, y):
         """The form counts of columns of unknown kind, the labels' keys."""
@@ -410,6 +419,7 @@ class SchemaPlan:
         of the noisy vectors and of the public ``n``.
         """
         self.noisy_ = {}
+        self.counts_ = {}
         self.kinds_ = {}
         self.issues_ = []
         self.class_other_ = None

@@ -161,6 +161,10 @@ class EstimationPolicy(Policy):
         3.0, "a categorical column may be missing when its missing count exceeds this")
     zero_share: float = rule(
         0.05, "exact zeros holding this share at an end of the bounds get \"zero\": true")
+    point_share: float = rule(
+        0.01, "a value standing out of its fine sub-bin's neighbours by this share of n "
+              "is one of the column's \"points\"")
+    max_points: int = rule(16, "the most \"points\" an estimated numeric column gets")
     # -- the summary of weak spots (skdpgen.schema._issues) --------------------
     guess_share: float = rule(
         0.25, "rows clipped or sent to 'other' from which an estimate is a guess")

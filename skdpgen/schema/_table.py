@@ -372,6 +372,67 @@ class TableEncoder:
         self.block_columns_ = [c.key for c in blocks] + self.indicator_columns_
         self.category_sizes_ = [c.width for c in blocks] + [2] * len(self.indicator_columns_)
 
+    def cell_order(self):
+        """Per one-hot block, each slot's place along the column's values, or None.
+
+        An ordered block (integer levels, the bins of a numeric or date
+        column) gives each slot its level or bin (a value of the spec's
+        ``"points"``: the bin it lies in) and -1 to its slot of missing
+        values or exact zeros; a categorical block or an indicator gives
+        None. What coarser cells of an ordered column merge (the two-way
+        marginals' groups, the calibration's cells). Public: a function of
+        the schema and the encoding's options.
+
+        Returns
+        -------
+        order : list
+            One entry per block of ``category_sizes_``: an int array of the
+            block's width, or None.
+        """
+        levels = set(self.level_columns_)
+        out = []
+        for codec in self.codecs_:
+            if not codec.width:
+                continue
+            if codec.binned:
+                out.append(codec.slot_bins)
+            elif codec.key in levels:
+                out.append(np.r_[np.arange(codec.size), [-1] * (codec.width - codec.size)]
+                           .astype(np.intp))
+            else:
+                out.append(None)
+        return out + [None] * len(self.indicator_columns_)
+
+    def coarse_cells(self, cells):
+        """Per one-hot block, its ordered slots merged into ``cells`` groups, or None.
+
+        Consecutive places of :meth:`cell_order` go to ``cells`` groups of
+        nearly equal numbers of places (a point with the bin it lies in); a
+        slot of missing values or exact zeros stays a group of its own
+        (``cells``). None for a categorical block, an indicator, and an
+        ordered block of at most ``cells`` places or two slots.
+
+        Parameters
+        ----------
+        cells : int
+
+        Returns
+        -------
+        groups : list
+            Per block of ``category_sizes_``, None or an int array of the
+            block's width (each slot's group).
+        """
+        out = []
+        for order in self.cell_order():
+            places = 0 if order is None else int(order.max()) + 1
+            if order is None or places <= cells or order.size == 2:
+                out.append(None)
+                continue
+            grouped = (np.arange(places) * cells) // places
+            out.append(np.where(order >= 0, grouped[np.maximum(order, 0)], cells)
+                       .astype(np.intp))
+        return out
+
     def _spec_from_data(self, key, table):
         """The spec of a column the schema leaves out, read from the rows (a leak).
 

@@ -146,6 +146,7 @@ class BaseSynthesizer(PrivateEstimator):
         network = spec.build(k, encoder, torch_generator(rng, "cpu")).to(device)
         # the releases: label proportions, the mechanism's embeddings, the calibration
         mechanism.setup(encoder, k, self.epochs, rng)
+        mechanism.reuse_counts(plan.counts_ if estimate else {})
         class_weights = _release_proportions(rows, accountant) if k else None
         context = ReleaseContext(rows, accountant, class_weights, rng, device,
                                  rows.release_device(device))

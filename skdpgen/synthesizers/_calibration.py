@@ -32,8 +32,9 @@ def marginal_cell_maps(encoder, bins):
     """Cells of :class:`~skdpgen.kernels.HistogramFeatures` for a fitted encoder.
 
     Integer-level and binned blocks wider than ``bins`` are grouped into
-    ``bins`` runs of consecutive values (their missing entry, if any, kept
-    apart); categorical blocks keep one cell per category; a numeric
+    ``bins`` runs of consecutive values (their missing or zero entry, if
+    any, kept apart; a point with its bin: :meth:`TableEncoder.coarse_cells
+    <skdpgen.schema.TableEncoder.coarse_cells>`); categorical blocks keep one cell per category; a numeric
     column's missing indicator becomes that column's "missing" cell.
 
     Parameters
@@ -63,17 +64,7 @@ def marginal_cell_maps(encoder, bins):
     """
     sizes = list(encoder.category_sizes_)
     n_blocks = len(sizes) - len(encoder.indicator_columns_)
-    ordered = set(encoder.level_columns_) | set(getattr(encoder, "binned_columns_", []))
-    specs = dict(zip(encoder.columns_, encoder.specs_))
-    maps = []
-    for key, size in zip(encoder.block_columns_[:n_blocks], sizes[:n_blocks]):
-        missing = int(bool(specs[key].get("missing")))
-        values = size - missing
-        if key in ordered and values > bins:
-            m = (np.arange(values) * bins) // values
-            maps.append(np.r_[m, [bins] * missing].astype(int))
-        else:
-            maps.append(None)
+    maps = list(encoder.coarse_cells(bins)[:n_blocks])
     maps += [None] * len(encoder.indicator_columns_)  # indicators: their column's cell
     block_of = {key: n_blocks + i for i, key in enumerate(encoder.indicator_columns_)}
     indicators = [block_of.get(key, -1) for key in encoder.numeric_columns_]

@@ -88,22 +88,13 @@ def simplex_projection(values):
 
 
 def ordered_slots(encoder):
-    """Per one-hot block, its ordered cells (integer levels, bins) or 0.
+    """Per one-hot block, its ordered cells (integer levels, bins, points) or 0.
 
-    A block's last slot of its own (missing values, a binned column's exact
-    zeros) is not one of them. A function of the public encoding only.
+    A block's slot of its own (missing values, a binned column's exact
+    zeros) is not one of them. A function of the public encoding only
+    (:meth:`~skdpgen.schema.TableEncoder.cell_order`).
     """
-    levels, binned = set(encoder.level_columns_), set(encoder.binned_columns_)
-    specs = dict(zip(encoder.columns_, encoder.specs_))
-    out = []
-    for key, width in zip(encoder.block_columns_, encoder.category_sizes_):
-        if key not in levels | binned:
-            out.append(0)
-            continue
-        spec = specs.get(key, {})
-        extra = bool(spec.get("missing", False)) or (key in binned and spec.get("zero", False))
-        out.append(int(width) - int(extra))
-    return out
+    return [0 if order is None else int(np.sum(order >= 0)) for order in encoder.cell_order()]
 
 
 def pair_groups(encoder, cells=POLICY.pair_cells):
@@ -111,8 +102,9 @@ def pair_groups(encoder, cells=POLICY.pair_cells):
 
     An ordered column (integer levels, numeric or date bins) wider than
     ``cells`` has its consecutive cells merged into ``cells`` groups of
-    nearly equal numbers of cells (a slot of missing values, or of a binned
-    column's exact zeros, stays a group of its own); categorical columns and
+    nearly equal numbers of cells (a value of the spec's ``"points"`` with
+    the bin it lies in; a slot of missing values, or of a binned column's
+    exact zeros, stays a group of its own); categorical columns and
     narrow ordered ones keep their cells. A function of the public encoding
     only.
 
@@ -140,14 +132,7 @@ def pair_groups(encoder, cells=POLICY.pair_cells):
     >>> [None if g is None else int(g.max()) + 1 for g in pair_groups(enc, 8)]
     [8, None]
     """
-    groups = []
-    for slots, width in zip(ordered_slots(encoder), encoder.category_sizes_):
-        if not slots or slots <= cells or width == 2:
-            groups.append(None)
-            continue
-        g = (np.arange(slots) * cells) // slots
-        groups.append(np.concatenate([g, [cells]]) if slots < width else g)
-    return groups
+    return encoder.coarse_cells(cells)
 
 
 class MarginalMechanism(Mechanism):
@@ -249,6 +234,8 @@ class MarginalMechanism(Mechanism):
         zeros = np.zeros((1, encoder.n_encoded_))
         self._zeros, self._sizes = zeros, sizes
         self._groups = pair_groups(encoder, self.pair_cells)
+        self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+        self._reused = None
         self.features_ = MarginalFeatures(category_sizes=sizes, degree=1).fit(zeros)
         self.pairwise_ = self.candidates_ = None
         if len(sizes) > 1 and self.pair_share > 0:
@@ -272,6 +259,29 @@ class MarginalMechanism(Mechanism):
         if two:
             shares.update({TWO_WAY: two / 2, TWO_WAY_BY_CLASS: two / 2})
         return {**shares, **selection}
+
+    def reuse_counts(self, counts):
+        """Measure the one-way marginals of estimated columns once more: their
+        schema estimate's counts.
+
+        An estimated categorical column's partition selection released the
+        noisy counts of its kept values (and of its missing values): the
+        one-way marginal of those cells, at their own noise. The loss reads
+        them beside the releases of this mechanism, each cell's squared
+        misfit over its noise variance (the Gaussian likelihood of that
+        release too), so the budget the schema spent measures the model as
+        well. Post-processing of an earlier release.
+        """
+        index, targets, inverse = [], [], []
+        for key, (cells, values, std) in counts.items():
+            if key not in self._block_keys or not len(cells):
+                continue
+            start = self._offsets[self._block_keys.index(key)]
+            index.append(start + np.asarray(cells, dtype=np.intp))
+            targets.append(np.asarray(values, dtype=float))
+            inverse.append(np.full(len(cells), 1.0 / max(float(std), 1e-3) ** 2))
+        if index:
+            self._reused = tuple(np.concatenate(v) for v in (index, targets, inverse))
 
     def independence_model(self, one_way):
         """Each block's coarse-cell proportions from the overall one-way release.
@@ -324,6 +334,15 @@ class MarginalMechanism(Mechanism):
             self._release_marginals(context, [(TWO_WAY, TWO_WAY_BY_CLASS, self.pairwise_)])
         self._entries = sum(t[0].size for name, t in self.targets_.items()
                             if name != PAIR_SELECTION)  # the loss's entries
+        self._counts = None
+        if self._reused is not None:  # in proportions of the public n
+            index, counts, inverse = self._reused
+            n = float(context.rows.n_rows)
+            self._counts = tuple(torch.as_tensor(v, dtype=dtype, device=context.device)
+                                 for v, dtype in ((index, torch.long),
+                                                  (counts / n, torch.float32),
+                                                  (inverse * n * n, torch.float32)))
+            self._entries += len(index)
         # the overall one-way release's noise on a cell's share of the rows (public)
         self._n_rows = context.rows.n_rows
         self._cell_std = (float(self._inverse[ONE_WAY][0])
@@ -334,6 +353,15 @@ class MarginalMechanism(Mechanism):
         self._inverse = {name: torch.as_tensor(1.0 / np.maximum(std[:, None], floor) ** 2,
                                                dtype=torch.float32, device=context.device)
                          for name, std in self._inverse.items()}
+
+    def __getstate__(self):
+        state = super().__getstate__()  # device tensors on the CPU: loads anywhere
+        if isinstance(state.get("_inverse"), dict):
+            state["_inverse"] = {k: v.cpu() if torch.is_tensor(v) else v
+                                 for k, v in state["_inverse"].items()}
+        if state.get("_counts") is not None:
+            state["_counts"] = tuple(v.cpu() for v in state["_counts"])
+        return state
 
     def pair_names(self):
         """The measured pairs, as pairs of column keys (empty when none)."""
@@ -436,6 +464,10 @@ class MarginalMechanism(Mechanism):
         if self._class_weights is not None:  # the mixture of the classes
             weights = weights @ self._class_weights.to(weights)[:, None]
         loss = loss + self._misfit(ONE_WAY, self.features_, generated, weights)
+        if self._counts is not None:  # the schema estimate's counts
+            index, target, inverse = self._counts
+            p = (generated[:, index] * weights).sum(0)
+            loss = loss + torch.sum((target - p) ** 2 * inverse)
         if self.pairwise_ is not None:
             loss = loss + self._misfit(TWO_WAY, self.pairwise_, generated, weights)
         return loss

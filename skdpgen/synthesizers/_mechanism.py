@@ -248,6 +248,24 @@ class Mechanism:
         self._on_device = {}
         return self
 
+    def reuse_counts(self, counts):
+        """Read one-way counts that the fit released before (post-processing).
+
+        Called after :meth:`setup` and before the first :meth:`release`
+        with :attr:`SchemaPlan.counts_
+        <skdpgen.private_schema.SchemaPlan.counts_>` of a private schema
+        estimate (empty otherwise): ``column -> (cells, counts, std)``, the
+        noisy counts in rows of cells of the column's one-hot block and
+        their noise standard deviation. A mechanism whose loss measures
+        those cells may read them as one more measurement (a column
+        measured once serves its schema and its marginal); this default
+        ignores them.
+
+        Parameters
+        ----------
+        counts : dict
+        """
+
     def budget_shares(self, epochs):  # pragma: no cover - protocol
         """``name -> share`` or ``name -> (share, count)`` of every planned release.
 

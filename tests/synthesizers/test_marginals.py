@@ -419,3 +419,62 @@ def test_pairs_needed_inverts_the_design(d, eps):
         assert pairs(1_000, d, needed["epsilon"] * 0.99) == 0
     if needed["columns"] is not None:
         assert pairs(1_000, needed["columns"], eps) > 0
+
+
+def test_the_schema_estimates_counts_are_measurements_of_the_loss(monkeypatch):
+    """Measure once: an estimated categorical column's released counts (its
+    kept values; the cell the rare values join left out) are one more term
+    of the loss, each cell's squared misfit over its noise variance."""
+    from skdpgen.schema._categorical import measured_cells
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    X = pd.DataFrame({"c": rng.choice(["a", "b", "c"], n, p=[0.6, 0.3, 0.1]).astype(object),
+                      "d": rng.choice(["u", "v"], n).astype(object)})
+    selected = {}
+    select = GaussianAccountant.select
+
+    def spy(self, name, keys, counts, public=()):
+        kept, noisy = select(self, name, keys, counts, public=public)
+        selected.setdefault(name, []).append((kept, np.asarray(noisy)))
+        return kept, noisy
+
+    monkeypatch.setattr(GaussianAccountant, "select", spy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synth = MarginalSynthesizer(**MFAST).fit(X)
+    mech = synth.mechanism_
+    index, counts, inverse = mech._reused
+    std = next(r.noise_std for r in synth.privacy_report_.releases if r.name == "schema: values")
+    expected = []
+    for column, (kept, noisy) in zip(["c", "d"], selected["schema: values"]):
+        spec = synth.schema_[column]
+        if not spec["missing"]:  # the missing count is then not a cell's
+            noisy = np.array([c for t, c in zip(kept, noisy) if t is not None])
+            kept = [t for t in kept if t is not None]
+        cells, values, s = measured_cells(kept, noisy, std, spec["categories"], spec["other"])
+        start = synth.encoder_.block_columns_.index(column)
+        offset = int(np.sum(synth.encoder_.category_sizes_[:start]))
+        expected.append((offset + cells, values, s))
+        assert len(cells) == len(spec["categories"]) - 1 + int(spec["missing"])
+    np.testing.assert_array_equal(index, np.concatenate([e[0] for e in expected]))
+    np.testing.assert_allclose(counts, np.concatenate([e[1] for e in expected]))
+    np.testing.assert_allclose(inverse, 1.0 / std ** 2)
+    # the loss term: (count / n - the model's share)^2 over (std / n)^2
+    net = synth.network_.train()
+    rows = net(torch.zeros(MFAST["n_components"], 1), None).detach()
+    with_counts = float(mech.loss(rows, None))
+    p = rows.double().numpy()[:, index].mean(0)
+    term = np.sum((counts / n - p) ** 2 * inverse * n * n)
+    saved, mech._counts = mech._counts, None
+    try:
+        without = float(mech.loss(rows, None))
+    finally:
+        mech._counts = saved
+    assert with_counts - without == pytest.approx(term, rel=1e-3)
+
+
+def test_a_declared_schema_reuses_no_count():
+    X, y, schema = _table(2000)
+    synth = MarginalSynthesizer(schema=schema, classes=["no", "yes"], **MFAST).fit(X, y)
+    assert synth.mechanism_._reused is None and synth.mechanism_._counts is None

@@ -1,0 +1,130 @@
+"""Point masses of numeric columns ("points"): found in the released fine
+histogram, kept in cells of their own by a binned encoding."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skdpgen import MarginalSynthesizer
+from skdpgen.privacy import PrivacyLeakWarning, reproducible_noise
+from skdpgen.private_schema import estimate_schema
+from skdpgen.schema import TableEncoder, kind_of
+
+from skdpgen.schema._grids import FINE_BINS, _fine_positions, _numeric_grid, _numeric_positions
+from skdpgen.schema._points import point_masses, roundest
+from skdpgen.schema._policy import POLICY
+
+
+def check_spec(key, spec):
+    return kind_of(spec).check_spec(key, spec)
+
+
+def _fine_counts(values):
+    """The exact fine histogram of ``values`` (the statistic's fine part)."""
+    values = np.asarray(values, dtype=float)
+    lower, _, _, _ = _numeric_grid()
+    fine = np.zeros(lower.size * FINE_BINS)
+    np.add.at(fine, _fine_positions(values, _numeric_positions(values)), 1.0)
+    return fine
+
+
+def _hours(n, rng):
+    """Hours worked: half the rows at exactly 40, a tenth at 50, the rest spread."""
+    u = rng.random(n)
+    return np.where(u < 0.5, 40, np.where(u < 0.6, 50, rng.integers(1, 99, n))).astype(float)
+
+
+def test_roundest_is_the_one_roundest_number_or_none():
+    assert roundest(39.96, 40.0, True) == 40.0
+    assert roundest(44.96, 45.0, True) == 45.0  # a multiple of 1 alone
+    assert roundest(2.49, 2.5, False) == 2.5  # the one multiple of 0.1 in it
+    assert roundest(2.41, 2.49, False) is None  # nine multiples of 0.01, none rounder
+    assert roundest(1.0, 9.0, True) is None  # nine integers, none rounder
+    assert roundest(40.1, 40.9, True) is None  # no integer in it
+
+
+def test_spikes_are_found_exactly_without_noise():
+    x = _hours(20_000, np.random.default_rng(0))
+    points = point_masses(_fine_counts(x), 1e-9, [1, 98], True, x.size)
+    assert points[:2] == [40.0, 50.0] or {40.0, 50.0} <= set(points)
+    # the spread integers hold ~0.4 % each: under the share, never points
+    assert set(points) == {40.0, 50.0}
+
+
+def test_a_dense_smooth_column_has_no_points():
+    """A million continuous values: sub-bins hold many rows each, but none
+    stands out of its neighbours."""
+    x = np.random.default_rng(1).normal(50, 10, 1_000_000)
+    assert point_masses(_fine_counts(x), 30.0, [0, 100], False, x.size) == []
+
+
+def test_noise_alone_makes_no_point():
+    rng = np.random.default_rng(2)
+    size = _numeric_grid()[0].size * FINE_BINS
+    s, n = 50.0, 2_000  # a threshold of n * point_share = 20 rows would not hold alone
+    found = sum(bool(point_masses(rng.normal(0, s, size), s, [0, 1000], True, n))
+                for _ in range(50))
+    assert found <= 1  # family-wise rate 1e-4 per draw
+
+
+def test_point_share_keeps_small_spikes_out():
+    x = np.r_[np.full(50, 7.0), np.random.default_rng(3).uniform(0, 100, 9_950)]
+    fine = _fine_counts(x)
+    assert 7.0 not in point_masses(fine, 1e-9, [0, 100], False, x.size)  # 0.5 % < 1 %
+    assert POLICY.point_share == 0.01
+
+
+def test_the_private_estimate_finds_the_40_hour_week():
+    X = pd.DataFrame({"hours": _hours(5_000, np.random.default_rng(4)).astype(int)})
+    with warnings.catch_warnings(), reproducible_noise(0):
+        warnings.simplefilter("ignore")
+        schema, _, _ = estimate_schema(X, epsilon=1.0, delta=1e-5)
+    assert schema["hours"]["integer"] is True
+    assert 40.0 in schema["hours"]["points"]
+
+
+def test_points_in_a_spec_are_checked():
+    spec = {"type": "numeric", "bounds": [0, 100], "integer": True, "points": [50, 40, 40]}
+    assert check_spec("h", spec)["points"] == [40.0, 50.0]
+    with pytest.raises(ValueError, match="inside its bounds"):
+        check_spec("h", {**spec, "points": [101]})
+    with pytest.raises(ValueError, match="must be integers"):
+        check_spec("h", {**spec, "points": [40.5]})
+    with pytest.raises(ValueError, match="list of numbers"):
+        check_spec("h", {**spec, "points": ["x"]})
+    zero = check_spec("h", {**spec, "zero": True, "points": [0, 40]})
+    assert zero["points"] == [40.0]  # exact zeros have their own slot
+
+
+def test_a_binned_encoding_keeps_each_point_in_a_cell_of_its_own():
+    spec = {"type": "numeric", "bounds": [1, 99], "integer": True, "points": [40, 50],
+            "missing": True}
+    X = pd.DataFrame({"h": [40, 41, 50, np.nan, 7]})
+    enc = TableEncoder({"h": spec}, bins=7).fit(X)
+    Z = enc.transform(X)
+    assert enc.category_sizes_ == [7 + 2 + 1]
+    codes = Z.argmax(axis=1)
+    assert codes.tolist()[:4] == [7, 2, 8, 9]  # 40 and 50 in their cells; 41 in its bin [29, 43)
+    back = enc.decode(np.zeros((4, 0)), [np.array([7, 8, 9, 7])], random_state=0)
+    assert back["h"].tolist()[:2] == [40, 50] and pd.isna(back["h"][2])
+    # points go with the bin they lie in; the missing slot stays apart
+    order = enc.cell_order()[0]
+    assert order.tolist() == list(range(7)) + [2, 3, -1]
+    groups = enc.coarse_cells(3)[0]
+    assert groups[7] == groups[2] and groups[8] == groups[3] and groups[9] == 3
+
+
+def test_an_estimated_schema_keeps_the_spike_in_synthetic_data():
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame({"hours": _hours(6_000, rng).astype(int),
+                      "g": rng.choice(["a", "b", "c"], 6_000)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synth = MarginalSynthesizer(epsilon=1.0, random_state=0, epochs=3).fit(X)
+    assert 40.0 in synth.schema_["hours"]["points"]
+    sample, _ = synth.sample(6_000, random_state=0)
+    share = float(np.mean(sample["hours"] == 40))
+    assert 0.4 < share < 0.6  # half the rows are 40 (spread over a bin: a fraction)
+    assert "hours" in synth.encoder_.binned_columns_ or "hours" in synth.encoder_.level_columns_
