@@ -216,11 +216,43 @@ def _cmd_synthesize(args):
     # size (a line over the limit, read through) would show in it
     print(f"{_display_name(model)} fitted on {n_rows} rows; {n} synthetic rows written to "
           f"{args.out}")
-    note = _pairs_note(model)
-    if note:
-        print(note)
+    for note in (_estimate_note(model, report), _pairs_note(model)):
+        if note:
+            print(note)
     _print_outcome(report, issues, json_path, txt_path)
     return 0
+
+
+def _estimate_note(model, report):
+    """What the private schema estimate spent (its share of the releases'
+    precision, from the report) and what it bought (public: the estimated
+    schema); None when nothing was estimated."""
+    frame = report.to_frame()
+    gaussian = frame[frame["kind"] == "gaussian"]
+    mine = gaussian[gaussian["release"].str.startswith("schema:")]
+    if mine.empty:
+        return None
+    share = float(mine["share"].sum())
+    declared = {key for key, spec in (getattr(model, "schema", None) or {}).items()
+                if "bounds" in spec or "categories" in spec}
+    schema = {key: spec for key, spec in (getattr(model, "schema_", {}) or {}).items()
+              if key not in declared}
+    kinds = {}
+    for spec in schema.values():
+        kinds[spec.get("type")] = kinds.get(spec.get("type"), 0) + 1
+    listed = ", ".join(f"{c} {k}" for k, c in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    points = sum(len(spec.get("points", ())) for spec in schema.values())
+    bought = [f"the kinds, bounds and values of the columns ({listed})"]
+    if points:
+        bought.append(f"{points} value{'s' * (points != 1)} holding a point mass, kept "
+                      "exactly")
+    reused = getattr(getattr(model, "mechanism_", None), "reused_columns_", [])
+    if reused:
+        columns = (f"{len(reused)} categorical columns'" if len(reused) != 1
+                   else "1 categorical column's")
+        bought.append(f"the counts of {columns} values measure the one-way marginals too")
+    return (f"Schema estimated privately with {share:.0%} of the budget: "
+            + "; ".join(bought) + ".")
 
 
 def _pairs_note(model, shown=8):

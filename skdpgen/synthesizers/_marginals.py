@@ -270,12 +270,15 @@ class MarginalMechanism(Mechanism):
         them beside the releases of this mechanism, each cell's squared
         misfit over its noise variance (the Gaussian likelihood of that
         release too), so the budget the schema spent measures the model as
-        well. Post-processing of an earlier release.
+        well. Post-processing of an earlier release. ``reused_columns_``
+        names the columns read.
         """
         index, targets, inverse = [], [], []
+        self.reused_columns_ = []
         for key, (cells, values, std) in counts.items():
             if key not in self._block_keys or not len(cells):
                 continue
+            self.reused_columns_.append(key)
             start = self._offsets[self._block_keys.index(key)]
             index.append(start + np.asarray(cells, dtype=np.intp))
             targets.append(np.asarray(values, dtype=float))

@@ -6,6 +6,7 @@ every ``main`` call's exit status is asserted.
 """
 
 import json
+import re
 import subprocess
 import sys
 import warnings
@@ -670,3 +671,32 @@ def test_the_summary_names_the_pairs_measured(tmp_path, fast_fits, capsys):
     assert status == 0
     assert "Two-way marginals" not in captured.out
     assert "drawn independently" in captured.err
+
+
+def test_the_summary_says_what_the_schema_estimate_spent_and_bought(tmp_path, fast_fits,
+                                                                     capsys):
+    rng = np.random.default_rng(1)
+    n = 4_000
+    frame = pd.DataFrame({"hours": np.where(rng.random(n) < 0.5, 40, rng.integers(1, 99, n)),
+                          "city": rng.choice(["Lyon", "Nice", "Paris"], n),
+                          "age": rng.integers(18, 90, n)})
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    status = main(["synthesize", str(tmp_path / "data.csv"), "--out", str(tmp_path / "o.csv"),
+                   "--random-state", "0", "--quiet", "--allow-guesses"])
+    out = capsys.readouterr().out
+    assert status == 0
+    line = next(t for t in out.splitlines() if t.startswith("Schema estimated privately"))
+    assert re.search(r"with \d+% of the budget: the kinds, bounds and values of the columns "
+                     r"\(2 numeric, 1 categorical\)", line), line
+    assert "point mass" in line  # the 40-hour week
+    assert "the counts of 1 categorical column's values measure" in line
+    share = int(re.search(r"with (\d+)% of the budget", line).group(1))
+    assert 5 <= share <= 60
+    # a declared schema: nothing estimated, nothing said
+    schema = {"hours": {"type": "numeric", "bounds": [1, 98], "integer": True},
+              "city": {"type": "categorical", "categories": ["Lyon", "Nice", "Paris"]},
+              "age": {"type": "numeric", "bounds": [18, 89], "integer": True}}
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    main(["synthesize", str(tmp_path / "data.csv"), "--schema", str(tmp_path / "schema.json"),
+          "--out", str(tmp_path / "o2.csv"), "--random-state", "0", "--quiet"])
+    assert "Schema estimated" not in capsys.readouterr().out
