@@ -45,9 +45,10 @@ def roundest(lo, hi, integer):
     top = math.floor(math.log10(max(abs(lo), abs(hi), 1e-300)))
     for k in range(min(top, 15), -1 if integer else -7, -1):
         step = 10.0 ** k
-        first, last = math.ceil(lo / step), math.floor(hi / step)
-        if last - first == 0:
-            return float(first * step) + 0.0  # no -0.0
+        # within rounding of an edge is on it (1.2 / 0.1 is 11.999999999999998)
+        first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
+        if last - first == 0:  # written in decimal: 12e-1 is 1.2, not 12 * 0.1
+            return float(f"{first}e{k}") + 0.0  # no -0.0
         if last > first:
             return None
     return None

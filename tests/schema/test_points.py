@@ -41,6 +41,7 @@ def test_roundest_is_the_one_roundest_number_or_none():
     assert roundest(44.96, 45.0, True) == 45.0  # a multiple of 1 alone
     assert roundest(2.49, 2.5, False) == 2.5  # the one multiple of 0.1 in it
     assert roundest(2.41, 2.49, False) is None  # nine multiples of 0.01, none rounder
+    assert roundest(1.19, 1.2, False) == 1.2  # as written, not 12 * 0.1 = 1.2000000000000002
     assert roundest(1.0, 9.0, True) is None  # nine integers, none rounder
     assert roundest(40.1, 40.9, True) is None  # no integer in it
 
