@@ -190,6 +190,9 @@ class EstimationPolicy(Policy):
         40.0, "auto: a numeric bin's noise at most n over this many rows")
     class_noise_share: float = rule(
         0.05, "auto: a class selection's threshold plus two stds at most this share of n")
+    value_share: float = rule(
+        0.02, "auto: a categorical value of this share of n clears its selection's "
+              "threshold by two stds")
     column_share: float = rule(0.075, "auto: least share of a fit's budget for the columns")
     max_column_share: float = rule(0.3, "auto: largest share for the columns")
     max_class_share: float = rule(0.2, "auto: largest share for an estimated class list")

@@ -32,8 +32,11 @@ def auto_share(units, estimate_classes, n, epsilon, delta):
     * the columns (``units``: the plan's column releases, a kind release
       weighing ``KIND_WEIGHT``): a numeric column's noise per bin at most
       ``n/POLICY.bin_noise_rows`` (40) rows (a bin or decade holding an eighth of the rows then
-      stands out of the noise at five of its standard deviations), a share
-      between
+      stands out of the noise at five of its standard deviations), and a
+      categorical value holding ``POLICY.value_share`` (2 %) of the rows
+      above its selection's threshold by two noise standard deviations
+      (kept in about 98 % of fits: the values below the threshold fold into
+      ``"other"``, which no model can undo), a share between
       ``POLICY.column_share`` (0.075) and ``POLICY.max_column_share`` (0.3);
     * the class list, when it is estimated: its selection threshold plus
       two noise standard deviations at most ``POLICY.class_noise_share``
@@ -44,7 +47,8 @@ def auto_share(units, estimate_classes, n, epsilon, delta):
     Sized with the zCDP approximation of the Gaussian budget
     (:func:`skdpgen.privacy.approximate_rho`) (the accountant still
     calibrates the noise exactly from the shares). Ten columns and a class
-    list: 0.1 from about 15,000 rows, 0.5 at 1,500 rows and fewer.
+    list at ε = 1: 0.1 from about 40,000 rows, 0.24 at 20,000, 0.34 at
+    5,000, 0.5 at 1,500 rows and fewer.
 
     Parameters
     ----------
@@ -66,15 +70,19 @@ def auto_share(units, estimate_classes, n, epsilon, delta):
     --------
     >>> from skdpgen.schema._shares import auto_share
     >>> [round(auto_share(15, True, n, 1.0, 1e-5)[0], 2) for n in (1000, 5000, 20000)]
-    [0.5, 0.2, 0.1]
+    [0.5, 0.34, 0.24]
     """
     rho = approximate_rho(epsilon, delta)
     n = max(int(n), 1)
     columns = 0.0
     if units:  # a numeric bin's noise s = sqrt(3.5 / rho_values) (√7 scaled to √2) <= n/rows
         rows = POLICY.bin_noise_rows
-        columns = min(max(3.5 * units * rows * rows / (rho * n * n), POLICY.column_share),
-                      POLICY.max_column_share)
+        bins = 3.5 * units * rows * rows / (rho * n * n)
+        # a value's count: noise s = sqrt(1 / rho_values); its selection's threshold
+        # z s (delta split over the columns) plus 2 s at most value_share n
+        z = float(-ndtri(float(delta) / (2.0 * units)))
+        values = units * (z + 2.0) ** 2 / (rho * (POLICY.value_share * n) ** 2)
+        columns = min(max(bins, values, POLICY.column_share), POLICY.max_column_share)
     classes = 0.0
     if estimate_classes:  # sigma (z + 2) <= class_noise_share n, sigma = 1/sqrt(rho_classes)
         sigma = POLICY.class_noise_share * n / (_selection_z(delta) + 2.0)
