@@ -476,7 +476,8 @@ class Reference:
 
 def fit_ours(method, table, epsilon, delta, seed, threads):
     """One of ours (``OURS``) at its defaults (in a child process, see our_run):
-    (X_syn, y_syn, fit seconds, peak KiB, KiB before the fit)."""
+    (X_syn, y_syn, fit seconds, peak KiB, KiB before the fit, pairs measured or
+    None)."""
     import torch
     from threadpoolctl import threadpool_limits
 
@@ -498,7 +499,8 @@ def fit_ours(method, table, epsilon, delta, seed, threads):
     peak_kib, before_kib = peak()
     X_syn, y_syn = synth.sample(len(table.X_train), random_state=seed)
     y_syn = np.asarray([P._norm_cat(v) for v in np.asarray(y_syn, dtype=object)], dtype=object)
-    return X_syn, y_syn, seconds, peak_kib, before_kib
+    pairs = getattr(synth, "measured_pairs_", None)
+    return X_syn, y_syn, seconds, peak_kib, before_kib, None if pairs is None else len(pairs)
 
 
 def fit_peer(args, method, ref, epsilon, cap):
@@ -601,13 +603,15 @@ def peer_runs(args, name, ref, epsilon, seed, method, sn_version):
 def our_run(args, ref, epsilon, seed, method):
     """One fresh fit of one of ours in a child process, scored."""
     try:
-        X, y, seconds, peak_kib, _ = run_isolated(
+        X, y, seconds, peak_kib, _, pairs = run_isolated(
             fit_ours, method=method, table=ref.table, epsilon=epsilon, delta=args.delta,
             seed=seed, threads=args.threads)
     except RuntimeError as exc:  # the child's traceback: its last line says why
         return {"method": method, "note": "failed: " + str(exc).strip().splitlines()[-1][:160]}
+    d = len(ref.table.schema)  # the label is not a column of ours' pairs
+    note = "" if pairs is None else f"{pairs} of {d * (d - 1) // 2} pairs"
     return {"method": method, "fit_s": seconds, "peak_mib": peak_kib / 1024,
-            **ref.score(X, y), "cached": False, "note": ""}
+            **ref.score(X, y), "pairs": pairs, "cached": False, "note": note}
 
 
 # -- printing ------------------------------------------------------------------------
