@@ -268,9 +268,17 @@ def _pairs_note(model, shown=8):
         return f"Two-way marginals: all {total} pairs of columns measured."
     names = ", ".join(f"{a}~{b}" for a, b in pairs[:shown])
     more = f" and {len(pairs) - shown} more" if len(pairs) > shown else ""
-    return (f"Two-way marginals: {len(pairs)} of {total} pairs of columns measured, chosen "
+    note = (f"Two-way marginals: {len(pairs)} of {total} pairs of columns measured, chosen "
             f"privately as the most dependent ({names}{more}); the others only through "
             "them.")
+    lost = model.mechanism_.strong_pairs_not_measured()
+    if lost:
+        names = ", ".join(f"{a}~{b}" for a, b in lost[:shown])
+        more = f" and {len(lost) - shown} more" if len(lost) > shown else ""
+        note += (f"\nStrongly related but not measured ({names}{more}): the synthetic rows "
+                 "keep these relations only as far as the measured pairs imply them; more "
+                 "rows, a larger epsilon or fewer columns would measure them.")
+    return note
 
 
 def _target_classes(args, schema):

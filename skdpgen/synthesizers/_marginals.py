@@ -316,6 +316,9 @@ class MarginalMechanism(Mechanism):
         noisy = context.release_statistic(PAIR_SELECTION, candidates, scores,
                                           sensitivity=SCORE_SENSITIVITY * math.sqrt(m))
         self.targets_[PAIR_SELECTION] = [np.asarray(noisy)]
+        # a score's noise, in rows (public: the budget's noise multiplier)
+        self._score_std = (context.noise_std(PAIR_SELECTION, SCORE_SENSITIVITY * math.sqrt(m))
+                           * n)
         chosen = np.argsort(-np.asarray(noisy), kind="stable")[:self.n_pairs]
         pairs = [candidates.marginals_[i] for i in chosen.tolist()]  # highest score first
         return MarginalFeatures(category_sizes=self._sizes, degree=2, marginals=pairs,
@@ -365,6 +368,29 @@ class MarginalMechanism(Mechanism):
         if state.get("_counts") is not None:
             state["_counts"] = tuple(v.cpu() for v in state["_counts"])
         return state
+
+    def strong_pairs_not_measured(self, tv=POLICY.strong_pair_tv):
+        """Pairs the selection found strongly related but did not measure.
+
+        A candidate pair's score is ``2n`` times the total variation between
+        its joint distribution and the product of its one-way marginals
+        (:func:`pair_scores`); a pair not among the measured ones is named
+        when its noisy score less two noise standard deviations still puts
+        that distance above ``tv`` (a relation such as ``agesq = age²``
+        that the synthetic rows lose). Post-processing of the selection's
+        release: strongest first, as pairs of column keys; empty without a
+        selection.
+        """
+        if self.candidates_ is None or PAIR_SELECTION not in self.targets_:
+            return []
+        noisy = self.targets_[PAIR_SELECTION][0]
+        measured = set(map(tuple, self.pairwise_.marginals_))
+        strong = (noisy - 2.0 * self._score_std) / (2.0 * self._n_rows) > tv
+        keys = self._block_keys
+        order = np.argsort(-noisy, kind="stable")
+        return [(keys[a], keys[b]) for a, b in (tuple(self.candidates_.marginals_[i])
+                                                for i in order if strong[i])
+                if (a, b) not in measured]
 
     def pair_names(self):
         """The measured pairs, as pairs of column keys (empty when none)."""

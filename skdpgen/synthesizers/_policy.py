@@ -97,6 +97,9 @@ class SynthesisPolicy(Policy):
         10, "... in steps of this (decimal bins: tenths of the range are unions of bins)")
     spread_share: float = rule(
         0.10, "a column whose empty cells' noise may hold this share of the rows is named")
+    strong_pair_tv: float = rule(
+        0.1, "a pair not measured is named when its noisy score puts its distance from "
+             "independence (total variation) above this by two noise stds")
     # -- the calibration (skdpgen.synthesizers._calibration) -------------------
     pool_rows: int = rule(
         20_000, "generated rows per class to fit the tilt, at most ...")

@@ -663,6 +663,7 @@ def test_the_summary_names_the_pairs_measured(tmp_path, fast_fits, capsys):
     out = capsys.readouterr().out
     assert status == 0
     assert "Two-way marginals: 2 of 10 pairs of columns measured, chosen privately" in out
+    assert "Strongly related" not in out  # b ~ a is measured; the others are independent
     frame.iloc[:400].to_csv(tmp_path / "small.csv", index=False)
     status = main(["synthesize", str(tmp_path / "small.csv"), "--schema",
                    str(tmp_path / "schema.json"), "--out", str(tmp_path / "out2.csv"),
@@ -700,3 +701,21 @@ def test_the_summary_says_what_the_schema_estimate_spent_and_bought(tmp_path, fa
     main(["synthesize", str(tmp_path / "data.csv"), "--schema", str(tmp_path / "schema.json"),
           "--out", str(tmp_path / "o2.csv"), "--random-state", "0", "--quiet"])
     assert "Schema estimated" not in capsys.readouterr().out
+
+
+def test_the_summary_names_strongly_related_pairs_left_unmeasured(tmp_path, fast_fits,
+                                                                  capsys):
+    # a survey of 2,800 rows and 27 columns, no schema: three pairs measured,
+    # the strongly related pairs left out named after them
+    from skdpgen.datasets import make_survey
+
+    make_survey(2_800, random_state=0).to_csv(tmp_path / "survey.csv", index=False)
+    status = main(["synthesize", str(tmp_path / "survey.csv"), "--out",
+                   str(tmp_path / "out.csv"), "--random-state", "0", "--quiet",
+                   "--allow-guesses"])
+    out = capsys.readouterr().out
+    assert status == 0
+    lines = out.splitlines()
+    at = next(i for i, t in enumerate(lines) if t.startswith("Two-way marginals:"))
+    assert lines[at + 1].startswith("Strongly related but not measured (")
+    assert "more rows, a larger epsilon or fewer columns would measure them" in lines[at + 1]

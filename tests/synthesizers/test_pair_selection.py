@@ -182,3 +182,27 @@ def test_the_fit_selects_with_the_share_its_design_planned():
     assert 0 < k < 27 / 8  # a share below twice the selection's
     assert synth.pair_share_ == pytest.approx(0.1 + 0.9 * k / (27 + k))
     assert synth.mechanism_.selection_share == POLICY.selection_share
+
+
+def test_strongly_related_pairs_not_measured_are_named():
+    # 2,800 rows of 27 columns at epsilon 1: three pairs measured; the others
+    # whose noisy score still puts them above a total variation of 0.1 from
+    # independence (two noise stds off) are named, strongest first
+    from skdpgen.datasets import make_survey
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synth = MarginalSynthesizer(random_state=0, **{k: v for k, v in FAST.items()
+                                                       if k != "random_state"})
+        synth.fit(make_survey(2_800, random_state=0), epsilon=1.0)
+    mech = synth.mechanism_
+    lost = mech.strong_pairs_not_measured()
+    assert lost and not set(lost) & set(synth.measured_pairs_)
+    noisy = mech.targets_["pair selection"][0]
+    keys = mech._block_keys
+    name = {(keys[a], keys[b]): i for i, (a, b) in enumerate(mech.candidates_.marginals_)}
+    tv = (noisy - 2 * mech._score_std) / (2 * 2_800)
+    expected = [p for p in sorted(name, key=lambda p: -noisy[name[p]])
+                if tv[name[p]] > 0.1 and p not in set(synth.measured_pairs_)]
+    assert lost == expected
+    assert mech.strong_pairs_not_measured(tv=1.0) == []  # no pair is that far
