@@ -229,6 +229,9 @@ class MarginalMechanism(Mechanism):
         sizes = list(encoder.category_sizes_)
         self._block_keys = list(encoder.block_columns_)
         self._ordered_slots = ordered_slots(encoder)
+        # the places along the values (bins, levels): a point's cell is not one
+        self._places = [0 if order is None else int(order.max()) + 1
+                        for order in encoder.cell_order()]
         self._numeric_keys = {key for key, spec in zip(encoder.columns_, encoder.specs_)
                               if kind_of(spec).is_bounded}
         zeros = np.zeros((1, encoder.n_encoded_))
@@ -415,7 +418,8 @@ class MarginalMechanism(Mechanism):
         """Ordered columns whose one-way release may spread many rows by its noise.
 
         A numeric or date column of ``k`` ordered cells (bins, integer
-        levels) whose overall one-way release carries noise ``σ`` on a cell's
+        levels; a value of its ``"points"`` is not counted: it holds rows by
+        its estimate) whose overall one-way release carries noise ``σ`` on a cell's
         share of the rows: a fit gives a cell the data leaves empty the
         noise's positive part, ``σ/√(2π)`` on average, so up to ``kσ/√(2π)``
         of the synthetic values may lie where the data has none, and no more
@@ -428,15 +432,16 @@ class MarginalMechanism(Mechanism):
         out = []
         release = self.targets_[ONE_WAY][0][0]
         std = self._cell_std
-        for key, slots, cells in zip(self._block_keys, self._ordered_slots,
-                                     self.features_.cells(release)):
+        for key, slots, places, cells in zip(self._block_keys, self._ordered_slots,
+                                             self._places, self.features_.cells(release)):
             if not slots or key not in self._numeric_keys:
                 continue
             present = float(simplex_projection(cells)[:slots].sum())
-            share = min(SPREAD_FACTOR * std * slots, present)
+            # a value of the spec's "points" holds rows by its estimate: not counted
+            share = min(SPREAD_FACTOR * std * places, present)
             if share >= POLICY.spread_share:
                 out.append({"column": key, "problem": "spread", "share": share,
-                            "detail": f"{slots} cells, noise {std * self._n_rows:.3g} "
+                            "detail": f"{places} cells, noise {std * self._n_rows:.3g} "
                                       "rows a cell"})
         return out
 

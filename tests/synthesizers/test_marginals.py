@@ -478,3 +478,21 @@ def test_a_declared_schema_reuses_no_count():
     X, y, schema = _table(2000)
     synth = MarginalSynthesizer(schema=schema, classes=["no", "yes"], **MFAST).fit(X, y)
     assert synth.mechanism_._reused is None and synth.mechanism_._counts is None
+
+
+def test_a_points_cells_are_not_counted_where_the_noise_may_spread():
+    # 150 rows: the one-way release's noise may spread a binned column's rows
+    # over its empty bins; the cells of its "points" hold rows by their
+    # estimate and are not counted among them
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"h": np.where(rng.random(150) < 0.5, 40, rng.integers(0, 101, 150)),
+                      "c": rng.choice(["a", "b"], 150)})
+    schema = {"h": {"type": "numeric", "bounds": [0, 100], "integer": True,
+                    "points": [40, 50]},
+              "c": {"type": "categorical", "categories": ["a", "b"]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synth = MarginalSynthesizer(schema=schema, **MFAST).fit(X)
+    assert "h" in synth.encoder_.binned_columns_
+    spread = [i for i in synth.mechanism_.issues() if i["column"] == "h"]
+    assert spread and spread[0]["detail"].startswith(f"{synth.bins_} cells")
