@@ -31,6 +31,8 @@ html_theme_options = {
     "navbar_align": "left",
 }
 # pages without sub-pages get no (empty) "Section Navigation" sidebar
+html_static_path = ["_static"]
+html_css_files = ["console.css"]  # console blocks wrap: nothing cut off at 1,280 px
 html_sidebars = {page: [] for page in (
     "install", "getting_started", "release", "evaluation", "architecture", "benchmarks")}
 
@@ -47,3 +49,10 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "remove_config_comments": True,
 }
+
+
+def setup(app):
+    # the Getting started page's console blocks: the commands run at each build
+    from _console import generate
+
+    app.connect("builder-inited", generate)
