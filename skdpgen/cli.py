@@ -45,6 +45,7 @@ from ._cli_files import (
     reading,
     write_table,
 )
+from ._cli_notes import estimate_note, pairs_note
 from ._cli_options import type_words
 
 __all__ = ["main"]
@@ -180,6 +181,7 @@ def _name_of(cls):
 def _cmd_synthesize(args):
     """``skdpgen synthesize``: fit ``--method`` on the private table and write the synthetic
     rows with the privacy report, all or nothing; or refuse (exit status 2)."""
+    from .schema import SchemaSizeError
     from .schema._issues import is_guess
 
     _check_budget(args)  # before the data is read and torch imported
@@ -190,6 +192,8 @@ def _cmd_synthesize(args):
     json_path, txt_path = Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.txt")
     check_destinations(args.out, json_path, txt_path)  # before the fit spends its budget
     failed = _fit(model, X, y, args)
+    if isinstance(failed, SchemaSizeError):  # refused before anything was read
+        return _refuse_size(args, columns, failed)
     if failed is not None:
         issues = failed.issues or [{"column": None, "problem": "classes", "share": None,
                                     "detail": str(failed)}]
@@ -216,69 +220,11 @@ def _cmd_synthesize(args):
     # size (a line over the limit, read through) would show in it
     print(f"{_display_name(model)} fitted on {n_rows} rows; {n} synthetic rows written to "
           f"{args.out}")
-    for note in (_estimate_note(model, report), _pairs_note(model)):
+    for note in (estimate_note(model, report), pairs_note(model)):
         if note:
             print(note)
     _print_outcome(report, issues, json_path, txt_path)
     return 0
-
-
-def _estimate_note(model, report):
-    """What the private schema estimate spent (its share of the releases'
-    precision, from the report) and what it bought (public: the estimated
-    schema); None when nothing was estimated."""
-    frame = report.to_frame()
-    gaussian = frame[frame["kind"] == "gaussian"]
-    mine = gaussian[gaussian["release"].str.startswith("schema:")]
-    if mine.empty:
-        return None
-    share = float(mine["share"].sum())
-    declared = {key for key, spec in (getattr(model, "schema", None) or {}).items()
-                if "bounds" in spec or "categories" in spec}
-    schema = {key: spec for key, spec in (getattr(model, "schema_", {}) or {}).items()
-              if key not in declared}
-    kinds = {}
-    for spec in schema.values():
-        kinds[spec.get("type")] = kinds.get(spec.get("type"), 0) + 1
-    listed = ", ".join(f"{c} {k}" for k, c in sorted(kinds.items(), key=lambda kv: -kv[1]))
-    points = sum(len(spec.get("points", ())) for spec in schema.values())
-    bought = [f"the kinds, bounds and values of the columns ({listed})"]
-    if points:
-        bought.append(f"{points} value{'s' * (points != 1)} holding a point mass, kept "
-                      "exactly")
-    reused = getattr(getattr(model, "mechanism_", None), "reused_columns_", [])
-    if reused:
-        columns = (f"{len(reused)} categorical columns'" if len(reused) != 1
-                   else "1 categorical column's")
-        bought.append(f"the counts of {columns} values measure the one-way marginals too")
-    return (f"Schema estimated privately with {share:.0%} of the budget: "
-            + "; ".join(bought) + ".")
-
-
-def _pairs_note(model, shown=8):
-    """Which pairs of columns the fit measured (a marginal synthesizer's
-    ``measured_pairs_``: public, chosen from noisy releases); None for other
-    models and for a fit without pairs (its warning says so)."""
-    pairs = getattr(model, "measured_pairs_", None)
-    if not pairs:
-        return None
-    d = model.n_features_in_
-    total = d * (d - 1) // 2
-    if len(pairs) == total:
-        return f"Two-way marginals: all {total} pairs of columns measured."
-    names = ", ".join(f"{a}~{b}" for a, b in pairs[:shown])
-    more = f" and {len(pairs) - shown} more" if len(pairs) > shown else ""
-    note = (f"Two-way marginals: {len(pairs)} of {total} pairs of columns measured, chosen "
-            f"privately as the most dependent ({names}{more}); the others only through "
-            "them.")
-    lost = model.mechanism_.strong_pairs_not_measured()
-    if lost:
-        names = ", ".join(f"{a}~{b}" for a, b in lost[:shown])
-        more = f" and {len(lost) - shown} more" if len(lost) > shown else ""
-        note += (f"\nStrongly related but not measured ({names}{more}): the synthetic rows "
-                 "keep these relations only as far as the measured pairs imply them; more "
-                 "rows, a larger epsilon or fewer columns would measure them.")
-    return note
 
 
 def _target_classes(args, schema):
@@ -322,7 +268,7 @@ def _fit(model, X, y, args):
     failed, else None. With ``--strict`` the first leak is a usage error, before any
     training."""
     from .privacy import PrivacyLeakWarning
-    from .schema import SchemaEstimateError, SchemaEstimateWarning
+    from .schema import SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError
 
     failed = None
     with warnings.catch_warnings(record=True) as caught:
@@ -335,6 +281,8 @@ def _fit(model, X, y, args):
             raise UsageError(f"--strict: {leak.explain('cli')}") from None
         except SchemaEstimateError as exc:
             failed = exc
+    if isinstance(failed, SchemaSizeError):  # refused before the fit: its design's
+        return failed                          # warnings are about a fit not made
     for w in caught:  # the schema estimate's summary is worded for the command line
         if not (issubclass(w.category, SchemaEstimateWarning) and w.message.issues):
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
@@ -404,6 +352,39 @@ def _refuse(args, columns, schema, classes, issues, report):
     return 2
 
 
+def _refuse_size(args, columns, failed):
+    """Exit status 2, nothing written but a blank schema template: a table below the
+    size its private schema estimate needs (public: its rows, columns, ε and δ)."""
+    template = _template_path(args.data)
+    written = None
+    try:
+        text = json.dumps(_blank_template(columns), indent=2) + "\n"
+        with all_or_nothing() as stage:
+            stage(template, lambda p: p.write_text(text))
+        written = template
+    except (UsageError, OSError):  # a read-only folder: the message still says what to do
+        pass
+    where = (f"A schema template (one entry per column) was written to {written}: fill in "
+             "each column's type and public bounds or categories (from documentation, not "
+             f"from the rows) and rerun with --schema {written}"
+             if written else "Write a schema file ('skdpgen schema DATA --out FILE' writes "
+             "a template) and rerun with --schema FILE")
+    print(f"skdpgen: refused: nothing written to {args.out}. {failed.n_rows:,} rows are too "
+          f"few to estimate the schema of these columns privately at epsilon = "
+          f"{args.epsilon:g}: the estimate needs about {failed.rows_needed:,} rows at this "
+          f"epsilon, or --epsilon {failed.epsilon_needed:.2g} or more at these rows. Nothing "
+          f"was read or released. {where}; or pass --allow-guesses to write anyway (every "
+          "weak column is then named).", file=sys.stderr)
+    return 2
+
+
+def _blank_template(columns):
+    """A schema template of column names only: every entry to fill in (nothing read
+    from the rows)."""
+    return {col: {"type": None, "bounds": None, "categories": None, "integer": None,
+                  "missing": None} for col in columns}
+
+
 def _cmd_schema(args):
     if args.epsilon is not None:
         return _cmd_private_schema(args)
@@ -411,8 +392,7 @@ def _cmd_schema(args):
         raise UsageError("--target needs --epsilon (a template has no classes)")
     source = private_source(args.data, **reading(args))  # the header only
     # column names only: a type guessed from the values would be read from the rows
-    template = {col: {"type": None, "bounds": None, "categories": None, "integer": None,
-                      "missing": None} for col in source.columns}
+    template = _blank_template(source.columns)
     text = json.dumps(template, indent=2) + "\n"
     if args.out:
         with all_or_nothing() as stage:

@@ -123,7 +123,7 @@ categories a standalone encoder then reads from the data with a
 from ._canonical import numbers_table
 from ._diagnostics import ColumnRead, check_table, read_column
 from ._dtypes import kinds_from_dtypes
-from ._issues import SchemaEstimateError, SchemaEstimateWarning, describe_issues
+from ._issues import SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError, describe_issues
 from ._kind import ColumnKind
 from ._numeric import bin_index
 from ._text import kind_of
@@ -142,6 +142,7 @@ __all__ = [
     "ColumnRead",
     "SchemaEstimateError",
     "SchemaEstimateWarning",
+    "SchemaSizeError",
     "TableEncoder",
     "as_frame",
     "bin_index",

@@ -22,7 +22,7 @@ import numpy as np
 from ..privacy import outside_stacklevel
 from ._policy import POLICY
 
-__all__ = ["SchemaEstimateError", "SchemaEstimateWarning", "describe_issues", "is_guess", "refusal_template",
+__all__ = ["SchemaEstimateError", "SchemaEstimateWarning", "SchemaSizeError", "describe_issues", "is_guess", "refusal_template",
            "template_fill"]
 
 
@@ -281,6 +281,22 @@ class SchemaEstimateError(ValueError):
     def __init__(self, message, *, schema=None, classes=None, issues=(), report=None):
         super().__init__(message)
         self.schema, self.classes, self.issues, self.report = schema, classes, list(issues), report
+
+
+class SchemaSizeError(SchemaEstimateError):
+    """A table below the size at which its private schema estimate can be sane.
+
+    Raised by a fit with ``on_guess="raise"`` (the command line's default)
+    before anything is read or released, when the public number of rows is
+    below :meth:`SchemaPlan.rows_needed
+    <skdpgen.private_schema.SchemaPlan.rows_needed>` for the columns it
+    would estimate. ``rows_needed`` (at this ε) and ``epsilon_needed`` (at
+    these rows) say what would do; ``report`` spent nothing.
+    """
+
+    def __init__(self, message, *, n_rows, rows_needed, epsilon_needed, report=None):
+        super().__init__(message, report=report)
+        self.n_rows, self.rows_needed, self.epsilon_needed = n_rows, rows_needed, epsilon_needed
 
 
 class SchemaEstimateWarning(UserWarning):

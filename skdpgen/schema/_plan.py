@@ -31,7 +31,7 @@ from ._categorical import (
     sorted_tags,
 )
 from ._issues import SchemaEstimateWarning, describe_issues
-from ._shares import auto_share
+from ._shares import auto_share, epsilon_needed, rows_needed
 from ._kind import EstimateContext
 from ._flags import flag_stds
 from ._rows import TableRows, table_rows
@@ -235,6 +235,29 @@ class SchemaPlan:
         ``schema_share="auto"``), whose docstring states the rule."""
         units = sum(w for name, w in self._weights().items() if name != CLASSES)
         return auto_share(units, self.estimate_classes, n, epsilon, delta)
+
+    def rows_needed(self, epsilon, delta, schema_share="auto"):
+        """The fewest rows at which this plan's columns meet the size rule
+        (:func:`skdpgen.schema._shares.rows_needed`: a numeric column's noise
+        per bin at most ``n/40`` rows within the columns' largest share, or
+        within a ``schema_share`` the user set); 0 when no column is
+        estimated. Public: the plan's releases, ε and δ."""
+        return rows_needed(self._units(), epsilon, delta, self._column_share(schema_share))
+
+    def epsilon_needed(self, n, delta, schema_share="auto"):
+        """The ε at which ``n`` rows meet :meth:`rows_needed`'s rule."""
+        return epsilon_needed(self._units(), n, delta, self._column_share(schema_share))
+
+    def _units(self):
+        return sum(w for name, w in self._weights().items() if name != CLASSES)
+
+    def _column_share(self, schema_share):
+        """The columns' share of the budget: None (auto: its cap), or their part of a
+        given ``schema_share``."""
+        if schema_share == "auto":
+            return None
+        return float(schema_share) * (1.0 - POLICY.class_share if self.estimate_classes
+                                      else 1.0)
 
     def _weights(self):
         """``name -> budget weight`` of the releases (kinds: ``KIND_WEIGHT``, others 1)."""

@@ -23,10 +23,6 @@ from ._policy import POLICY
 
 __all__ = ["point_masses", "roundest"]
 
-#: Sub-bins on each side of a candidate whose mean is its background.
-_NEIGHBOURS = 8
-
-
 def roundest(lo, hi, integer):
     """The one roundest number in ``[lo, hi]``, or None.
 
@@ -58,7 +54,7 @@ def point_masses(fine, s, bounds, integer, n):
     """The values of a column's point masses, from its noisy fine histogram.
 
     A sub-bin of the fine grid inside ``bounds`` whose noisy count exceeds
-    the mean of its ``_NEIGHBOURS`` neighbours on each side within its
+    the mean of its ``POLICY.point_neighbours`` (8) neighbours on each side within its
     numeric bin (noise ``s·sqrt(1 + 1/m)`` for ``m`` neighbours) by a
     Bonferroni threshold at ``POLICY.false_bin_rate`` over the candidate
     sub-bins, and by ``POLICY.point_share`` of ``n``, holds a point mass:
@@ -99,8 +95,8 @@ def point_masses(fine, s, bounds, integer, n):
     sub = candidates % FINE_BINS
     start = candidates - sub  # the numeric bin's first sub-bin
     csum = np.concatenate([[0.0], np.cumsum(fine)])
-    a = np.maximum(start, candidates - _NEIGHBOURS)
-    e = np.minimum(start + FINE_BINS, candidates + _NEIGHBOURS + 1)
+    a = np.maximum(start, candidates - POLICY.point_neighbours)
+    e = np.minimum(start + FINE_BINS, candidates + POLICY.point_neighbours + 1)
     m = (e - a - 1).astype(float)
     excess = fine[candidates] - (csum[e] - csum[a] - fine[candidates]) / m
     noise = s * np.sqrt(1.0 + 1.0 / m)

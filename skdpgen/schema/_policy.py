@@ -165,6 +165,8 @@ class EstimationPolicy(Policy):
         0.01, "a value standing out of its fine sub-bin's neighbours by this share of n "
               "is one of the column's \"points\"")
     max_points: int = rule(16, "the most \"points\" an estimated numeric column gets")
+    point_neighbours: int = rule(
+        8, "sub-bins on each side of a candidate point whose mean is its background")
     # -- the summary of weak spots (skdpgen.schema._issues) --------------------
     guess_share: float = rule(
         0.25, "rows clipped or sent to 'other' from which an estimate is a guess")

@@ -8,13 +8,15 @@ delta)``. Never of a value.
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+import math
+
 from scipy.special import ndtri
 
 from ..privacy import approximate_rho
 from ._policy import POLICY
 
 
-__all__ = ["auto_share"]
+__all__ = ["auto_share", "epsilon_needed", "rows_needed"]
 
 
 def _selection_z(delta):
@@ -92,3 +94,60 @@ def auto_share(units, estimate_classes, n, epsilon, delta):
     if total == 0.0:
         return 0.1, POLICY.class_share
     return total, classes / total
+
+
+def rows_needed(units, epsilon, delta, share=None):
+    """The fewest rows at which the columns' noise target is met: the size rule.
+
+    :func:`auto_share` sizes the columns' share so that a numeric column's
+    noise per bin is at most ``n/POLICY.bin_noise_rows`` rows, and caps it
+    at ``POLICY.max_column_share``. Below the rows returned here the cap
+    binds: the noise is larger than the target, ranges are found late and
+    values of a few hundred rows are lost (about ``1,160·sqrt(d)`` rows for
+    ``d`` estimated columns at ε = 1, δ = 1e-5). A function of public facts
+    only.
+
+    Parameters
+    ----------
+    units : float
+        The plan's column releases, weighted (a kind release ``KIND_WEIGHT``).
+    epsilon, delta : float
+        The fit's budget.
+    share : float, default=None
+        The columns' share of the budget (a ``schema_share`` the user set);
+        None: ``POLICY.max_column_share``.
+
+    Returns
+    -------
+    rows : int
+
+    Examples
+    --------
+    >>> from skdpgen.schema._shares import rows_needed
+    >>> [rows_needed(1.5 * d, 1.0, 1e-5) for d in (4, 14, 33)]
+    [2320, 4340, 6662]
+    """
+    if not units:
+        return 0
+    rho = approximate_rho(epsilon, delta)
+    share = POLICY.max_column_share if share is None else float(share)
+    return math.ceil(POLICY.bin_noise_rows * math.sqrt(3.5 * units / (share * rho)))
+
+
+def epsilon_needed(units, n, delta, share=None):
+    """The ε at which ``n`` rows meet the size rule of :func:`rows_needed`.
+
+    The zCDP ``ρ`` that puts a numeric bin's noise at ``n/POLICY.bin_noise_rows``
+    rows with the columns' share at its cap, as ``ε = ρ + 2·sqrt(ρ·log(1/δ))``
+    (:func:`skdpgen.privacy.approximate_rho`'s conversion, inverted).
+
+    Examples
+    --------
+    >>> from skdpgen.schema._shares import epsilon_needed
+    >>> round(epsilon_needed(1.5 * 33, 1359, 1e-5), 1), round(epsilon_needed(1.5 * 33, 6662, 1e-5), 2)
+    (5.3, 1.0)
+    """
+    share = POLICY.max_column_share if share is None else float(share)
+    rows = POLICY.bin_noise_rows
+    rho = 3.5 * units * rows * rows / (share * max(int(n), 1) ** 2)
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / float(delta)))

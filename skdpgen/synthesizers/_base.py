@@ -20,7 +20,7 @@ from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows, table_rows
 from ..schema import kind_of
 from ..schema._plan import SchemaPlan
-from ..schema._issues import (SchemaEstimateError, SchemaEstimateWarning,
+from ..schema._issues import (SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError,
                               describe_issues, is_guess)
 from ..schema._policy import POLICY
 from ._calibration import MarginalCalibration
@@ -137,6 +137,8 @@ class BaseSynthesizer(PrivateEstimator):
         plan = self._schema_plan(table, design.image_shape)
         mechanism = design.mechanism
         accountant, estimate = self._plan_budget(table, plan, design, budget, labeled)
+        if estimate and self.on_guess == "raise":  # before anything is read or released
+            self._check_size(table, plan, budget, accountant)
         schema, classes = self._complete_schema(table, plan, accountant, estimate)
         encoder, rows = self._encode(table, plan, design, schema, classes, accountant,
                                      estimate, private=budget.private, labeled=labeled)
@@ -238,6 +240,27 @@ class BaseSynthesizer(PrivateEstimator):
             shares.update(plan.shares(schema_share, class_fraction))
             selections = plan.selections()
         return budget.plan(shares, selections=selections), estimate
+
+    def _check_size(self, table, plan, budget, accountant):
+        """With ``on_guess="raise"``: a table below the size rule of its schema
+        estimate (:meth:`SchemaPlan.rows_needed`) is refused before any release,
+        naming the rows that would do at this ε and the ε at these rows. Public:
+        the row count, the plan, ε and δ."""
+        n = table.n_rows
+        needed = plan.rows_needed(budget.epsilon, budget.delta, self.schema_share)
+        if n >= needed or n < 2:  # fewer than 2 rows: the usual error, later
+            return
+        columns = len(plan.estimated)
+        epsilon = plan.epsilon_needed(n, budget.delta, self.schema_share)
+        raise SchemaSizeError(
+            f"{n:,} rows are too few to estimate the schema of {columns} column"
+            f"{'s' * (columns != 1)} privately at epsilon = {budget.epsilon:g}: the estimate "
+            f"needs about {needed:,} rows at this epsilon, or epsilon >= {epsilon:.2g} at "
+            "these rows (a numeric column's histogram within n/40 rows of noise at the "
+            "largest share the estimate takes); below that its ranges and categories are "
+            "guesses. Nothing was read or released. Declare the columns in the schema, "
+            "or pass on_guess='fit' to fit anyway (every weak column is then named).",
+            n_rows=n, rows_needed=needed, epsilon_needed=epsilon, report=accountant.report())
 
     def _complete_schema(self, table, plan, accountant, estimate):
         """``(schema, classes)``, complete: declared, estimated privately, or (when

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from skdpgen.cli import main
+from skdpgen.private_schema import SchemaPlan
 from skdpgen.privacy import PrivacyLeakWarning, reproducible_noise
 
 from test_cli import listing
@@ -31,7 +32,11 @@ def _small(tmp_path, n=120, index=True):
     return path
 
 
-def test_a_guess_is_refused_with_a_template_and_cli_remedies(tmp_path, fast_fits, capsys):
+def test_a_guess_is_refused_with_a_template_and_cli_remedies(tmp_path, fast_fits, capsys,
+                                                             monkeypatch):
+    # the size rule off (it refuses this table before the estimate: the next
+    # test): the refusal of the estimate's guesses, after the estimate
+    monkeypatch.setattr(SchemaPlan, "rows_needed", lambda *args, **kwargs: 0)
     data = _small(tmp_path)
     out = tmp_path / "syn.csv"
     # seeded noise that keeps two classes: the run refuses its guesses right
@@ -88,10 +93,37 @@ def test_a_folded_class_list_is_refused_with_allow_guesses_and_the_message_says_
     assert not out.exists()
 
 
+def test_a_table_below_the_size_rule_is_refused_before_any_release(tmp_path, fast_fits,
+                                                                   capsys):
+    # issue 55: 120 rows of two columns without a schema: exit 2 before anything
+    # is read or released, naming the rows and the epsilon that would do, and a
+    # blank template to fill; --allow-guesses writes anyway
+    data = _small(tmp_path)
+    out = tmp_path / "syn.csv"
+    assert main(["synthesize", str(data), "--target", "label", "--out", str(out),
+                 "--quiet"]) == 2
+    printed = capsys.readouterr()
+    err = printed.err
+    plan = SchemaPlan.from_table(pd.read_csv(data, index_col=0).drop(columns="label"),
+                                 np.zeros(120), classes=None)
+    needed = plan.rows_needed(1.0, 1e-5)
+    assert "120 rows are too few" in err and f"needs about {needed:,} rows" in err
+    eps = plan.epsilon_needed(120, 1e-5)
+    assert f"--epsilon {eps:.2g} or more" in err and plan.rows_needed(eps * 1.01, 1e-5) <= 120
+    assert "Nothing was read or released" in err and "--allow-guesses" in err
+    assert "Privacy report" not in printed.out  # nothing spent, nothing to report
+    assert not out.exists() and not (tmp_path / "syn.privacy.json").exists()
+    template = json.loads((tmp_path / "small.schema.json").read_text())
+    assert list(template) == ["weight", "rain", "label"]
+    assert all(entry["type"] is None for entry in template.values())
+    assert main(["synthesize", str(data), "--target", "label", "--out", str(out), "--quiet",
+                 "--allow-guesses", "--classes", "a,b,c"]) == 0
+
+
 def test_a_column_empty_in_every_row_is_written_empty_not_refused(tmp_path, fast_fits, capsys):
     # issue 40, section 1: no bounds or categories to guess when no row has a value
     rng = np.random.default_rng(0)
-    n = 2000
+    n = 2500
     pd.DataFrame({"age": rng.integers(20, 80, n), "notes": [None] * n,
                   "region": rng.choice(["n", "s", "e", "w"], n),
                   "y": rng.integers(0, 2, n)}).to_csv(tmp_path / "t.csv", index=False)

@@ -496,3 +496,26 @@ def test_a_points_cells_are_not_counted_where_the_noise_may_spread():
     assert "h" in synth.encoder_.binned_columns_
     spread = [i for i in synth.mechanism_.issues() if i["column"] == "h"]
     assert spread and spread[0]["detail"].startswith(f"{synth.bins_} cells")
+
+
+def test_a_table_below_the_size_rule_is_refused_before_any_release():
+    from skdpgen.private_schema import SchemaPlan
+    from skdpgen.schema import SchemaSizeError
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({f"c{i}": rng.integers(0, 10, 400) for i in range(5)})
+    plan = SchemaPlan.from_table(X)
+    needed = plan.rows_needed(1.0, 1e-5)
+    assert needed > 400
+    with pytest.raises(SchemaSizeError) as caught:
+        MarginalSynthesizer(on_guess="raise", **MFAST).fit(X, epsilon=1.0)
+    error = caught.value
+    assert error.n_rows == 400 and error.rows_needed == needed
+    assert error.report.epsilon == 0 and error.report.n_releases == 0  # nothing released
+    assert plan.rows_needed(error.epsilon_needed * 1.01, 1e-5) <= 400
+    assert f"about {needed:,} rows" in str(error) and "Nothing was read" in str(error)
+    # a larger share of the budget needs fewer rows; the default fits anyway
+    assert plan.rows_needed(1.0, 1e-5, schema_share=1.0) < needed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        MarginalSynthesizer(**MFAST).fit(X, epsilon=1.0)

@@ -1,0 +1,66 @@
+"""The summary lines of ``skdpgen synthesize``: what the schema estimate spent and
+bought, and which pairs of columns the fit measured (public: the report, the
+estimated schema, the fit's choices)."""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+__all__ = ["estimate_note", "pairs_note"]
+
+
+def estimate_note(model, report):
+    """What the private schema estimate spent (its share of the releases'
+    precision, from the report) and what it bought (public: the estimated
+    schema); None when nothing was estimated."""
+    frame = report.to_frame()
+    gaussian = frame[frame["kind"] == "gaussian"]
+    mine = gaussian[gaussian["release"].str.startswith("schema:")]
+    if mine.empty:
+        return None
+    share = float(mine["share"].sum())
+    declared = {key for key, spec in (getattr(model, "schema", None) or {}).items()
+                if "bounds" in spec or "categories" in spec}
+    schema = {key: spec for key, spec in (getattr(model, "schema_", {}) or {}).items()
+              if key not in declared}
+    kinds = {}
+    for spec in schema.values():
+        kinds[spec.get("type")] = kinds.get(spec.get("type"), 0) + 1
+    listed = ", ".join(f"{c} {k}" for k, c in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    points = sum(len(spec.get("points", ())) for spec in schema.values())
+    bought = [f"the kinds, bounds and values of the columns ({listed})"]
+    if points:
+        bought.append(f"{points} value{'s' * (points != 1)} holding a point mass, kept "
+                      "exactly")
+    reused = getattr(getattr(model, "mechanism_", None), "reused_columns_", [])
+    if reused:
+        columns = (f"{len(reused)} categorical columns'" if len(reused) != 1
+                   else "1 categorical column's")
+        bought.append(f"the counts of {columns} values measure the one-way marginals too")
+    return (f"Schema estimated privately with {share:.0%} of the budget: "
+            + "; ".join(bought) + ".")
+
+
+def pairs_note(model, shown=8):
+    """Which pairs of columns the fit measured (a marginal synthesizer's
+    ``measured_pairs_``: public, chosen from noisy releases); None for other
+    models and for a fit without pairs (its warning says so)."""
+    pairs = getattr(model, "measured_pairs_", None)
+    if not pairs:
+        return None
+    d = model.n_features_in_
+    total = d * (d - 1) // 2
+    if len(pairs) == total:
+        return f"Two-way marginals: all {total} pairs of columns measured."
+    names = ", ".join(f"{a}~{b}" for a, b in pairs[:shown])
+    more = f" and {len(pairs) - shown} more" if len(pairs) > shown else ""
+    note = (f"Two-way marginals: {len(pairs)} of {total} pairs of columns measured, chosen "
+            f"privately as the most dependent ({names}{more}); the others only through "
+            "them.")
+    lost = model.mechanism_.strong_pairs_not_measured()
+    if lost:
+        names = ", ".join(f"{a}~{b}" for a, b in lost[:shown])
+        more = f" and {len(lost) - shown} more" if len(lost) > shown else ""
+        note += (f"\nStrongly related but not measured ({names}{more}): the synthetic rows "
+                 "keep these relations only as far as the measured pairs imply them; more "
+                 "rows, a larger epsilon or fewer columns would measure them.")
+    return note
