@@ -323,6 +323,40 @@ def test_rare_mass_gets_an_other_category_and_missing_a_flag():
         "__other__", "__other__", "a"]
 
 
+
+def test_rare_values_folded_into_a_kept_value_are_named():
+    """Rare values whose estimated rows do not clear the test for an 'other'
+    category are written as the kept value of largest count ('Husband'); the
+    summary says so from a twentieth of the rows (issue 55: it was unsaid)."""
+    from skdpgen.schema import describe_issues
+    from skdpgen.schema._categorical import fold_rare
+
+    kept = [(2, "Husband"), (2, "Not-in-family"), (2, "Own-child"), (2, "Unmarried")]
+    n, s = 1000, 15.0  # the residual's noise: 30 rows; the 'other' test: 90
+    noisy = np.array([405.0, 255.0, 155.0, 105.0])  # 80 rows (8 %) left over
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values, other = fold_rare(kept, noisy, n, s, column="relationship")
+    assert other == "Husband" and "other" not in values
+    issues = [w.message.issue() for w in caught if w.category is SchemaEstimateWarning]
+    assert [(i["column"], i["problem"], i["value"]) for i in issues] == [
+        ("relationship", "folded", "Husband")]
+    assert issues[0]["share"] == pytest.approx(0.08)
+    assert "'Husband'" in issues[0]["detail"]
+    text = describe_issues(issues, "cli")
+    assert "'relationship': rare values (about 8% of the rows) written as 'Husband'" in text
+    assert "list them as categories" in text
+    # under a twentieth of the rows, or under two noise stds of it: not named
+    for left in (40.0, 55.0):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fold_rare(kept, noisy + (80.0 - left) / 4, n, s, column="relationship")
+        assert not [w for w in caught if w.category is SchemaEstimateWarning], left
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fold_rare(kept, noisy + 5.0, 1000, 40.0, column="relationship")  # 60 < 2 * 80
+    assert not [w for w in caught if w.category is SchemaEstimateWarning]
+
 def test_nothing_survives():
     X = pd.DataFrame({"c": [f"v{i}" for i in range(300)]})
     schema, _, _ = estimate_schema(X, epsilon=1.0, delta=1e-9)
