@@ -61,8 +61,8 @@ _RELEASED = {
              "count of non-integer values, √3 × count of missing",
     NUMERIC_FLAGS: "count of non-integer values, count of missing (numeric columns with "
                    "public bounds)",
-    DATETIME: "histogram over the public yearly grid, count of values not at midnight, "
-              "count of missing",
+    DATETIME: "histogram over the public yearly grid, counts of values not at midnight "
+              "and not on the hour (each × 1/√2), count of missing",
     MISSING_COUNT: "count of missing (bool columns)",
     CATEGORIES: "counts of the values present and of missing (partition selection)",
     CLASSES: "counts of the labels present (partition selection)",
