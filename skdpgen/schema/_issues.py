@@ -203,8 +203,11 @@ def describe_issues(issues, interface="python", template=None):
     columns = sorted(columns, key=lambda i: (not is_guess(i), -(i.get("share") or 1.0)))
     grouped = {p: [i for i in columns if i["problem"] == p] for p in _NOISE_LINES}
     grouped = {p: g for p, g in grouped.items() if len(g) > POLICY.unsure_lines}
-    lines += [f"  - {i['column']!r}: {_what(i)}{mark(i)}" for i in columns
-              if i["problem"] not in grouped]
+    own = {}  # one line per column, its issues in rank order (the count is of columns)
+    for i in columns:
+        if i["problem"] not in grouped:
+            own.setdefault(i["column"], []).append(f"{_what(i)}{mark(i)}")
+    lines += [f"  - {column!r}: {'; '.join(what)}" for column, what in own.items()]
     for problem, group in grouped.items():
         shares = [i["share"] for i in group]
         lines.append(f"  - {len(group)} columns whose {_NOISE_LINES[problem]} up to "

@@ -225,6 +225,27 @@ def test_a_noisy_estimate_names_what_it_cannot_rule_out():
         assert "whose missing values may be written" not in text
 
 
+
+def test_the_summary_has_one_line_per_column_it_counts():
+    """Issue 55: "weak for 5 columns" was followed by 7 bullets (a column with
+    two issues had two); each column is one line, its issues in rank order."""
+    from skdpgen.schema import describe_issues
+
+    issues = [{"column": "rain", "problem": "guess", "share": None, "detail": ""},
+              {"column": "rain", "problem": "missing", "share": 0.05, "detail": ""},
+              {"column": "city", "problem": "categories", "share": 0.07, "detail": ""},
+              {"column": "age", "problem": "outside", "share": 0.3, "detail": ""},
+              {"column": "age", "problem": "missing", "share": 0.03, "detail": ""}]
+    for interface in ("python", "cli", "cli-schema"):
+        lines = describe_issues(issues, interface).splitlines()
+        assert lines[0].startswith("The private schema estimate is weak for 3 columns")
+        bullets = [line for line in lines if line.startswith("  - ")]
+        assert [b.split(":")[0] for b in bullets] == ["  - 'rain'", "  - 'age'", "  - 'city'"]
+        assert bullets[0] == ("  - 'rain': its bounds are a guess; missing values, if it has "
+                              "any, up to 5% of the rows, may go unseen and be written as "
+                              "values (the noise hides that many)")
+        assert "clip many values (about 30% of the rows) [a guess]; missing" in bullets[1]
+
 @pytest.mark.parametrize("kind", ["categorical", "numeric"])
 def test_missing_values_the_noise_hides_are_named_or_declared(kind):
     # 2,000 rows, seven columns at epsilon 0.3: a 2.5 % missing rate is under
