@@ -91,8 +91,9 @@ def build_parser(commands):
             "What the --schema file leaves out (bounds, categories, the target's classes) is\n"
             "estimated privately from a share of the budget. When that estimate is only a\n"
             "guess at this size, the command refuses (exit status 2, nothing written) and\n"
-            "writes DATA.schema.json next to the input, with the estimated entries filled in\n"
-            "and the others marked to fill; --allow-guesses writes the output anyway.\n"
+            "writes DATA.TARGET.schema.json (DATA.schema.json without --target) next to the\n"
+            "input, with the estimated entries filled in and the others marked to fill;\n"
+            "--allow-guesses writes the output anyway.\n"
             "Methods: marginals (the table's one- and two-way marginals on public cells,\n"
             "fitted by a mixture; the default: the closest marginals on the benchmark\n"
             "panel), dphp (DP-HP: Hermite features and a neural generator), dpmerf\n"
@@ -107,7 +108,7 @@ def build_parser(commands):
         epilog=(
             "examples:\n"
             "  skdpgen synthesize table.csv --target label --epsilon 1 --out syn.csv\n"
-            "  skdpgen synthesize table.csv --target label --schema table.schema.json "
+            "  skdpgen synthesize table.csv --target label --schema table.label.schema.json "
             "--out syn.csv --strict\n"
             "  skdpgen synthesize table.csv --target label --classes yes,no "
             "--allow-guesses --out syn.csv"),

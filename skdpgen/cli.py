@@ -115,9 +115,19 @@ def _classes_option(text):
     return classes
 
 
-def _template_path(data):
+def _template_path(data, target=None):
+    """Where a refused run leaves its schema template: ``DATA.schema.json`` next to
+    the input, ``DATA.TARGET.schema.json`` with ``--target`` (the two runs' schemas
+    differ: the target's classes, or the same column as a feature), the target's
+    name (public) with anything but letters, digits, ``_``, ``.`` and ``-`` as
+    ``_``."""
+    import re
+
     path = Path(data)
-    return path.with_name(f"{path.stem}.schema.json")
+    if target is None:
+        return path.with_name(f"{path.stem}.schema.json")
+    tag = re.sub(r"[^\w.-]", "_", str(target))
+    return path.with_name(f"{path.stem}.{tag}.schema.json")
 
 
 def _build(cls, *, columns, schema, classes, labeled, random_state, device, verbose,
@@ -325,16 +335,19 @@ def _refuse(args, columns, schema, classes, issues, report):
     from .schema import describe_issues
     from .schema._issues import refusal_template
 
-    template = _template_path(args.data)
+    template = _template_path(args.data, args.target)
     text = json.dumps(refusal_template(columns, args.target, schema or {},
                                        classes, issues), indent=2, default=str) + "\n"
-    written = None
+    written, replaced = None, template.exists()
     try:
         with all_or_nothing() as stage:
             stage(template, lambda p: p.write_text(text))
         written = template
     except (UsageError, OSError):  # a read-only folder: the summary still says what to do
         pass
+    if written and replaced:  # never silently: it may be an earlier run's, or filled in
+        print(f"skdpgen: note: the schema template replaced the file {template} that was "
+              "there.", file=sys.stderr)
     if report is not None:
         print(report)
     spent = "" if report is None else (

@@ -27,7 +27,11 @@ releases: ``schema: kinds``, the counts of its values' canonical forms,
 from which its kind (numeric, bool, datetime or categorical) is decided
 (:func:`skdpgen.schema._text.kind_from_forms`), and ``schema: values``,
 the statistic of that kind below, scaled to sensitivity √2 so that every
-column's values release looks the same in the report. A column whose kind
+column's values release looks the same in the report. The dates that
+carried a UTC offset (``"2024-03-01T13:00:00Z"``) are a cell of their own
+in the kinds release (each value still in one cell: ``Δ = √2``); a datetime
+column whose noisy count of them exceeds that of the other dates is
+estimated ``"timezone": "UTC"`` and synthesized with the marker. A column whose kind
 is declared gets the release of its kind directly.
 
 **Releases.** Replace-one L2 sensitivities (derived in
@@ -102,7 +106,13 @@ empty part joins w.p. at most ``k·3e-5`` per end for ``k`` bins (in
 bulk as often as with the whole part alone, 0.4 %, mostly the bins'
 hysteresis; at ``3s`` the gains were larger, but a year column's range
 widened to a whole extra bin of the logarithmic grid in about one fit in
-400). Values outside the bounds are clipped by the encoder.
+400). A range that holds bins on both sides of zero then loses the side
+whose bins' noisy sum and decades' counts both stay under ``4s·sqrt(k)``
+(``k`` bins, decades) while the rest of the range clears it: the sign of
+a column's values is not a neighbourhood, and the empty bin ``[-1, -0.8)``
+beside the exact-zero bin joined a 0/1 column's range by hysteresis in
+about 2 % of estimates (bounds ``[-1, 1]``, and -1 among its synthetic
+values). Values outside the bounds are clipped by the encoder.
 When nothing is
 occupied at any level (too few rows for the budget), the bounds are the
 first coarse level's group (decade, year) with the largest noisy sum: the column's whole

@@ -69,9 +69,12 @@ The keys of a column's spec:
     on the fine grid by a hundredth of the rows or more (at most 16).
 ``"resolution"`` (datetime, default absent)
     ``"day"``: synthetic values are whole days (midnight, wall time);
-    ``"second"`` or absent: whole seconds (never the sub-second digits of
-    the generator's noise). A private estimate states ``"day"`` when the
-    noisy count of values not at midnight says they all are.
+    ``"hour"``: whole hours (wall time); ``"second"`` or absent: whole
+    seconds (never the sub-second digits of the generator's noise). A
+    private estimate states ``"day"`` when the noisy count of values not at
+    midnight says they all are, else ``"hour"`` when the noisy count of
+    values not on the hour does (the rule of the integer flag, each count
+    with noise ``√2`` times a bin's).
 ``"coerce"`` (numeric and datetime, default false)
     Accepted for compatibility: every column is now read this way (values
     that are not numbers, or dates, count as missing).

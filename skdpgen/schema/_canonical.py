@@ -82,6 +82,8 @@ _NAT = np.iinfo(np.int64).min
 _NS_MIN, _NS_MAX = pd.Timestamp.min.value, pd.Timestamp.max.value
 #: Nanoseconds in a day (whole days are multiples of it, wall time).
 DAY_NS = 86_400 * 10**9
+#: Nanoseconds in an hour (times on the hour are multiples of it, wall time).
+HOUR_NS = 3_600 * 10**9
 
 #: Text is a date only if it holds a year: four digits on their own (dateutil
 #: reads "11th", "3/4" or "May 3" as dates of the current year, or of year 3).

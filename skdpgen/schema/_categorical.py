@@ -13,7 +13,7 @@ from ..privacy import record_leak
 from .._dask import map_labels
 from ._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
 from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows
-from ._issues import _missing_flag, _warn_folded, _warn_other
+from ._issues import _missing_flag, _warn_folded, _warn_folded_values, _warn_other
 from ._policy import POLICY
 
 __all__ = ["CategoricalKind", "estimate_class_list", "fold_rare", "key_counts",
@@ -65,7 +65,11 @@ def fold_rare(kept, kept_noisy, n, s, *, column=None):
     numbers only, ``-1`` or the smallest minus one), with a
     :class:`SchemaEstimateWarning` when it holds a twentieth of the rows or
     more; otherwise the kept value with the largest noisy count takes the
-    rare values. A ``None`` tag (the missing key) is no value.
+    rare values, with a :class:`SchemaEstimateWarning` (problem
+    ``"folded"``) when ``r`` is a twentieth of the rows or more and
+    ``POLICY.fold_stds`` of its noise (a column's; the class list's
+    whenever a dropped class of that size is not ruled out). A ``None``
+    tag (the missing key) is no value.
 
     Returns
     -------
@@ -86,6 +90,8 @@ def fold_rare(kept, kept_noisy, n, s, *, column=None):
     largest = values[int(np.argmax(noisy_values))]
     if column is None:  # labels are never folded silently
         _warn_folded(values, largest, residual, s * math.sqrt(len(kept)), n)
+    else:  # nor a column's rare values, when they are many
+        _warn_folded_values(column, largest, residual, s * math.sqrt(len(kept)), n)
     return values, largest
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..privacy import record_leak
-from ._canonical import DAY_NS, canonical
+from ._canonical import DATE, DAY_NS, HOUR_NS, canonical
 from ._kind import ColumnCodec, ColumnKind, flag
 from ._issues import _empty, _missing_flag, _warn_guess, _warn_outside
 from ._numeric import Binned
@@ -22,6 +22,12 @@ from ._ranges import _occupied_range
 __all__ = ["DatetimeKind", "timestamp_ns", "wall_ns"]
 
 _NAT = np.iinfo(np.int64).min  # NaT as int64 nanoseconds
+#: Weight of the counts of values not at midnight and not on the hour in the
+#: datetime release: ``1/√2`` each, so that both fit in the sensitivity ``√3``
+#: that the count not at midnight alone had (see :meth:`DatetimeKind.statistic`).
+TIME_WEIGHT = np.sqrt(0.5)
+#: The rounding step of synthetic values of each ``"resolution"`` (nanoseconds).
+RESOLUTION_NS = {"day": DAY_NS, "hour": HOUR_NS, "second": 10**9}
 
 
 def timestamp_ns(ts):
@@ -121,9 +127,9 @@ def _decode_datetime(spec, unit, missing):
     offset = np.where(fits, offset, 0.0).astype(np.int64)
     offset[~fits] = width
     ns = lo + np.minimum(offset, width)
-    # whole days (as the data, wall time) or, by default, whole seconds: never
-    # the sub-second digits of the generator's noise
-    step = DAY_NS if spec.get("resolution") == "day" else 10**9
+    # whole days or hours (as the data, wall time) or, by default, whole seconds:
+    # never the sub-second digits of the generator's noise
+    step = RESOLUTION_NS[spec.get("resolution") or "second"]
     ns = np.clip((ns + step // 2) // step * step, lo, hi)
     ns[missing] = _NAT
     values = ns.view("M8[ns]")
@@ -162,12 +168,34 @@ class _Binned(Binned, _Scaled):
 
 
 def _datetime_statistic(wall):
-    """``[yearly histogram, count not at midnight, missing count]`` of wall times."""
+    """``[yearly histogram, TIME_WEIGHT × count not at midnight, TIME_WEIGHT ×
+    count not on the hour, missing count]`` of wall times."""
     nat = wall == _NAT
     present = wall[~nat]
-    not_midnight = float(np.sum(present % DAY_NS != 0))
+    not_midnight = TIME_WEIGHT * float(np.sum(present % DAY_NS != 0))
+    not_hour = TIME_WEIGHT * float(np.sum(present % HOUR_NS != 0))
     hist = np.bincount(year_positions(present), minlength=_N_YEARS)
-    return np.concatenate([hist, [not_midnight, nat.sum()]]).astype(np.float64)
+    return np.concatenate([hist, [not_midnight, not_hour, nat.sum()]]).astype(np.float64)
+
+
+def _timezone(key, context):
+    """The timezone of an estimated datetime column: the partial spec's, else
+    ``"UTC"`` when its kind release (``context.noisy[(key, "kinds")]``, of a
+    column whose kind was estimated) counts more dates with a UTC offset than
+    without, else None (wall times).
+
+    Dates with an offset are read as UTC instants either way (a date
+    without one as wall time, which ``"UTC"`` reads as UTC): the decision
+    only says whether the synthetic values carry the marker, as most of the
+    column's did ("2024-03-01T13:00:00Z" came back "2024-03-01 13:00:00").
+    Their own offsets are not kept: the values come back in UTC.
+    Post-processing of the released form counts.
+    """
+    declared = context.partial.get("timezone")
+    forms = context.noisy.get((key, "kinds"))
+    if declared is not None or forms is None or len(forms) < 6:
+        return declared
+    return "UTC" if forms[5] > forms[DATE] else None
 
 
 class DatetimeKind(ColumnKind):
@@ -185,10 +213,10 @@ class DatetimeKind(ColumnKind):
         out = {"type": "datetime", "bounds": _datetime_bounds(key, spec["bounds"], tz),
                "timezone": tz}
         resolution = spec.get("resolution")
-        if resolution not in (None, "day", "second"):
+        if resolution not in (None, *RESOLUTION_NS):
             raise ValueError(
-                f"Schema 'resolution' of column {key!r} must be 'day', 'second' or absent, got "
-                f"{resolution!r}."
+                f"Schema 'resolution' of column {key!r} must be 'day', 'hour', 'second' or "
+                f"absent, got {resolution!r}."
             )
         if resolution is None and all(map(_date_only, spec["bounds"])):
             resolution = "day"  # bounds written as dates: a column of dates
@@ -210,12 +238,16 @@ class DatetimeKind(ColumnKind):
         record_leak(
             "bounds",
             f"The bounds of datetime column {key!r} were read from the private data (its "
-            "first and last day, whether every value is a whole day, and its missing "
+            "first and last day, whether every value is a whole day or hour, whether "
+            "most carry a UTC offset, and its missing "
             "flag) and are released with the model without privacy. Declare them in the "
             "schema to avoid this.",
             column=key,
         )
         timezone = context.partial.get("timezone")
+        dates = canon.form == DATE
+        if timezone is None and np.sum(canon.aware & dates) > np.sum(~canon.aware & dates):
+            timezone = "UTC"  # most dates had an offset (the rule of the estimate)
         wall = wall_ns(canon, timezone)
         missing = bool(np.any(wall == _NAT))
         wall = wall[wall != _NAT]
@@ -225,37 +257,47 @@ class DatetimeKind(ColumnKind):
             lo = pd.Timestamp(int(wall.min())).floor("D")
             hi = max(pd.Timestamp(int(wall.max())).ceil("D"), lo + pd.Timedelta(days=1))
             bounds = [lo.strftime("%Y-%m-%d"), hi.strftime("%Y-%m-%d")]
-        days = bool(np.all(wall % DAY_NS == 0))
+        days, hours = (bool(np.all(wall % step == 0)) for step in (DAY_NS, HOUR_NS))
         return {"type": "datetime", "bounds": bounds, "missing": missing, "timezone": timezone,
-                "resolution": "day" if days else "second"}
+                "resolution": "day" if days else "hour" if hours else "second"}
 
     def statistic(self, canon, context):
-        """``[yearly histogram, count not at midnight, missing count]`` of the
-        column's wall times.
+        """``[yearly histogram, TIME_WEIGHT × count not at midnight, TIME_WEIGHT ×
+        count not on the hour, missing count]`` of the column's wall times
+        (``TIME_WEIGHT = 1/√2``).
 
         Notes
         -----
         **Sensitivity** (replace-one). Two present values move one count
-        between two bins and may differ in time of day; a present value not
-        at midnight against a missing one (or one that is not a date)
-        changes its bin and both counts: ``Δ = √3``, attained.
+        between two bins (``√2``) and may differ in time of day: one at
+        midnight against one not on the hour changes both weighted counts
+        by ``1/√2`` (``1/2 + 1/2``), so ``√(2 + 1) = √3``; a present value not
+        on the hour against a missing one (or one that is not a date)
+        changes its bin, both weighted counts and the missing count:
+        ``√(1 + 1 + 1) = √3``. ``Δ = √3``, attained, as when the count not
+        at midnight alone was released at weight 1.
         """
         return _datetime_statistic(wall_ns(canon, context.partial.get("timezone")))
 
     def estimate(self, key, noisy, s, n, context):
-        # whole days decided like the integer flag of numeric columns
-        days, missing = _flags(noisy[-2], noisy[-1], n, s, context.flag_stds)
+        # whole days, or hours, decided like the integer flag of numeric columns,
+        # on the weighted counts scaled back (noise std s·√2 each)
+        s_time = s / TIME_WEIGHT
+        days, missing = _flags(noisy[-3] / TIME_WEIGHT, noisy[-1], n, s_time,
+                               context.flag_stds, s_missing=s)
+        hours, _ = _flags(noisy[-2] / TIME_WEIGHT, noisy[-1], n, s_time, context.flag_stds,
+                          s_missing=s)
         missing = _missing_flag(key, missing, noisy[-1], s, n, context.partial)
         decades = [np.arange(_N_YEARS) // 10]
-        found = _occupied_range(noisy[:-2], decades, s, guess=False)
-        first, last = found or _occupied_range(noisy[:-2], decades, s)
+        found = _occupied_range(noisy[:-3], decades, s, guess=False)
+        first, last = found or _occupied_range(noisy[:-3], decades, s)
         spec = {"type": "datetime", "bounds": [_year_label(first), _year_label(last + 1)],
-                "missing": missing, "timezone": context.partial.get("timezone"),
+                "missing": missing, "timezone": _timezone(key, context),
                 "impute": not missing}
         if found is None:  # a guess, unless no row has a value
             if not _empty(missing, noisy[-1], n, s, context.flag_stds):
                 _warn_guess(key, f"its bounds {spec['bounds']}", n, s)
         else:
             _warn_outside(key, spec["bounds"], noisy[first:last + 1], noisy[-1], n, s)
-        spec["resolution"] = "day" if days else "second"
+        spec["resolution"] = "day" if days else "hour" if hours else "second"
         return spec

@@ -40,7 +40,7 @@ def is_guess(issue):
     kept by listing them in the schema).
     """
     share = issue.get("share")
-    if issue["problem"] in ("categories", "uncertain", "missing", "spread"):
+    if issue["problem"] in ("categories", "folded", "uncertain", "missing", "spread"):
         return False
     if issue["problem"] == "guess" or share is None:
         return True
@@ -62,6 +62,7 @@ _FILL = {
     "missing": "missing",
     "spread": "bounds",
     "categories": "categories",
+    "folded": "categories",
     "classes": "classes",
 }
 
@@ -149,6 +150,8 @@ def _what(issue):
                    "data has none (the noise of its histogram at this size; narrower "
                    "public bounds help)"),
         "categories": f"rare values written as 'other'{share}",
+        "folded": (f"rare values{share} written as {issue.get('value')!r}, its most "
+                   "frequent kept value"),
         "classes": f"labels go to an 'other' class{share}",
     }.get(issue["problem"], issue["problem"])
 
@@ -200,8 +203,11 @@ def describe_issues(issues, interface="python", template=None):
     columns = sorted(columns, key=lambda i: (not is_guess(i), -(i.get("share") or 1.0)))
     grouped = {p: [i for i in columns if i["problem"] == p] for p in _NOISE_LINES}
     grouped = {p: g for p, g in grouped.items() if len(g) > POLICY.unsure_lines}
-    lines += [f"  - {i['column']!r}: {_what(i)}{mark(i)}" for i in columns
-              if i["problem"] not in grouped]
+    own = {}  # one line per column, its issues in rank order (the count is of columns)
+    for i in columns:
+        if i["problem"] not in grouped:
+            own.setdefault(i["column"], []).append(f"{_what(i)}{mark(i)}")
+    lines += [f"  - {column!r}: {'; '.join(what)}" for column, what in own.items()]
     for problem, group in grouped.items():
         shares = [i["share"] for i in group]
         lines.append(f"  - {len(group)} columns whose {_NOISE_LINES[problem]} up to "
@@ -333,14 +339,16 @@ class SchemaEstimateWarning(UserWarning):
     True
     """
 
-    def __init__(self, message, *, column=None, problem=None, share=None, issues=()):
+    def __init__(self, message, *, column=None, problem=None, share=None, issues=(),
+                 value=None):
         super().__init__(message)
         #: The column concerned (None for the class list or a summary).
         self.column = column
         #: ``"guess"`` (bounds guessed), ``"outside"`` (rows clipped by the
         #: bounds), ``"uncertain"`` (bounds that may clip a quarter of the
         #: rows or more under the noise: ``share`` is that upper bound),
-        #: ``"categories"`` (values sent to "other" or none kept),
+        #: ``"categories"`` (values sent to "other" or none kept), ``"folded"``
+        #: (rare values written as the kept value ``value``, no "other"),
         #: ``"classes"`` (labels sent to "other"), or None for a summary.
         self.problem = problem
         #: The estimated share of rows concerned (None where not estimated).
@@ -348,11 +356,18 @@ class SchemaEstimateWarning(UserWarning):
         #: A summary's issues: one dict per column warned of (see
         #: :func:`skdpgen.schema.describe_issues`).
         self.issues = tuple(issues)
+        #: The public value a ``"folded"`` issue writes the rare values as
+        #: (a kept category of the estimated schema), else None.
+        self.value = value
 
     def issue(self):
-        """This warning's issue as a dict: ``column``, ``problem``, ``share``, ``detail``."""
-        return {"column": self.column, "problem": self.problem, "share": self.share,
-                "detail": str(self)}
+        """This warning's issue as a dict: ``column``, ``problem``, ``share``, ``detail``
+        (and ``value`` for a ``"folded"`` issue)."""
+        out = {"column": self.column, "problem": self.problem, "share": self.share,
+               "detail": str(self)}
+        if self.value is not None:
+            out["value"] = self.value
+        return out
 
 
 def _empty(missing, missing_count, n, s_missing, stds):
@@ -486,3 +501,27 @@ def _warn_folded(kept, largest, residual, s_residual, n):
         f"{min(upper / n, 1.0):.0%} of the rows (estimated from the released counts) may "
         f"hold labels it dropped, which become the class {largest!r}.",
         problem="classes", share=min(upper / n, 1.0)), stacklevel=outside_stacklevel())
+
+
+def _warn_folded_values(column, largest, residual, s_residual, n):
+    """:class:`SchemaEstimateWarning` when a column's rare values, written as its
+    kept value ``largest`` (no "other" category), hold many rows.
+
+    ``residual`` is the released estimate of the rows outside the kept
+    values, ``r = n − Σ_kept ñ_k`` (noise ``s_residual``), which did not
+    clear the test for an "other" category. Named when ``r`` reaches
+    ``POLICY.warn_share`` of ``n`` (the share from which rows sent to
+    "other" are named) and ``POLICY.fold_stds`` of its noise (a column
+    with nothing dropped is then named w.p. at most 2.3 %, and only on a
+    small table): its rows are written as ``largest``, which the summary
+    says. ``largest`` is a kept value of the estimated schema (public)."""
+    if residual < max(POLICY.warn_share * n, POLICY.fold_stds * s_residual):
+        return
+    share = min(residual / n, 1.0)
+    warnings.warn(SchemaEstimateWarning(
+        f"Column {column!r}: its private category selection keeps no 'other' category; "
+        f"about {share:.0%} of its rows (estimated from the released counts) hold values it "
+        f"dropped, which are written as {largest!r}, its kept value of largest count (values "
+        "held by fewer rows than the selection threshold in the privacy report are dropped).",
+        column=column, problem="folded", share=share, value=largest),
+        stacklevel=outside_stacklevel())

@@ -178,6 +178,9 @@ class EstimationPolicy(Policy):
     warn_large_share: float = rule(
         0.1, "a larger share named at a lower significance ...")
     warn_large_stds: float = rule(2.0, "... this one")
+    fold_stds: float = rule(
+        2.0, "rare values folded into a kept value (no 'other') are named from warn_share "
+             "of the rows when their estimate also exceeds this")
     uncertain_stds: float = rule(
         2.0, "a column whose estimate plus this reaches guess_share is named uncertain")
     missing_hidden_share: float = rule(

@@ -53,7 +53,8 @@ KIND_WEIGHT = 0.5
 #: What each release holds, for the generated sensitivity table (sensitivity_table).
 _RELEASED = {
     KINDS: "counts of the values that are numbers, bools, dates, text and missing "
-           "(canonical forms), per column whose kind is not declared",
+           "(canonical forms; the dates with a UTC offset apart), per column whose kind "
+           "is not declared",
     VALUES: "the statistic of the kind just estimated (below), scaled to sensitivity "
             "√2; a partition selection for a categorical column",
     NUMERIC: "histogram over the public numeric grid, the same over its fine grid and "
@@ -61,8 +62,8 @@ _RELEASED = {
              "count of non-integer values, √3 × count of missing",
     NUMERIC_FLAGS: "count of non-integer values, count of missing (numeric columns with "
                    "public bounds)",
-    DATETIME: "histogram over the public yearly grid, count of values not at midnight, "
-              "count of missing",
+    DATETIME: "histogram over the public yearly grid, counts of values not at midnight "
+              "and not on the hour (each × 1/√2), count of missing",
     MISSING_COUNT: "count of missing (bool columns)",
     CATEGORIES: "counts of the values present and of missing (partition selection)",
     CLASSES: "counts of the labels present (partition selection)",

@@ -168,7 +168,9 @@ SHARED_ATTRIBUTES_DOC = """\
         ``"outside"`` (bounds that clip rows), ``"uncertain"`` (bounds that
         may clip a quarter of the rows or more under the noise),
         ``"missing"`` (missing values the noise may hide),
-        ``"categories"`` (rare values written as "other"), ``"classes"``
+        ``"categories"`` (rare values written as "other"), ``"folded"``
+        (rare values written as a kept value, named in the issue's
+        ``value``: too few rows, against the noise, for "other"), ``"classes"``
         (labels folded into an other class), and ``"spread"`` (a numeric
         column whose one-way release's noise may put a tenth of its values
         where the data has none; with a declared schema too). The fit warns with their summary

@@ -104,7 +104,7 @@ def _pair(mode="histograms"):
     # with the histograms, a non-integer value against an integer one in another
     # decade (two bins, two sub-bins, two decades and the non-integer count: √7); with public
     # bounds, against a missing value (the non-integer and missing counts: √2)
-    d = (table(0.5, pd.Timestamp("2031-07-04 12:00"), True, "a"),  # not at midnight
+    d = (table(0.5, pd.Timestamp("2031-07-04 12:30"), True, "a"),  # not on the hour
          np.array(labels + ["p"], dtype=object))
     # kinds: text against a number, so that x's kinds release attains √2 too (its
     # values release then moves four counts, 2 < √7, scaled: 2·√(2/7) < √2)

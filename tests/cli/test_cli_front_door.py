@@ -53,12 +53,12 @@ def test_a_guess_is_refused_with_a_template_and_cli_remedies(tmp_path, fast_fits
     assert spent < 1.0  # the schema's share only, and the message says so
     assert "nothing else" in err
     assert not out.exists() and not (tmp_path / "syn.privacy.json").exists()
-    template = tmp_path / "small.schema.json"
+    template = tmp_path / "small.label.schema.json"
     assert template.exists()
     spec = json.loads(template.read_text())
     assert len(spec["label"]["_estimated"]) == 2 and "spent" in err
     assert list(spec) == ["weight", "rain", "label"]  # the index column is not in it
-    assert "refused" in err and "small.schema.json" in err and "--allow-guesses" in err
+    assert "refused" in err and "small.label.schema.json" in err and "--allow-guesses" in err
     # only the command line's options are named, never a Python parameter
     assert "schema_share" not in err and "classes=" not in err and "epsilon=" not in err
     assert "--epsilon" in err
@@ -75,6 +75,32 @@ def test_a_guess_is_refused_with_a_template_and_cli_remedies(tmp_path, fast_fits
                  "--out", str(out), "--quiet", "--random-state", "0", "--allow-guesses"]) == 0
     assert out.exists()
 
+
+
+def test_runs_with_and_without_a_target_keep_their_own_templates(tmp_path, fast_fits, capsys):
+    """Issue 55: a refused run with --target and one without wrote the same
+    small.schema.json, the second silently over the first. Each template is
+    named by its target, and one that replaces a file says so."""
+    data = _small(tmp_path)
+    out = str(tmp_path / "syn.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        assert main(["synthesize", str(data), "--target", "label", "--out", out,
+                     "--quiet"]) == 2
+        with_target = capsys.readouterr().err
+        assert main(["synthesize", str(data), "--out", out, "--quiet"]) == 2
+        without = capsys.readouterr().err
+    labeled = json.loads((tmp_path / "small.label.schema.json").read_text())
+    plain = json.loads((tmp_path / "small.schema.json").read_text())
+    assert "small.label.schema.json" in with_target and "small.schema.json" in without
+    assert labeled["label"].get("_fill", "").startswith("list every class")  # the target's
+    assert "_fill" not in plain["label"] or "class" not in plain["label"]["_fill"]
+    assert "replaced" not in with_target + without
+    with warnings.catch_warnings():  # the same run again: its template is replaced, said
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        assert main(["synthesize", str(data), "--out", out, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"replaced the file {tmp_path / 'small.schema.json'}" in err
 
 def test_a_folded_class_list_is_refused_with_allow_guesses_and_the_message_says_why(
         tmp_path, fast_fits, capsys):
@@ -228,6 +254,28 @@ def test_declared_datetimes_come_back_in_whole_seconds():
     assert np.all(days.astype(np.int64) % (86_400 * 10**9) == 0)
 
 
+
+def test_utc_times_on_the_hour_come_back_in_utc_on_the_hour(tmp_path, fast_fits, capsys):
+    """Issue 55: a column like "2024-03-01T13:00:00Z" came back without its UTC
+    marker and with minutes and seconds. The noisy counts say that most values
+    carried an offset (the kind release) and that none is off the hour (the
+    values release): "timezone": "UTC", "resolution": "hour"."""
+    rng = np.random.default_rng(1)
+    n = 3000
+    when = pd.Timestamp("2024-03-01", tz="UTC") + pd.to_timedelta(
+        rng.integers(0, 24 * 120, n), unit="h")
+    pd.DataFrame({"when": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "x": rng.integers(0, 50, n),
+                  "c": rng.choice(["a", "b", "c"], n)}).to_csv(tmp_path / "d.csv", index=False)
+    status = main(["synthesize", str(tmp_path / "d.csv"), "--epsilon", "1", "--out",
+                   str(tmp_path / "syn.csv"), "--random-state", "0", "--quiet",
+                   "--allow-guesses"])
+    assert status == 0, capsys.readouterr().err
+    written = pd.read_csv(tmp_path / "syn.csv", dtype=str)["when"]
+    assert written.str.endswith("+00:00").all(), written.head().tolist()
+    back = pd.to_datetime(written)
+    assert str(back.dt.tz) == "UTC" and (back == back.dt.floor("h")).all()
+    assert not (back == back.dt.normalize()).all()  # hours, not whole days
+
 def test_every_option_has_help_with_its_default_and_every_command_examples():
     from skdpgen.cli import build_parser
 
@@ -370,4 +418,4 @@ def test_a_guess_is_refused_before_anything_is_written_when_the_fit_goes_on(
                      "--quiet", "--random-state", "0"])
     err = capsys.readouterr().err
     assert code == 2 and "refused" in err, err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.csv", "small.schema.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.csv", "small.label.schema.json"]

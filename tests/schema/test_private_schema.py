@@ -323,6 +323,40 @@ def test_rare_mass_gets_an_other_category_and_missing_a_flag():
         "__other__", "__other__", "a"]
 
 
+
+def test_rare_values_folded_into_a_kept_value_are_named():
+    """Rare values whose estimated rows do not clear the test for an 'other'
+    category are written as the kept value of largest count ('Husband'); the
+    summary says so from a twentieth of the rows (issue 55: it was unsaid)."""
+    from skdpgen.schema import describe_issues
+    from skdpgen.schema._categorical import fold_rare
+
+    kept = [(2, "Husband"), (2, "Not-in-family"), (2, "Own-child"), (2, "Unmarried")]
+    n, s = 1000, 15.0  # the residual's noise: 30 rows; the 'other' test: 90
+    noisy = np.array([405.0, 255.0, 155.0, 105.0])  # 80 rows (8 %) left over
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values, other = fold_rare(kept, noisy, n, s, column="relationship")
+    assert other == "Husband" and "other" not in values
+    issues = [w.message.issue() for w in caught if w.category is SchemaEstimateWarning]
+    assert [(i["column"], i["problem"], i["value"]) for i in issues] == [
+        ("relationship", "folded", "Husband")]
+    assert issues[0]["share"] == pytest.approx(0.08)
+    assert "'Husband'" in issues[0]["detail"]
+    text = describe_issues(issues, "cli")
+    assert "'relationship': rare values (about 8% of the rows) written as 'Husband'" in text
+    assert "list them as categories" in text
+    # under a twentieth of the rows, or under two noise stds of it: not named
+    for left in (40.0, 55.0):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fold_rare(kept, noisy + (80.0 - left) / 4, n, s, column="relationship")
+        assert not [w for w in caught if w.category is SchemaEstimateWarning], left
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fold_rare(kept, noisy + 5.0, 1000, 40.0, column="relationship")  # 60 < 2 * 80
+    assert not [w for w in caught if w.category is SchemaEstimateWarning]
+
 def test_nothing_survives():
     X = pd.DataFrame({"c": [f"v{i}" for i in range(300)]})
     schema, _, _ = estimate_schema(X, epsilon=1.0, delta=1e-9)
@@ -706,6 +740,50 @@ def test_a_lone_weak_end_bin_is_dropped_by_the_fine_grid():
     assert _year_bounds(coarse, fine, s)[0] == (1500.0, 3000.0)
 
 
+def _release(values, s, rng=None):
+    """A simulated numeric release of ``values``: the bins and the decades, noise
+    std ``s`` on each (none without ``rng``)."""
+    from skdpgen.schema._grids import _numeric_grid, _numeric_positions
+
+    lower, _, groups, _ = _numeric_grid()
+    at = _numeric_positions(np.asarray(values, dtype=float))
+    hist = np.bincount(at, minlength=lower.size).astype(float)
+    decades = np.bincount(groups[at], minlength=int(groups[-1]) + 1).astype(float)
+    if rng is not None:
+        hist += rng.normal(0.0, s, hist.size)
+        decades += rng.normal(0.0, s, decades.size)
+    return hist, decades
+
+
+def test_a_zero_one_column_gets_no_negative_bound():
+    """A 0/1 column's range took the empty bin [-1, -0.8) beside the exact-zero
+    bin on a 2 s fluctuation (hysteresis) in about 2 % of releases, and its
+    synthetic values then held -1 (issue 55): a side of zero whose released
+    counts hold no significant mass is cut (an empty one stays w.p. 3e-5)."""
+    from skdpgen.schema._grids import _numeric_grid
+    from skdpgen.schema._ranges import _numeric_range
+
+    lower, upper, groups, _ = _numeric_grid()
+    rng = np.random.default_rng(5)
+    s, zero_one = 28.0, np.r_[np.zeros(1800), np.ones(1200)]  # n = 3,000 at ε = 1
+    negative = 0
+    for _ in range(1000):  # without the rule: 2.3 % of 1,000, about 23
+        hist, decades = _release(zero_one, s, rng)
+        first, _ = _numeric_range(hist, s, integer=True, decades=decades)
+        negative += lower[first] < 0
+    assert negative == 0, negative
+    minus_one = int(np.flatnonzero(lower == -1.0)[0])  # the bin [-1, -0.8)
+    for count, kept in ((2.5 * s, False), (300.0, True)):  # joined on noise; 10 % of the rows
+        hist, decades = _release(zero_one, s)
+        hist[minus_one] = decades[groups[minus_one]] = count
+        first, last = _numeric_range(hist, s, integer=True, decades=decades)
+        assert (first == minus_one) is kept and upper[last] == 1.0, (count, first, last)
+    hist, decades = _release(-zero_one, s)  # a column of 0 and -1: no bin (0.8, 1]
+    hist[np.flatnonzero(upper == 1.0)[0]] = 2.5 * s
+    first, last = _numeric_range(hist, s, integer=True, decades=decades)
+    assert (lower[first], upper[last]) == (-1.0, 0.0), (first, last)
+
+
 def test_year_ranges_at_bundesliga_noise_stay_within_decades():
     """Simulated releases (seeded noise, not the accountant's) at s = 80:
     without the lone-weak-end rule 21 of these 400 ranges were 1,000 years
@@ -833,11 +911,13 @@ def test_numpy_arrays_and_time_zones():
     with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
         # the dtype's zone declared public: bounds on Tokyo's wall clock
         schema, _, _ = estimate_schema(frame, schema=kinds_from_dtypes(frame), epsilon=np.inf)
-        # not declared: a time zone is a form of the values, read on the UTC clock
+        # not declared: a time zone is a form of the values, read on the UTC clock,
+        # and the values had one: UTC (issue 55: a column of "…Z" came back naive)
         utc, _, _ = estimate_schema(frame, epsilon=np.inf)
+        naive, _, _ = estimate_schema(frame.assign(t=t.dt.tz_localize(None)), epsilon=np.inf)
     assert schema["t"]["timezone"] == "Asia/Tokyo"
     assert schema["t"]["bounds"] == ["2022-01-01", "2023-01-01"]  # UTC would start in 2021
-    assert utc["t"]["timezone"] is None
+    assert utc["t"]["timezone"] == "UTC" and naive["t"]["timezone"] is None
     assert utc["t"]["bounds"] == ["2021-01-01", "2023-01-01"]
 
 
@@ -1040,6 +1120,31 @@ def test_partition_selection_threshold_holds_its_delta(table):
     assert np.std(noisy[kept >= trials]) == pytest.approx(s, rel=0.03)
     assert np.all(noisy > tau)
 
+
+def test_times_on_the_hour_are_estimated_and_written_on_the_hour():
+    """Issue 55: a column of times on the hour came back with minutes and
+    seconds. Its noisy count of values not on the hour (noise √2 times a
+    bin's, the weight that keeps the release's sensitivity √3) says they all
+    are: "resolution": "hour" (wrong w.p. 3e-5 at four noise stds)."""
+    from skdpgen.schema._datetime import _decode_datetime
+    from skdpgen.schema._table import check_spec
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    start = pd.Timestamp("2024-03-01")
+    hours = start + pd.to_timedelta(rng.integers(0, 24 * 120, n), unit="h")
+    minutes = start + pd.to_timedelta(rng.integers(0, 60 * 24 * 120, n), unit="min")
+    X = pd.DataFrame({"hourly": hours.strftime("%Y-%m-%dT%H:%M:%S"),
+                      "timed": minutes.strftime("%Y-%m-%d %H:%M"),
+                      "day": hours.strftime("%Y-%m-%d")}).astype(object)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SchemaEstimateWarning)
+        schema, _, _ = estimate_schema(X, epsilon=1.0)
+    assert [schema[c]["resolution"] for c in X] == ["hour", "second", "day"]
+    unit = rng.random(1000)
+    spec = check_spec("hourly", schema["hourly"])
+    back = pd.DatetimeIndex(_decode_datetime(spec, unit, np.zeros(1000, bool)))
+    assert (back == back.floor("h")).all() and not (back == back.normalize()).all()
 
 def test_text_columns_are_typed_privately():
     """Columns read from a CSV file as text: numbers and dates are recognized from
