@@ -335,19 +335,8 @@ def _refuse(args, columns, schema, classes, issues, report):
     from .schema import describe_issues
     from .schema._issues import refusal_template
 
-    template = _template_path(args.data, args.target)
-    text = json.dumps(refusal_template(columns, args.target, schema or {},
-                                       classes, issues), indent=2, default=str) + "\n"
-    written, replaced = None, template.exists()
-    try:
-        with all_or_nothing() as stage:
-            stage(template, lambda p: p.write_text(text))
-        written = template
-    except (UsageError, OSError):  # a read-only folder: the summary still says what to do
-        pass
-    if written and replaced:  # never silently: it may be an earlier run's, or filled in
-        print(f"skdpgen: note: the schema template replaced the file {template} that was "
-              "there.", file=sys.stderr)
+    written = _write_template(args, refusal_template(columns, args.target, schema or {},
+                                                     classes, issues))
     if report is not None:
         print(report)
     spent = "" if report is None else (
@@ -365,18 +354,27 @@ def _refuse(args, columns, schema, classes, issues, report):
     return 2
 
 
+def _write_template(args, template):
+    """Write a refused run's schema template next to its input; its path, or None
+    where it could not be written (the message then says how to make one)."""
+    path = _template_path(args.data, args.target)
+    text = json.dumps(template, indent=2, default=str) + "\n"
+    replaced = path.exists()
+    try:
+        with all_or_nothing() as stage:
+            stage(path, lambda p: p.write_text(text))
+    except (UsageError, OSError):  # a read-only folder: the summary still says what to do
+        return None
+    if replaced:  # never silently: it may be an earlier run's, or filled in
+        print(f"skdpgen: note: the schema template replaced the file {path} that was "
+              "there.", file=sys.stderr)
+    return path
+
+
 def _refuse_size(args, columns, failed):
     """Exit status 2, nothing written but a blank schema template: a table below the
     size its private schema estimate needs (public: its rows, columns, ε and δ)."""
-    template = _template_path(args.data)
-    written = None
-    try:
-        text = json.dumps(_blank_template(columns), indent=2) + "\n"
-        with all_or_nothing() as stage:
-            stage(template, lambda p: p.write_text(text))
-        written = template
-    except (UsageError, OSError):  # a read-only folder: the message still says what to do
-        pass
+    written = _write_template(args, _blank_template(columns))
     where = (f"A schema template (one entry per column) was written to {written}: fill in "
              "each column's type and public bounds or categories (from documentation, not "
              f"from the rows) and rerun with --schema {written}"

@@ -251,9 +251,9 @@ def test_one_function_releases_a_mean_embedding():
 #: the public grids, the canonical forms' codes, the encoding's resolution, the
 #: releases' sensitivities and weights, the template's order of parts.
 _SCHEMA_NUMBERS = {"FINE_BINS", "FINE_GROUP", "_DECADES", "_FIRST_YEAR", "_END_YEAR",
-                   "NUMBER", "BOOL", "DATE", "TEXT", "MISSING", "DAY_NS", "HOUR_NS", "RESOLUTION_NS", "_INT_LIMIT",
-                   "EDGE_TOLERANCE", "OUTPUT_RESOLUTION", "MISSING_WEIGHT", "TIME_WEIGHT", "KIND_WEIGHT",
-                   "SENSITIVITY", "_WEIGHT"}
+                   "NUMBER", "BOOL", "DATE", "TEXT", "MISSING", "DAY_NS", "HOUR_NS",
+                   "RESOLUTION_NS", "_INT_LIMIT", "EDGE_TOLERANCE", "OUTPUT_RESOLUTION",
+                   "MISSING_WEIGHT", "TIME_WEIGHT", "KIND_WEIGHT", "SENSITIVITY", "_WEIGHT"}
 
 
 def _module_numbers(path):

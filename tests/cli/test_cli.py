@@ -719,3 +719,17 @@ def test_the_summary_names_strongly_related_pairs_left_unmeasured(tmp_path, fast
     at = next(i for i, t in enumerate(lines) if t.startswith("Two-way marginals:"))
     assert lines[at + 1].startswith("Strongly related but not measured (")
     assert "more rows, a larger epsilon or fewer columns would measure them" in lines[at + 1]
+
+
+def test_the_help_states_the_size_rule_as_the_library_computes_it(capsys):
+    from skdpgen.schema._shares import rows_needed
+
+    with pytest.raises(SystemExit):
+        main(["synthesize", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    per_column = rows_needed(1.5, 1.0, 1e-5)
+    assert f"about {round(per_column, -1):,} x sqrt(columns estimated) rows" in text
+    for d in (10, 30):
+        assert f"{round(rows_needed(1.5 * d, 1.0, 1e-5), -2):,} for {d}" in text
+    ratio = rows_needed(15, 0.3, 1e-5) / rows_needed(15, 1.0, 1e-5)
+    assert f"{ratio:.1f} times as many at 0.3" in text

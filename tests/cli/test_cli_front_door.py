@@ -77,10 +77,13 @@ def test_a_guess_is_refused_with_a_template_and_cli_remedies(tmp_path, fast_fits
 
 
 
-def test_runs_with_and_without_a_target_keep_their_own_templates(tmp_path, fast_fits, capsys):
+def test_runs_with_and_without_a_target_keep_their_own_templates(tmp_path, fast_fits, capsys,
+                                                                 monkeypatch):
     """Issue 55: a refused run with --target and one without wrote the same
     small.schema.json, the second silently over the first. Each template is
     named by its target, and one that replaces a file says so."""
+    # the size rule off: the templates of the estimate's guesses
+    monkeypatch.setattr(SchemaPlan, "rows_needed", lambda *args, **kwargs: 0)
     data = _small(tmp_path)
     out = str(tmp_path / "syn.csv")
     with warnings.catch_warnings():
@@ -101,6 +104,7 @@ def test_runs_with_and_without_a_target_keep_their_own_templates(tmp_path, fast_
         assert main(["synthesize", str(data), "--out", out, "--quiet"]) == 2
     err = capsys.readouterr().err
     assert f"replaced the file {tmp_path / 'small.schema.json'}" in err
+
 
 def test_a_folded_class_list_is_refused_with_allow_guesses_and_the_message_says_why(
         tmp_path, fast_fits, capsys):
@@ -139,7 +143,7 @@ def test_a_table_below_the_size_rule_is_refused_before_any_release(tmp_path, fas
     assert "Nothing was read or released" in err and "--allow-guesses" in err
     assert "Privacy report" not in printed.out  # nothing spent, nothing to report
     assert not out.exists() and not (tmp_path / "syn.privacy.json").exists()
-    template = json.loads((tmp_path / "small.schema.json").read_text())
+    template = json.loads((tmp_path / "small.label.schema.json").read_text())
     assert list(template) == ["weight", "rain", "label"]
     assert all(entry["type"] is None for entry in template.values())
     assert main(["synthesize", str(data), "--target", "label", "--out", str(out), "--quiet",
