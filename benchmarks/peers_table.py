@@ -32,14 +32,22 @@ OURS = ("Marginal", "DP-HP", "DP-MERF")  # the default --ours
 PEERS = ("MST", "AIM", "AIM3")
 
 
-def collect(paths, split):
+#: The peers' cache files and row names of each ``--peer-domain``.
+DOMAINS = {"public": ("public", PEERS),
+           "estimated-rho": ("estrho", ("MST-est-rho", "AIM-est-rho")),
+           "estimated": ("est", ("MST-est", "AIM-est"))}
+
+
+def collect(paths, split, suffix="public"):
     """{(table, epsilon, method): [run, ...]}: ours from ``paths``, the peers'
-    i.i.d. rows (and "MST*", "AIM*" as shipped) from the cache."""
+    i.i.d. rows (and "MST*", "AIM*" as shipped) from the cache (the files of
+    the peer domain ``suffix``)."""
     runs = collections.defaultdict(list)
     seen = set()  # the reference rows ("real", "indep.") once per seed, whatever the files
     for path in paths:
         for r in json.loads(Path(path).read_text()):
-            peer = r["method"].rstrip("*") in PEERS  # read from the cache below
+            peer = r["method"].rstrip("*") in {p for _, names in DOMAINS.values()
+                                               for p in names}  # from the cache below
             key = r["table"], r["epsilon"], r["method"]
             if r["method"] in ("real", "indep."):
                 if (*key, r["seed"]) in seen:
@@ -47,7 +55,7 @@ def collect(paths, split):
                 seen.add((*key, r["seed"]))
             if r.get("split", "validation") == split and not peer:
                 runs[key].append(r)
-    for path in sorted(CACHE.glob(f"*_{split}_*_public.json")):
+    for path in sorted(CACHE.glob(f"*_{split}_*_{suffix}.json")):
         entry = json.loads(path.read_text())
         key = entry["table"], entry["epsilon"]
         for name, scores in (entry.get("rows") or {}).items():
@@ -152,11 +160,16 @@ def main(argv=None):
     parser.add_argument("--per-metric", action="store_true",
                         help="one table per metric (a column per method) instead of one "
                              "table with every metric in a cell")
+    parser.add_argument("--peer-domain", choices=sorted(DOMAINS), default="public",
+                        help="the peers' rows: on the public domain, or on a domain "
+                             "estimated privately (bench_peers.py --peer-domain)")
     parser.add_argument("--figure", metavar="PATH", help="3-way TV against fit time (png)")
     parser.add_argument("--figure-epsilon", type=float, default=1.0)
     args = parser.parse_args(argv)
     args.methods = tuple(args.methods.split(","))
-    runs = collect(args.ours, args.split)
+    global PEERS
+    suffix, PEERS = DOMAINS[args.peer_domain]
+    runs = collect(args.ours, args.split, suffix)
     for eps in sorted({k[1] for k in runs}, reverse=True):
         table, wins = rows(runs, eps, args.methods)
         if not table:
