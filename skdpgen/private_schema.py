@@ -27,11 +27,7 @@ releases: ``schema: kinds``, the counts of its values' canonical forms,
 from which its kind (numeric, bool, datetime or categorical) is decided
 (:func:`skdpgen.schema._text.kind_from_forms`), and ``schema: values``,
 the statistic of that kind below, scaled to sensitivity √2 so that every
-column's values release looks the same in the report. The dates that
-carried a UTC offset (``"2024-03-01T13:00:00Z"``) are a cell of their own
-in the kinds release (each value still in one cell: ``Δ = √2``); a datetime
-column whose noisy count of them exceeds that of the other dates is
-estimated ``"timezone": "UTC"`` and synthesized with the marker. A column whose kind
+column's values release looks the same in the report. A column whose kind
 is declared gets the release of its kind directly.
 
 **Releases.** Replace-one L2 sensitivities (derived in

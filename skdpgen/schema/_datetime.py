@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..privacy import record_leak
-from ._canonical import DATE, DAY_NS, HOUR_NS, canonical
+from ._canonical import DAY_NS, HOUR_NS, canonical
 from ._kind import ColumnCodec, ColumnKind, flag
 from ._issues import _empty, _missing_flag, _warn_guess, _warn_outside
 from ._numeric import Binned
@@ -178,26 +178,6 @@ def _datetime_statistic(wall):
     return np.concatenate([hist, [not_midnight, not_hour, nat.sum()]]).astype(np.float64)
 
 
-def _timezone(key, context):
-    """The timezone of an estimated datetime column: the partial spec's, else
-    ``"UTC"`` when its kind release (``context.noisy[(key, "kinds")]``, of a
-    column whose kind was estimated) counts more dates with a UTC offset than
-    without, else None (wall times).
-
-    Dates with an offset are read as UTC instants either way (a date
-    without one as wall time, which ``"UTC"`` reads as UTC): the decision
-    only says whether the synthetic values carry the marker, as most of the
-    column's did ("2024-03-01T13:00:00Z" came back "2024-03-01 13:00:00").
-    Their own offsets are not kept: the values come back in UTC.
-    Post-processing of the released form counts.
-    """
-    declared = context.partial.get("timezone")
-    forms = context.noisy.get((key, "kinds"))
-    if declared is not None or forms is None or len(forms) < 6:
-        return declared
-    return "UTC" if forms[5] > forms[DATE] else None
-
-
 class DatetimeKind(ColumnKind):
     """Dates and times, clipped to public bounds on the column's clock (the
     statistic: a yearly histogram)."""
@@ -238,16 +218,13 @@ class DatetimeKind(ColumnKind):
         record_leak(
             "bounds",
             f"The bounds of datetime column {key!r} were read from the private data (its "
-            "first and last day, whether every value is a whole day or hour, whether "
-            "most carry a UTC offset, and its missing "
+            "first and last day, whether every value is a whole day or hour, and its "
+            "missing "
             "flag) and are released with the model without privacy. Declare them in the "
             "schema to avoid this.",
             column=key,
         )
         timezone = context.partial.get("timezone")
-        dates = canon.form == DATE
-        if timezone is None and np.sum(canon.aware & dates) > np.sum(~canon.aware & dates):
-            timezone = "UTC"  # most dates had an offset (the rule of the estimate)
         wall = wall_ns(canon, timezone)
         missing = bool(np.any(wall == _NAT))
         wall = wall[wall != _NAT]
@@ -292,7 +269,7 @@ class DatetimeKind(ColumnKind):
         found = _occupied_range(noisy[:-3], decades, s, guess=False)
         first, last = found or _occupied_range(noisy[:-3], decades, s)
         spec = {"type": "datetime", "bounds": [_year_label(first), _year_label(last + 1)],
-                "missing": missing, "timezone": _timezone(key, context),
+                "missing": missing, "timezone": context.partial.get("timezone"),
                 "impute": not missing}
         if found is None:  # a guess, unless no row has a value
             if not _empty(missing, noisy[-1], n, s, context.flag_stds):

@@ -79,9 +79,7 @@ class EstimateContext:
     release : str
         The report name under which the column's statistic is released.
     noisy : dict
-        Where the released noisy vectors are kept for inspection (a column's
-        kind release, ``(key, "kinds")``, is read again by a datetime
-        column's estimate for its timezone).
+        Where the released noisy vectors are kept for inspection.
     counts : dict
         Where a column's released counts of cells of its one-hot block are
         kept, ``key -> (cells, counts, std)`` (slots of the block in the

@@ -53,8 +53,7 @@ KIND_WEIGHT = 0.5
 #: What each release holds, for the generated sensitivity table (sensitivity_table).
 _RELEASED = {
     KINDS: "counts of the values that are numbers, bools, dates, text and missing "
-           "(canonical forms; the dates with a UTC offset apart), per column whose kind "
-           "is not declared",
+           "(canonical forms), per column whose kind is not declared",
     VALUES: "the statistic of the kind just estimated (below), scaled to sensitivity "
             "√2; a partition selection for a categorical column",
     NUMERIC: "histogram over the public numeric grid, the same over its fine grid and "

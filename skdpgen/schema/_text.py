@@ -1,8 +1,7 @@
 """Text: a column whose kind is not declared, until its kind is estimated.
 
 Its first release (``schema: kinds``) is the count of its values in each
-canonical form (numbers, bools, dates, text, missing, the dates that
-carried a UTC offset counted apart); the kind follows
+canonical form (numbers, bools, dates, text, missing); the kind follows
 from the noisy counts (:func:`kind_from_forms`), and the column then
 behaves as that kind, its statistic released as the column's ``schema:
 values`` release (scaled to one sensitivity, so that the report is the
@@ -17,7 +16,6 @@ import math
 import numpy as np
 
 from ._bool import BoolKind
-from ._canonical import DATE
 from ._categorical import CategoricalKind
 from ._datetime import DatetimeKind
 from ._kind import ColumnKind
@@ -35,20 +33,16 @@ def kind_from_forms(noisy, s):
 
     ``noisy`` holds the counts of values that are numbers, bools, dates,
     text and missing (:data:`skdpgen.schema._canonical.FORMS`), each with
-    noise standard deviation ``s`` (0 for exact counts), and optionally a
-    sixth, the dates that carried a UTC offset (:meth:`TextKind.statistic`:
-    the third count then holds the others, and the form of dates is their
-    sum, of ``k_t = 2`` counts). The present form
+    noise standard deviation ``s`` (0 for exact counts). The present form
     with the largest noisy count is the candidate: text (or no positive
     count) makes the column ``"categorical"``; a number, bool or date
     makes it ``"numeric"``, ``"bool"`` or ``"datetime"`` when its count
     ``ñ_t`` also makes ``POLICY.type_share`` of the noisy present values ``p̃ =
     ñ_0 + ñ_1 + ñ_2 + ñ_3``:
     ``ñ_t − POLICY.type_share·p̃ ≥ −POLICY.type_stds·s_share``,
-    where ``s_share = s·sqrt(k_t(1 − q)² + k_o·q²)`` (``q = POLICY.type_share``;
-    ``k_t`` counts in form ``t``, ``k_o`` present counts outside it: 1 and 3
-    with five counts) is that statistic's noise standard deviation;
-    otherwise (a mix of forms) it is categorical.
+    where ``s_share = s·sqrt((1 − q)² + 3q²)`` (``q = POLICY.type_share``) is that
+    statistic's noise standard deviation; otherwise (a mix of forms) it is
+    categorical.
 
     So a column whose present values all take form ``t`` fails the share
     test w.p. at most ``Φ(−POLICY.type_stds) ≈ 3e-5``, and loses the comparison
@@ -68,20 +62,12 @@ def kind_from_forms(noisy, s):
     ('numeric', 'categorical')
     >>> kind_from_forms([0, 500, 0, 0, 20], s=3.0)
     'bool'
-    >>> kind_from_forms([0, 0, 10, 0, 5, 990], s=3.0)  # dates, most with an offset
-    'datetime'
     """
     noisy = np.asarray(noisy, dtype=np.float64)
-    split = noisy.size > 5  # the dates with an offset apart: the form of dates is a sum
-    cells = np.ones(5)
-    if split:
-        noisy = np.r_[noisy[:DATE], noisy[DATE] + noisy[5], noisy[DATE + 1:5]]
-        cells[DATE] = 2.0
     q = POLICY.type_share
     present = max(float(noisy[:4].sum()), 0.0)
+    s_share = s * math.sqrt((1.0 - q) ** 2 + 3.0 * q * q)
     t = int(np.argmax(noisy[:4]))
-    k_t = cells[t]
-    s_share = s * math.sqrt(k_t * (1.0 - q) ** 2 + (cells[:4].sum() - k_t) * q * q)
     if t == 3 or not noisy[t] > 0:
         return "categorical"
     if noisy[t] - q * present >= -POLICY.type_stds * s_share:
@@ -97,21 +83,15 @@ class TextKind(ColumnKind):
     sensitivity = math.sqrt(2.0)
 
     def statistic(self, canon, context):
-        """``[numbers, bools, dates, text, missing, dates with an offset]``: the
-        count of values in each canonical form, the dates that carried a
-        timezone or UTC offset (``"2024-03-01T13:00:00Z"``) counted apart
-        from the others (the third count); a datetime column's estimate
-        reads them again for its timezone (:meth:`DatetimeKind.estimate`).
+        """``[numbers, bools, dates, text, missing]``: the count of values in
+        each canonical form.
 
         Notes
         -----
         **Sensitivity** (replace-one): every record is in exactly one of the
-        six cells, so a replacement moves one count: ``Δ = √2``.
+        five cells, so a replacement moves one count: ``Δ = √2``.
         """
-        counts = canon.counts()
-        aware = float(np.sum((canon.form == DATE) & canon.aware))
-        counts[DATE] -= aware
-        return np.r_[counts, aware]
+        return canon.counts()
 
     def privatize(self, key, statistic, n, context):
         """The column's kind (one of :data:`KINDS`), from its noisy form counts."""

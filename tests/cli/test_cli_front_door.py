@@ -258,28 +258,6 @@ def test_declared_datetimes_come_back_in_whole_seconds():
     assert np.all(days.astype(np.int64) % (86_400 * 10**9) == 0)
 
 
-
-def test_utc_times_on_the_hour_come_back_in_utc_on_the_hour(tmp_path, fast_fits, capsys):
-    """Issue 55: a column like "2024-03-01T13:00:00Z" came back without its UTC
-    marker and with minutes and seconds. The noisy counts say that most values
-    carried an offset (the kind release) and that none is off the hour (the
-    values release): "timezone": "UTC", "resolution": "hour"."""
-    rng = np.random.default_rng(1)
-    n = 3000
-    when = pd.Timestamp("2024-03-01", tz="UTC") + pd.to_timedelta(
-        rng.integers(0, 24 * 120, n), unit="h")
-    pd.DataFrame({"when": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "x": rng.integers(0, 50, n),
-                  "c": rng.choice(["a", "b", "c"], n)}).to_csv(tmp_path / "d.csv", index=False)
-    status = main(["synthesize", str(tmp_path / "d.csv"), "--epsilon", "1", "--out",
-                   str(tmp_path / "syn.csv"), "--random-state", "0", "--quiet",
-                   "--allow-guesses"])
-    assert status == 0, capsys.readouterr().err
-    written = pd.read_csv(tmp_path / "syn.csv", dtype=str)["when"]
-    assert written.str.endswith("+00:00").all(), written.head().tolist()
-    back = pd.to_datetime(written)
-    assert str(back.dt.tz) == "UTC" and (back == back.dt.floor("h")).all()
-    assert not (back == back.dt.normalize()).all()  # hours, not whole days
-
 def test_every_option_has_help_with_its_default_and_every_command_examples():
     from skdpgen.cli import build_parser
 
