@@ -24,7 +24,14 @@ with what the fit's privacy report claims:
 Negative controls: the same audits must flag a mechanism whose noise is 20 %
 smaller than claimed (``_gaussian_noise`` scaled by 0.8, report unchanged),
 and one whose sensitivity is understated by √2 (``add_noise`` receives
-``Δ/√2``: noise and report both use it).
+``Δ/√2``: noise and report both use it). The 20 %-less-noise control reads
+the passing audit's own fits (:func:`shared_fits`, extended to its run
+count) with every captured noise draw scaled by 0.8: bit for bit the
+release of the real controlled path for the same draws
+(``test_rescaled_noise_is_the_control_release`` runs both with seeded
+noise), since the exact statistics do not depend on the noise (checked in
+every audit). Each test keeps its own error probabilities; the fits of the
+passing audit are no longer made twice.
 
 Power and false alarms. Every fit is calibrated for ε = 16.7 at δ = 1e-5,
 i.e. μ = 3.0 for the composition of its releases (single releases: μ_i = 3;
@@ -77,7 +84,7 @@ from skdpgen.rows import ArrayRows
 from skdpgen.schema import TableEncoder
 from skdpgen.synthesizers import MarginalMechanism, ReleaseContext
 
-from _capture import capture_fits
+from _capture import capture_fits, rescaled_noise
 
 DELTA = 1e-5
 EPSILON = 16.7  # μ = gaussian_mu(16.7, 1e-5) = 3.0 for every audited fit
@@ -159,10 +166,42 @@ def _report_key(report):
             report.delta)
 
 
-def run_audit(mechanism, n_runs, **control):
-    """Audit ``mechanism`` with ``n_runs`` fits on each dataset (see module doc)."""
-    on_d, reports = capture_fits(mechanism.fit, mechanism.d, n_runs, **control)
-    on_d_prime, reports_prime = capture_fits(mechanism.fit, mechanism.d_prime, n_runs, **control)
+_SHARED = {}  # (mechanism, side): (fits, reports) of the correct mechanism, in fit order
+
+
+def shared_fits(mechanism, side, n_runs):
+    """The first ``n_runs`` fits of the correct ``mechanism`` on ``side`` (``"d"`` or
+    ``"d_prime"``), captured once per session and extended when more are asked:
+    the passing audit and its 20 %-less-noise control read the same fits (the
+    control with their noise rescaled: :func:`rescaled_noise`). Each test's
+    error probabilities are those of independent fits; only the two tests'
+    outcomes are dependent."""
+    fits, reports = _SHARED.setdefault((mechanism.name, side), ([], []))
+    if len(fits) < n_runs:
+        more, more_reports = capture_fits(mechanism.fit, getattr(mechanism, side),
+                                          n_runs - len(fits))
+        fits += more
+        reports += more_reports
+    return fits[:n_runs], reports[:n_runs]
+
+
+def run_audit(mechanism, n_runs, *, shared=False, rescale=1.0, **control):
+    """Audit ``mechanism`` with ``n_runs`` fits on each dataset (see module doc).
+
+    ``shared``: read the fits of :func:`shared_fits` (the correct mechanism),
+    their noise scaled by ``rescale``; else capture new fits under ``control``.
+    """
+    if shared:
+        assert not control
+        (on_d, reports), (on_d_prime, reports_prime) = (
+            shared_fits(mechanism, side, n_runs) for side in ("d", "d_prime"))
+        on_d, on_d_prime = (rescaled_noise(side, rescale) if rescale != 1.0 else side
+                            for side in (on_d, on_d_prime))
+    else:
+        assert rescale == 1.0
+        on_d, reports = capture_fits(mechanism.fit, mechanism.d, n_runs, **control)
+        on_d_prime, reports_prime = capture_fits(mechanism.fit, mechanism.d_prime, n_runs,
+                                                 **control)
     fits = on_d + on_d_prime
 
     # preconditions: the same releases in every fit, the same public choices
@@ -639,7 +678,7 @@ def test_mechanism_passes_its_audit(name):
     noise that ``add_noise`` adds is 20 % smaller than the report says.
     """
     mechanism = MECHANISMS[name]()
-    result = run_audit(mechanism, N_CHECK)
+    result = run_audit(mechanism, N_CHECK, shared=True)
     assert not result.flags, str(result)
     assert result.epsilon == pytest.approx(EPSILON, rel=1e-6)
     assert result.mu_claimed == pytest.approx(3.0, abs=0.01)
@@ -659,13 +698,38 @@ def test_audit_flags_20_percent_less_noise(name):
     fails too if the mechanism itself already adds less noise than it says).
     """
     mechanism = MECHANISMS[name]()
-    result = run_audit(mechanism, mechanism.n_runs, noise_scale=0.8)
+    result = run_audit(mechanism, mechanism.n_runs, shared=True, rescale=0.8)
     assert {("noise", r.label) for r in result.releases} <= result.flags, str(result)
     for r in result.releases:  # and it measures the shortfall correctly
         assert r.measured.noise_std_low <= 0.8 * r.claimed_noise_std, str(result)
         assert 0.8 * r.claimed_noise_std <= r.measured.noise_std_high, str(result)
     if mechanism.composite:  # the μ estimate alone catches it too
         assert ("mu", "all") in result.flags, str(result)
+
+
+@pytest.mark.audit
+@pytest.mark.parametrize("name", list(MECHANISMS))
+def test_rescaled_noise_is_the_control_release(name):
+    """The 20 %-less-noise control reads the passing audit's fits with their
+    noise rescaled (:func:`rescaled_noise`): that is, bit for bit, what the
+    real ``add_noise`` path releases when ``_gaussian_noise`` is scaled by 0.8,
+    for the same draws (seeded here: one fit on each dataset)."""
+    mechanism = MECHANISMS[name]()
+    for data in (mechanism.d, mechanism.d_prime):
+        captured = []
+        for scale in (1.0, 0.8):
+            with warnings.catch_warnings(), privacy.reproducible_noise(55):
+                warnings.simplefilter("ignore", privacy.PrivacyLeakWarning)
+                captured.append(capture_fits(mechanism.fit, data, 1, noise_scale=scale)[0])
+        plain, controlled = captured
+        (rescaled,), (real,) = rescaled_noise(plain, 0.8), controlled
+        assert [r.name for r in rescaled] == [r.name for r in real]
+        assert any(r.noise is not None for r in real)
+        for r, r_real, r_plain in zip(rescaled, real, plain[0]):
+            assert np.array_equal(r.value, r_real.value), r.name
+            assert np.array_equal(r.noisy, r_real.noisy), r.name
+            # the control changed every noisy release, and only those
+            assert (r.noise is None) == np.array_equal(r_real.noisy, r_plain.noisy), r.name
 
 
 @pytest.mark.audit
