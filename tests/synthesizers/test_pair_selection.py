@@ -166,35 +166,36 @@ def test_a_wide_survey_keeps_its_strongest_relations():
             assert corr < bound and near > 0.2
 
 
-def test_the_fit_selects_with_the_share_its_design_planned():
-    # 2,800 rows of 27 columns at epsilon 1: three chosen pairs, the pairs'
-    # share 0.1 + 0.9 * 3 / 30 = 0.19; the selection keeps its planned 0.1 of
-    # the budget (not half of the smaller share the design returns)
+@pytest.fixture(scope="module")
+def survey_fit():
+    """A fit of 2,800 rows of the 27-column survey at epsilon 1 (three pairs chosen)."""
     from skdpgen.datasets import make_survey
-    from skdpgen.synthesizers._policy import POLICY
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         synth = MarginalSynthesizer(random_state=0, **{k: v for k, v in FAST.items()
                                                        if k != "random_state"})
-        synth.fit(make_survey(2_800, random_state=0), epsilon=1.0)
+        return synth.fit(make_survey(2_800, random_state=0), epsilon=1.0)
+
+
+def test_the_fit_selects_with_the_share_its_design_planned(survey_fit):
+    # 2,800 rows of 27 columns at epsilon 1: three chosen pairs, the pairs'
+    # share 0.1 + 0.9 * 3 / 30 = 0.19; the selection keeps its planned 0.1 of
+    # the budget (not half of the smaller share the design returns)
+    from skdpgen.synthesizers._policy import POLICY
+
+    synth = survey_fit
     k = len(synth.measured_pairs_)
     assert 0 < k < 27 / 8  # a share below twice the selection's
     assert synth.pair_share_ == pytest.approx(0.1 + 0.9 * k / (27 + k))
     assert synth.mechanism_.selection_share == POLICY.selection_share
 
 
-def test_strongly_related_pairs_not_measured_are_named():
+def test_strongly_related_pairs_not_measured_are_named(survey_fit):
     # 2,800 rows of 27 columns at epsilon 1: three pairs measured; the others
     # whose noisy score still puts them above a total variation of 0.1 from
     # independence (two noise stds off) are named, strongest first
-    from skdpgen.datasets import make_survey
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        synth = MarginalSynthesizer(random_state=0, **{k: v for k, v in FAST.items()
-                                                       if k != "random_state"})
-        synth.fit(make_survey(2_800, random_state=0), epsilon=1.0)
+    synth = survey_fit
     mech = synth.mechanism_
     lost = mech.strong_pairs_not_measured()
     assert lost and not set(lost) & set(synth.measured_pairs_)
