@@ -51,16 +51,18 @@ def pairs_note(model, shown=8):
     total = d * (d - 1) // 2
     if len(pairs) == total:
         return f"Two-way marginals: all {total} pairs of columns measured."
-    names = ", ".join(f"{a}~{b}" for a, b in pairs[:shown])
-    more = f" and {len(pairs) - shown} more" if len(pairs) > shown else ""
     note = (f"Two-way marginals: {len(pairs)} of {total} pairs of columns measured, chosen "
-            f"privately as the most dependent ({names}{more}); the others only through "
-            "them.")
+            f"privately as the most dependent ({_listed(pairs, shown)}); the others only "
+            "through them.")
     lost = model.mechanism_.strong_pairs_not_measured()
     if lost:
-        names = ", ".join(f"{a}~{b}" for a, b in lost[:shown])
-        more = f" and {len(lost) - shown} more" if len(lost) > shown else ""
-        note += (f"\nStrongly related but not measured ({names}{more}): the synthetic rows "
-                 "keep these relations only as far as the measured pairs imply them; more "
-                 "rows, a larger epsilon or fewer columns would measure them.")
+        note += (f"\nStrongly related but not measured ({_listed(lost, shown)}): the synthetic "
+                 "rows keep these relations only as far as the measured pairs imply them; "
+                 "more rows, a larger epsilon or fewer columns would measure them.")
     return note
+
+
+def _listed(pairs, shown):
+    """``a~b, c~d and 3 more``: the first ``shown`` pairs."""
+    more = f" and {len(pairs) - shown} more" if len(pairs) > shown else ""
+    return ", ".join(f"{a}~{b}" for a, b in pairs[:shown]) + more
