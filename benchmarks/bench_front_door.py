@@ -40,7 +40,7 @@ On an exit-0 run with output written:
 
 Verdict: ``output OK`` (all criteria met), ``output ABSURD`` (exit 0 with
 output but a criterion failed; the failing ones are listed), ``refused``
-(exit 2, no synthetic table, a ``<stem>.schema.json`` template next to the
+(exit 2, no synthetic table, a ``<stem>[.<target>].schema.json`` template next to the
 input), ``refused, no template`` (exit 2, nothing written, no template),
 ``error`` (anything else, e.g. exit 2 with output, exit 0 without output, a
 crash, a time-out).
@@ -273,7 +273,6 @@ def run_table(name, seed, args, workdir, eval_json):
     data_csv = folder / f"{name}.csv"
     data_csv.write_bytes(csv_bytes(name, args.data))
     out_csv = folder / f"{name}.synth.csv"
-    template = folder / f"{name}.schema.json"
     before = {p.name for p in folder.iterdir()}
     cmd = ["synthesize", data_csv.name, "--target", t.target, "--epsilon", str(args.epsilon),
            "--out", out_csv.name, "--random-state", str(seed), "--quiet"]
@@ -281,6 +280,11 @@ def run_table(name, seed, args, workdir, eval_json):
         cmd += ["--method", args.method]
     rc, secs, out, err = run_cli(args.repo, cmd, folder, args.timeout)
     written = sorted({p.name for p in folder.iterdir()} - before)
+    # the template: <table>.schema.json, or <table>.<target>.schema.json (the
+    # command names it by its target since 2026-11-29)
+    templates = [folder / w for w in written
+                 if w.startswith(f"{name}.") and w.endswith(".schema.json")]
+    template = templates[0] if templates else folder / f"{name}.schema.json"
     real = read_csv(data_csv)
     row = dict(name=name, seed=seed, rows=len(real), cols=real.shape[1], shapes=t.shapes,
                target=t.target, exit=rc, seconds=secs, written=written,
@@ -397,7 +401,8 @@ def details_md(r):
     lines = [f"### {r['name']} (seed {r['seed']}): {r['verdict']}", "",
              f"`{r['command']}` → exit {r['exit']} in {r['seconds']:.1f} s; "
              f"files written: {', '.join(r['written']) or 'none'}; "
-             f"template `{r['name']}.schema.json`: {'yes' if r['template'] else 'no'}", ""]
+             f"template `{r['name']}[.target].schema.json`: {'yes' if r['template'] else 'no'}",
+             ""]
     if r["stderr_tail"]:
         lines += ["stderr (last lines):", "", "```", *r["stderr_tail"], "```", ""]
     d = r["details"]
@@ -460,7 +465,8 @@ def header(args, names):
             "", "Criteria: numeric/date columns ≥ 90 % of synthetic values in [q1 − w/2, q99 + w/2] "
             "and ≥ 70 % of real values inside the synthetic [min, max]; |missing-rate diff| ≤ 0.05 "
             "(tables ≥ 1,000 rows); target classes with ≥ 5 % of rows kept; `evaluate` exits 0. "
-            "A refusal is exit 2, nothing written, `<table>.schema.json` next to the input.", ""]
+            "A refusal is exit 2, nothing written, `<table>[.<target>].schema.json` next to "
+            "the input.", ""]
 
 
 def acceptance_lines(rows):
