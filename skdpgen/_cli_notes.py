@@ -18,8 +18,11 @@ def estimate_note(model, report):
     if mine.empty:
         return None
     share = float(mine["share"].sum())
+    from .schema._text import _declared_kind
+
+    # the plan's own rule: a column is estimated unless the user's spec is complete
     declared = {key for key, spec in (getattr(model, "schema", None) or {}).items()
-                if "bounds" in spec or "categories" in spec}
+                if not _declared_kind(spec)}
     schema = {key: spec for key, spec in (getattr(model, "schema_", {}) or {}).items()
               if key not in declared}
     kinds = {}

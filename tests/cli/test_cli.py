@@ -701,6 +701,13 @@ def test_the_summary_says_what_the_schema_estimate_spent_and_bought(tmp_path, fa
     main(["synthesize", str(tmp_path / "data.csv"), "--schema", str(tmp_path / "schema.json"),
           "--out", str(tmp_path / "o2.csv"), "--random-state", "0", "--quiet"])
     assert "Schema estimated" not in capsys.readouterr().out
+    # a partial spec (bounds left open) is estimated, as the plan counts it
+    schema["age"] = {"type": "numeric", "bounds": [None, None]}
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    main(["synthesize", str(tmp_path / "data.csv"), "--schema", str(tmp_path / "schema.json"),
+          "--out", str(tmp_path / "o3.csv"), "--random-state", "0", "--quiet",
+          "--allow-guesses"])
+    assert "values of the columns (1 numeric)" in capsys.readouterr().out
 
 
 def test_the_summary_names_strongly_related_pairs_left_unmeasured(tmp_path, fast_fits,
