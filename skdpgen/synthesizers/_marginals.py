@@ -238,7 +238,7 @@ class MarginalMechanism(Mechanism):
         self._zeros, self._sizes = zeros, sizes
         self._groups = pair_groups(encoder, self.pair_cells)
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
-        self._reused = None
+        self._reused, self.reused_columns_ = None, []
         self.features_ = MarginalFeatures(category_sizes=sizes, degree=1).fit(zeros)
         self.pairwise_ = self.candidates_ = None
         if len(sizes) > 1 and self.pair_share > 0:

@@ -478,6 +478,7 @@ def test_a_declared_schema_reuses_no_count():
     X, y, schema = _table(2000)
     synth = MarginalSynthesizer(schema=schema, classes=["no", "yes"], **MFAST).fit(X, y)
     assert synth.mechanism_._reused is None and synth.mechanism_._counts is None
+    assert synth.mechanism_.reused_columns_ == []
 
 
 def test_a_points_cells_are_not_counted_where_the_noise_may_spread():
