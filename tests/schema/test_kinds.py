@@ -102,3 +102,26 @@ def test_kind_of_answers_what_code_outside_the_schema_asks(parity):
     assert kind_of({"type": "bool"}) is kind_of("bool") is KINDS["bool"]
     with pytest.raises(ValueError, match="Unknown column kind 'money'"):
         kind_of({"type": "money"})
+
+
+def test_the_datetime_statistic_has_its_stated_sensitivity_on_any_pair_of_records():
+    """``DatetimeKind.statistic``'s Notes: replace-one Δ = √3 with the weighted
+    counts not at midnight and not on the hour, attained. Every pair of
+    records among midnight, on the hour, off the hour, other years, a
+    missing value and text."""
+    from skdpgen.schema._datetime import DatetimeKind
+
+    kind = DatetimeKind()
+    context = type("Context", (), {"partial": {}})()
+    records = ["2031-07-04", "2031-07-04 13:00", "2031-07-04 12:30", "1950-01-02 00:00:01",
+               "2099-12-31 23:00", None, "not a date"]
+    base = ["2000-01-01"] * 5
+
+    def statistic(record):
+        return np.asarray(kind.statistic(canonical(pd.Series(base + [record], dtype=object)),
+                                         context))
+
+    stats = [statistic(r) for r in records]
+    distances = [np.linalg.norm(a - b) for a in stats for b in stats]
+    assert max(distances) <= np.sqrt(3) + 1e-12
+    assert max(distances) == pytest.approx(np.sqrt(3))
