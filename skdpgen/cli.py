@@ -278,7 +278,7 @@ def _fit(model, X, y, args):
     failed, else None. With ``--strict`` the first leak is a usage error, before any
     training."""
     from .privacy import PrivacyLeakWarning
-    from .schema import SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError
+    from .schema import SchemaEstimateError, SchemaEstimateWarning
 
     failed = None
     with warnings.catch_warnings(record=True) as caught:
@@ -291,8 +291,6 @@ def _fit(model, X, y, args):
             raise UsageError(f"--strict: {leak.explain('cli')}") from None
         except SchemaEstimateError as exc:
             failed = exc
-    if isinstance(failed, SchemaSizeError):  # refused before the fit: its design's
-        return failed                          # warnings are about a fit not made
     for w in caught:  # the schema estimate's summary is worded for the command line
         if not (issubclass(w.category, SchemaEstimateWarning) and w.message.issues):
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)

@@ -298,6 +298,18 @@ class SchemaSizeError(SchemaEstimateError):
     <skdpgen.private_schema.SchemaPlan.rows_needed>` for the columns it
     would estimate. ``rows_needed`` (at this ε) and ``epsilon_needed`` (at
     these rows) say what would do; ``report`` spent nothing.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from skdpgen import MarginalSynthesizer
+    >>> from skdpgen.schema import SchemaSizeError
+    >>> X = pd.DataFrame(np.random.default_rng(0).integers(0, 9, size=(500, 4)))
+    >>> try:
+    ...     MarginalSynthesizer(on_guess="raise").fit(X, epsilon=1.0)
+    ... except SchemaSizeError as error:
+    ...     print(error.n_rows, error.rows_needed, error.report.n_releases)
+    500 2320 0
     """
 
     def __init__(self, message, *, n_rows, rows_needed, epsilon_needed, report=None):

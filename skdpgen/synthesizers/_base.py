@@ -132,13 +132,19 @@ class BaseSynthesizer(PrivateEstimator):
         rng = check_generator(self.random_state)
         # the mechanism and the generator, from the public shape (the row count only
         # when a design reads it: a pass over Dask data or blocks, made once)
-        design = self._design(PublicShape(len(table.columns), budget.epsilon, budget.delta,
-                                          labeled, lambda: table.n_rows), rng)
+        # the design's warnings (pairs it cannot measure) wait for the size check:
+        # a table it refuses is not fitted, and nothing is said of a fit not made
+        with warnings.catch_warnings(record=True) as designed:
+            warnings.simplefilter("always")
+            design = self._design(PublicShape(len(table.columns), budget.epsilon,
+                                              budget.delta, labeled, lambda: table.n_rows), rng)
         plan = self._schema_plan(table, design.image_shape)
         mechanism = design.mechanism
         accountant, estimate = self._plan_budget(table, plan, design, budget, labeled)
         if estimate and self.on_guess == "raise":  # before anything is read or released
             self._check_size(table, plan, budget, accountant)
+        for w in designed:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         schema, classes = self._complete_schema(table, plan, accountant, estimate)
         encoder, rows = self._encode(table, plan, design, schema, classes, accountant,
                                      estimate, private=budget.private, labeled=labeled)

@@ -508,8 +508,10 @@ def test_a_table_below_the_size_rule_is_refused_before_any_release():
     plan = SchemaPlan.from_table(X)
     needed = plan.rows_needed(1.0, 1e-5)
     assert needed > 400
-    with pytest.raises(SchemaSizeError) as caught:
+    with warnings.catch_warnings(record=True) as said, pytest.raises(SchemaSizeError) as caught:
+        warnings.simplefilter("always")
         MarginalSynthesizer(on_guess="raise", **MFAST).fit(X, epsilon=1.0)
+    assert said == []  # nothing said of a fit not made (the design's pairs warning waits)
     error = caught.value
     assert error.n_rows == 400 and error.rows_needed == needed
     assert error.report.epsilon == 0 and error.report.n_releases == 0  # nothing released
@@ -517,6 +519,8 @@ def test_a_table_below_the_size_rule_is_refused_before_any_release():
     assert f"about {needed:,} rows" in str(error) and "Nothing was read" in str(error)
     # a larger share of the budget needs fewer rows; the default fits anyway
     assert plan.rows_needed(1.0, 1e-5, schema_share=1.0) < needed
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
         MarginalSynthesizer(**MFAST).fit(X, epsilon=1.0)
+    # a fit that goes on says what its design could not measure
+    assert any("drawn independently" in str(w.message) for w in said)
