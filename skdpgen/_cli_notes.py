@@ -18,11 +18,11 @@ def estimate_note(model, report):
     if mine.empty:
         return None
     share = float(mine["share"].sum())
-    from .schema._text import _declared_kind
+    from .schema import partial_kind
 
     # the plan's own rule: a column is estimated unless the user's spec is complete
     declared = {key for key, spec in (getattr(model, "schema", None) or {}).items()
-                if not _declared_kind(spec)}
+                if not partial_kind(spec)}
     schema = {key: spec for key, spec in (getattr(model, "schema_", {}) or {}).items()
               if key not in declared}
     kinds = {}

@@ -129,7 +129,7 @@ from ._dtypes import kinds_from_dtypes
 from ._issues import SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError, describe_issues
 from ._kind import ColumnKind
 from ._numeric import bin_index
-from ._text import kind_of
+from ._text import kind_of, partial_kind
 from ._table import (
     TableEncoder,
     as_frame,
@@ -158,6 +158,7 @@ __all__ = [
     "numbers_table",
     "numeric_schema",
     "output_dtype",
+    "partial_kind",
     "paired_frames",
     "read_column",
 ]

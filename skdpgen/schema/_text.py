@@ -193,6 +193,21 @@ def kind_of(spec):
     return KINDS[name]
 
 
+def partial_kind(spec):
+    """The kind a partial spec declares, or None when the spec is complete.
+
+    A column whose spec is partial (a type only, or bounds left open) is
+    estimated; a complete spec is used as it is (the schema plan's rule).
+
+    Examples
+    --------
+    >>> from skdpgen.schema import partial_kind
+    >>> partial_kind({"type": "numeric"}), partial_kind({"type": "numeric", "bounds": [0, 1]})
+    ('numeric', None)
+    """
+    return _declared_kind(spec)
+
+
 def _declared_kind(spec):
     """The kind a partial spec declares, or None when the spec is complete."""
     kind = spec.get("type")
