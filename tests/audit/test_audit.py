@@ -39,8 +39,10 @@ DP-HP: μ_i from 0.9 to 1.9 on its worst-case pair). Each check errs on a
 correct mechanism with probability at most 1e-5 (one-sided; ALPHA = 2e-5
 two-sided), so a correct mechanism fails a test with probability below
 1e-4. Check (a) misses a 20 % noise shortfall in a release with
-probability 3e-4 with 300 runs per dataset, 2e-6 with 400 (the log of the
-std is estimated to ±0.029 or ±0.025; the shortfall is 0.223). Check (c)
+probability 3.7e-4 with 300 runs per dataset, 1.6e-6 with 400 (exact: the
+pooled variance times ``df/s²`` is χ² with ``df = 2N − 2``, and the check
+misses when it exceeds ``χ²_df(1e-5)/0.64``; the log of the std is estimated
+to ±0.029 or ±0.025, the shortfall is 0.223). Check (c)
 misses it (μ̂ has standard error about sqrt(2/N + μ²/(4N)) with N runs
 per dataset) with probability 2e-5 with 600 runs when the pair attains the
 claimed μ, at most 1e-4 with 700 runs when it attains 97-99 % of it; it
@@ -674,7 +676,7 @@ def _params(names, fast=None):
 def test_mechanism_passes_its_audit(name):
     """The real mechanism: no flag; the pair is as bad as stated.
 
-    Fails (through check (a), each release missed w.p. < 3e-4) when the
+    Fails (through check (a), each release missed w.p. < 4e-4) when the
     noise that ``add_noise`` adds is 20 % smaller than the report says.
     """
     mechanism = MECHANISMS[name]()
@@ -815,6 +817,20 @@ def test_gaussian_mu_audit_intervals_have_their_coverage(mu, n_runs):
         misses += [a.mu_low > mu, a.mu_high < mu, a.noise_std_low > 0.5, a.noise_std_high < 0.5]
     # Binomial(200, 0.05): mean 10, sd 3.1
     assert np.all((2 <= misses) & (misses <= 22)), misses
+
+
+def test_check_a_miss_probabilities_are_as_the_module_states():
+    """The module's stated power of check (a): exact, from the χ² law of the
+    pooled variance (``df = 2N − 2``), at the run counts the audits use."""
+    from scipy.stats import chi2
+
+    def miss(n_runs):  # a 20 % shortfall passes when the upper bound reaches the claim
+        df = 2 * n_runs - 2
+        return chi2.sf(chi2.ppf(ALPHA / 2, df) / 0.8 ** 2, df)
+
+    assert 3.6e-4 < miss(N_CHECK) < 3.8e-4
+    assert 1.5e-6 < miss(N_LESS_NOISE) < 1.7e-6
+    assert "3.7e-4 with 300" in __doc__ and "1.6e-6 with 400" in __doc__
 
 
 def test_gaussian_mu_audit_estimates_mu_and_noise():
