@@ -5,7 +5,7 @@ estimated schema, the fit's choices)."""
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-__all__ = ["estimate_note", "pairs_note"]
+__all__ = ["classes_note", "estimate_note", "pairs_note"]
 
 
 def estimate_note(model, report):
@@ -41,6 +41,25 @@ def estimate_note(model, report):
         bought.append(f"the counts of {columns} values measure the one-way marginals too")
     return (f"Schema estimated privately with {share:.0%} of the budget: "
             + "; ".join(bought) + ".")
+
+
+def classes_note(model, report, n_rows):
+    """How many classes the private class list kept and the smallest class it can
+    find (the selection's threshold, from the report: public, from n, ε and δ);
+    None when the classes were not estimated. A class under the threshold is not
+    found and its rows go to another class: the note says so on every estimated
+    list, since whether one was lost is not public."""
+    threshold = report.selection_thresholds.get("schema: classes")
+    classes = getattr(model, "classes_", None)
+    if threshold is None or classes is None:
+        return None
+    missing = getattr(model, "missing_label_", None)
+    kept = len([c for c in classes if c != missing])
+    share = f" ({threshold / n_rows:.1%} of the rows)" if n_rows else ""
+    return (f"Target classes found privately: {kept} kept. A class held by fewer than about "
+            f"{threshold:,.0f} rows{share} cannot be found at this budget and its rows are "
+            "written as another class: if the target has more classes, list every one "
+            "with --classes a,b,c.")
 
 
 def pairs_note(model, shown=8):

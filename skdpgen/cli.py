@@ -45,7 +45,7 @@ from ._cli_files import (
     reading,
     write_table,
 )
-from ._cli_notes import estimate_note, pairs_note
+from ._cli_notes import classes_note, estimate_note, pairs_note
 from ._cli_options import type_words
 
 __all__ = ["main"]
@@ -230,7 +230,8 @@ def _cmd_synthesize(args):
     # size (a line over the limit, read through) would show in it
     print(f"{_display_name(model)} fitted on {n_rows} rows; {n} synthetic rows written to "
           f"{args.out}")
-    for note in (estimate_note(model, report), pairs_note(model)):
+    for note in (estimate_note(model, report), classes_note(model, report, n_rows),
+                 pairs_note(model)):
         if note:
             print(note)
     _print_outcome(report, issues, json_path, txt_path)

@@ -208,11 +208,11 @@ def describe_issues(issues, interface="python", template=None):
         if i["problem"] not in grouped:
             own.setdefault(i["column"], []).append(f"{_what(i)}{mark(i)}")
     lines += [f"  - {column!r}: {'; '.join(what)}" for column, what in own.items()]
-    for problem, group in grouped.items():
-        shares = [i["share"] for i in group]
-        lines.append(f"  - {len(group)} columns whose {_NOISE_LINES[problem]} up to "
-                     f"{min(shares):.0%}-{max(shares):.0%} of the rows (the noise hides "
-                     f"that many at this size): {', '.join(repr(i['column']) for i in group)}")
+    for problem, group in grouped.items():  # each column with its own share, worst first
+        group = sorted(group, key=lambda i: -i["share"])
+        lines.append(f"  - {len(group)} columns whose {_NOISE_LINES[problem]} up to this "
+                     "share of the rows (the noise hides that many at this size): "
+                     + ", ".join(f"{i['column']!r} {i['share']:.0%}" for i in group))
     lines += [f"  - the class list: {_what(i)}{mark(i)}" for i in classes]
     def named(part):  # each column once, in the summary's order
         return list(dict.fromkeys(i["column"] for i in columns if template_fill(i) == part))

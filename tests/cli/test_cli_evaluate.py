@@ -6,6 +6,7 @@ Small tables (150 rows) and the default models keep every test fast.
 import contextlib
 import io
 import json
+import re
 import warnings
 
 import numpy as np
@@ -200,6 +201,8 @@ def test_an_identifier_is_skipped_and_named_with_progress_lines(tmp_path):
             tmp_path / f"{name}.csv", index=False)
     args = (tmp_path / "real.csv", tmp_path / "syn.csv", "--target", "label")
     out, err = _run(*args)
+    # the command line's words, not Python's (issue 55: "shuffled with random_state=0")
+    assert not re.search(r"random_state|\w+Synthesizer|skdpgen\.\w", out + err), out + err
     assert "Skipped 'code': 150 distinct values in 150 rows of the real test table" in out
     assert "'team' has 40 distinct values in the real test table: the models see its 30 " \
            "most frequent" in out

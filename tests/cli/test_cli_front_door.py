@@ -401,3 +401,34 @@ def test_a_guess_is_refused_before_anything_is_written_when_the_fit_goes_on(
     err = capsys.readouterr().err
     assert code == 2 and "refused" in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["small.csv", "small.label.schema.json"]
+
+
+def test_an_estimated_class_list_says_what_it_kept_and_the_smallest_class_it_finds(
+        tmp_path, fast_fits, capsys):
+    # four rare classes (37 of 5,000 rows) are under the selection's threshold:
+    # they are lost, and the summary says how many classes were kept and the size
+    # under which a class cannot be found (the report's threshold), never whether
+    # one was lost (not public)
+    rng = np.random.default_rng(0)
+    n = 5000
+    label = np.array(["A"] * 2600 + ["B"] * 2363 + ["C"] * 15 + ["D"] * 10 + ["E"] * 7
+                     + ["F"] * 5)
+    frame = pd.DataFrame({"a": rng.normal(size=n).round(2), "b": rng.integers(0, 5, n),
+                          "y": rng.permutation(label)})
+    data = tmp_path / "cls.csv"
+    frame.to_csv(data, index=False)
+    out = tmp_path / "syn.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["synthesize", str(data), "--target", "y", "--out", str(out),
+                     "--random-state", "0", "--allow-guesses"]) == 0
+    text = capsys.readouterr().out
+    report = json.loads((tmp_path / "syn.privacy.json").read_text())
+    threshold = next(s["threshold_rows"] for s in report["selections"]
+                     if s["release"] == "schema: classes")
+    kept = pd.read_csv(out)["y"].nunique()
+    assert (f"Target classes found privately: {kept} kept. A class held by fewer than about "
+            f"{threshold:,.0f} rows") in text, text
+    assert "--classes a,b,c" in text
+    for label in "CDEF":  # a value is never quoted
+        assert f"'{label}'" not in text
