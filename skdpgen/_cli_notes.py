@@ -71,11 +71,15 @@ def pairs_note(model, shown=8):
         return None
     d = model.n_features_in_
     total = d * (d - 1) // 2
+    # what a measured pair keeps: its cells, not a formula (issue 55: agesq = age²)
+    exact = (" A measured pair keeps the two columns' joint distribution at the "
+             "resolution of their bins: a column computed from another (a square, a "
+             "difference) comes back near that relation, not exactly on it.")
     if len(pairs) == total:
-        return f"Two-way marginals: all {total} pairs of columns measured."
+        return f"Two-way marginals: all {total} pairs of columns measured." + exact
     note = (f"Two-way marginals: {len(pairs)} of {total} pairs of columns measured, chosen "
             f"privately as the most dependent ({_listed(pairs, shown)}); the others only "
-            "through them.")
+            "through them." + exact)
     lost = model.mechanism_.strong_pairs_not_measured()
     if lost:
         note += (f"\nStrongly related but not measured ({_listed(lost, shown)}): the synthetic "

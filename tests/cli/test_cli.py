@@ -664,6 +664,8 @@ def test_the_summary_names_the_pairs_measured(tmp_path, fast_fits, capsys):
     assert status == 0
     assert "Two-way marginals: 2 of 10 pairs of columns measured, chosen privately" in out
     assert "Strongly related" not in out  # b ~ a is measured; the others are independent
+    # b = a² is kept as a joint distribution of cells, and the summary says so
+    assert "a column computed from another (a square, a difference) comes back near" in out
     frame.iloc[:400].to_csv(tmp_path / "small.csv", index=False)
     status = main(["synthesize", str(tmp_path / "small.csv"), "--schema",
                    str(tmp_path / "schema.json"), "--out", str(tmp_path / "out2.csv"),
