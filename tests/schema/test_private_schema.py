@@ -1291,3 +1291,38 @@ def test_a_few_percent_of_missing_categories_are_kept():
             schema, _, _ = estimate_schema(X, epsilon=1.0, delta=1e-5)
         found += schema["region"]["missing"]
     assert found >= 8
+
+
+def _numeric_estimate(noisy, s, n):
+    """``NumericKind.estimate`` of a simulated numeric release, and its warnings'
+    problems."""
+    import types
+
+    from skdpgen.schema._numeric import NumericKind
+
+    context = types.SimpleNamespace(bounds=None, flag_stds=4.0, partial={})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        spec = NumericKind().estimate("x", noisy, s, n, context)
+    return spec, [getattr(w.message, "problem", None) for w in caught]
+
+
+def test_a_zero_one_column_gets_no_level_two():
+    """The upper side of a 0/1 column: its range on the fine grid, 1 plus the
+    margin, ends at 1.5, the open lower edge of the bin (1.5, 2], which joined
+    the range on a 2 s fluctuation (hysteresis) and wrote 2s (issue 55: 6 of
+    400 simulated releases at s = 40 gave [0, 2] or [0, 3], 1 of 400 with the
+    rule). A lone weak end bin the fine range does not reach is dropped."""
+    from skdpgen.schema._grids import _numeric_grid
+    from skdpgen.schema._numeric import _numeric_statistic
+
+    lower, _, groups, _ = _numeric_grid()
+    s, zero_one = 40.0, np.r_[np.zeros(3600), np.ones(2400)]
+    two = int(np.flatnonzero(lower == 1.5)[0])  # the bin (1.5, 2]
+    noisy = _numeric_statistic(zero_one, True)
+    noisy[two] = 2.5 * s  # joined by hysteresis, below the detection threshold
+    spec, _ = _numeric_estimate(noisy, s, zero_one.size)
+    assert spec["bounds"] == [0.0, 1.0], spec
+    noisy[two] = 300.0  # 5 % of the rows hold 2: a real level, kept
+    spec, _ = _numeric_estimate(noisy, s, zero_one.size)
+    assert spec["bounds"][1] >= 2.0, spec
