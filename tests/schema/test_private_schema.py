@@ -1326,3 +1326,28 @@ def test_a_zero_one_column_gets_no_level_two():
     noisy[two] = 300.0  # 5 % of the rows hold 2: a real level, kept
     spec, _ = _numeric_estimate(noisy, s, zero_one.size)
     assert spec["bounds"][1] >= 2.0, spec
+
+
+@pytest.mark.parametrize("outside, std, named", [
+    (0.048, 0.019, True),   # adult's capital-loss at ε = 0.1: bounds [0, 1], 4.7 % above
+    (0.072, 0.031, True),   # a survey's children cut at 3 (12 % above) at ε = 1
+    (0.030, 0.019, False),  # not 2 noise stds: no clip is likely
+    (0.044, 0.001, False),  # a normal column's ±2 sd bounds on a large table: under 5 %
+    (0.000, 0.060, False),  # nothing estimated outside, under a large noise
+])
+def test_a_likely_clip_the_noise_keeps_unnamed_is_named_uncertain(outside, std, named):
+    """A clip estimated above ``POLICY.clip_stds`` of its noise whose estimate
+    plus ``POLICY.uncertain_stds`` reaches ``POLICY.warn_share`` is named
+    ``"uncertain"`` (issue 55: both clips above went unnamed)."""
+    from skdpgen.schema._issues import SchemaEstimateWarning, _warn_outside_share
+
+    n = 10_000
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _warn_outside_share("x", [0.0, 1.0], outside * n, std * n, n)
+    problems = [w.message.problem for w in caught
+                if isinstance(w.message, SchemaEstimateWarning)]
+    assert problems == (["uncertain"] if named else []), problems
+    if named:
+        share = [w.message.share for w in caught][0]
+        assert share == pytest.approx(outside + 2 * std) and "'x'" in str(caught[0].message)
