@@ -479,6 +479,23 @@ def _warn_outside_share(key, bounds, outside, std, n):
         problem="outside", share=outside / n), stacklevel=outside_stacklevel())
 
 
+def _warn_unlocated(key, bounds, share):
+    """:class:`SchemaEstimateWarning` (``"spread"``, never a guess) for a range whose
+    wide end bins the fine grid located nothing in.
+
+    ``share``: the rows estimated in those bins (their noisy counts over the
+    estimated present rows), which the bounds let lie anywhere in the bins
+    while the data may fill a small part of them (a column of years 1990-2015
+    found in the bins ``(1500, 2000]`` and ``(2000, 2500]`` alone had the
+    bounds ``[1501, 2500]``, and 86 % of its synthetic values fell outside
+    the years the data holds). Post-processing of the released counts."""
+    warnings.warn(SchemaEstimateWarning(
+        f"Column {key!r}: the fine grid of its private bounds estimate located none of the "
+        f"values of the wide end bins of its range {bounds} (about {share:.0%} of its rows, "
+        "estimated from the released counts), so its values may lie where the data has "
+        "none.", column=key, problem="spread", share=share), stacklevel=outside_stacklevel())
+
+
 def _warn_other(kept, other, residual, n, column=None):
     """:class:`SchemaEstimateWarning` for a selection losing rows to "other".
 

@@ -186,6 +186,9 @@ class EstimationPolicy(Policy):
     clip_stds: float = rule(
         2.0, "a clip estimated above this is named uncertain when the estimate plus "
              "uncertain_stds reaches warn_share")
+    unlocated_bins: int = rule(
+        2, "a range of at most this many bins, none located on the fine grid, is named "
+           "(\"spread\") from warn_share of the rows in them")
     missing_hidden_share: float = rule(
         0.02, "missing values of this share are kept; a column whose noise could hide "
               "them is named")

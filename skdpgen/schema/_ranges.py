@@ -32,6 +32,38 @@ from ._grids import (
 from ._policy import POLICY
 
 
+def _fine_found(fine, first, last, s):
+    """The occupied sub-bins of the bins ``first..last`` on the fine grid, or None.
+
+    In the range's sub-bins, and in their groups of ``FINE_GROUP``, the
+    occupied ones are found as the numeric bins are (a Bonferroni threshold
+    over the range, hysteresis on the sub-bins, no cut); a group extends
+    the sub-bins' range only when entirely outside it. None when nothing
+    in the range clears its threshold: the fine grid did not locate the
+    range's values within its bins. Post-processing of the noisy ``fine``.
+
+    Returns
+    -------
+    found : tuple of (int, int) or None
+        The first and last occupied sub-bin, counted from the range's first.
+    """
+    part = fine[first * FINE_BINS:(last + 1) * FINE_BINS]
+    found = None
+    for size in (1, FINE_GROUP):  # hysteresis on the sub-bins only, as on the bins
+        sums = part.reshape(-1, size).sum(axis=1)
+        level = _trimmed_range(sums, np.full(sums.size, float(size)), s, grow=size == 1,
+                               quantile=0.0)
+        if level is None:
+            continue
+        low, high = level[0] * size, (level[1] + 1) * size - 1  # in sub-bins
+        if found is None:
+            found = low, high
+        else:  # a group extends the sub-bins' range only when entirely outside it
+            found = (low if low + size - 1 < found[0] else found[0],
+                     high if high - size + 1 > found[1] else found[1])
+    return found
+
+
 def _refined_range(fine, coarse, first, last, s, integer, decades=None):
     """The range ``first..last`` of numeric bins, its end bins cut on the fine grid.
 
@@ -64,20 +96,7 @@ def _refined_range(fine, coarse, first, last, s, integer, decades=None):
         The refined range (the bins' edges where nothing was found).
     """
     lower, upper, _, _ = _numeric_grid()
-    part = fine[first * FINE_BINS:(last + 1) * FINE_BINS]
-    found = None
-    for size in (1, FINE_GROUP):  # hysteresis on the sub-bins only, as on the bins
-        sums = part.reshape(-1, size).sum(axis=1)
-        level = _trimmed_range(sums, np.full(sums.size, float(size)), s, grow=size == 1,
-                               quantile=0.0)
-        if level is None:
-            continue
-        low, high = level[0] * size, (level[1] + 1) * size - 1  # in sub-bins
-        if found is None:
-            found = low, high
-        else:  # a group extends the sub-bins' range only when entirely outside it
-            found = (low if low + size - 1 < found[0] else found[0],
-                     high if high - size + 1 > found[1] else found[1])
+    found = _fine_found(fine, first, last, s)
     lo, hi = float(lower[first]), float(upper[last])
     if found is None:
         return lo, hi
