@@ -358,7 +358,8 @@ class SchemaEstimateWarning(UserWarning):
         self.column = column
         #: ``"guess"`` (bounds guessed), ``"outside"`` (rows clipped by the
         #: bounds), ``"uncertain"`` (bounds that may clip a quarter of the
-        #: rows or more under the noise: ``share`` is that upper bound),
+        #: rows or more under the noise, or a twentieth when a clip is likely:
+        #: ``share`` is that upper bound),
         #: ``"categories"`` (values sent to "other" or none kept), ``"folded"``
         #: (rare values written as the kept value ``value``, no "other"),
         #: ``"classes"`` (labels sent to "other"), or None for a summary.
@@ -445,12 +446,26 @@ def _warn_outside_share(key, bounds, outside, std, n):
     its noise and ``POLICY.warn_share`` of ``n``, or ``POLICY.warn_large_stds`` and
     ``POLICY.warn_large_share`` (a large clip is warned of at a lower significance,
     a small one is not, so that a normal column's ±2 sd bounds, which clip
-    4.4 %, do not warn in a quarter of the fits)."""
+    4.4 %, do not warn in a quarter of the fits).
+
+    Below those, the column is named ``"uncertain"`` (never a guess) with the
+    share ``most``, the estimate plus ``POLICY.uncertain_stds`` of its noise,
+    when ``most`` reaches ``POLICY.guess_share`` of ``n`` (the noise hides a
+    clip of a quarter of the rows), or when the estimate exceeds
+    ``POLICY.clip_stds`` of its noise (a clip is likely) and ``most`` reaches
+    ``POLICY.warn_share``: a clip the noise keeps under the named shares'
+    significance, such as a count column's tail above its bound (a survey's
+    ``children`` cut at 3 with 12 % of its rows above, estimated at 5.7 % ±
+    5.4 %), or a column of zeros whose bound is 1 while 4.7 % of its rows lie
+    in the thousands (estimated 4.8 % ± 1.9 %), was not named. A column with
+    nothing outside is named so w.p. at most 2.3 % (a one-sided ``2σ``)."""
     if (outside < max(POLICY.warn_stds * std, POLICY.warn_share * n)
             and outside < max(POLICY.warn_large_stds * std, POLICY.warn_large_share * n)):
-        # nothing found, but the noise would hide a clip of a quarter of the rows
+        # nothing found, but the noise would hide a clip of a quarter of the
+        # rows, or a likely clip may reach a twentieth of them
         most = min(max(outside, 0.0) + POLICY.uncertain_stds * std, float(n))
-        if most >= POLICY.guess_share * n:
+        likely = outside > POLICY.clip_stds * std and most >= POLICY.warn_share * n
+        if most >= POLICY.guess_share * n or likely:
             warnings.warn(SchemaEstimateWarning(
                 f"Column {key!r}: its private bounds {bounds} may clip up to about "
                 f"{most / n:.0%} of its rows: the noise of the estimate hides that much.",
@@ -462,6 +477,23 @@ def _warn_outside_share(key, bounds, outside, std, n):
         f"counts) hold values outside its private bounds {bounds}, which clip them: their "
         "bins were too thin to clear the noise of the estimate.", column=key,
         problem="outside", share=outside / n), stacklevel=outside_stacklevel())
+
+
+def _warn_unlocated(key, bounds, share):
+    """:class:`SchemaEstimateWarning` (``"spread"``, never a guess) for a range whose
+    wide end bins the fine grid located nothing in.
+
+    ``share``: the rows estimated in those bins (their noisy counts over the
+    estimated present rows), which the bounds let lie anywhere in the bins
+    while the data may fill a small part of them (a column of years 1990-2015
+    found in the bins ``(1500, 2000]`` and ``(2000, 2500]`` alone had the
+    bounds ``[1501, 2500]``, and 86 % of its synthetic values fell outside
+    the years the data holds). Post-processing of the released counts."""
+    warnings.warn(SchemaEstimateWarning(
+        f"Column {key!r}: the fine grid of its private bounds estimate located none of the "
+        f"values of the wide end bins of its range {bounds} (about {share:.0%} of its rows, "
+        "estimated from the released counts), so its values may lie where the data has "
+        "none.", column=key, problem="spread", share=share), stacklevel=outside_stacklevel())
 
 
 def _warn_other(kept, other, residual, n, column=None):

@@ -183,6 +183,12 @@ class EstimationPolicy(Policy):
              "of the rows when their estimate also exceeds this")
     uncertain_stds: float = rule(
         2.0, "a column whose estimate plus this reaches guess_share is named uncertain")
+    clip_stds: float = rule(
+        2.0, "a clip estimated above this is named uncertain when the estimate plus "
+             "uncertain_stds reaches warn_share")
+    unlocated_bins: int = rule(
+        2, "a range of at most this many bins, none located on the fine grid, is named "
+           "(\"spread\") from warn_share of the rows in them")
     missing_hidden_share: float = rule(
         0.02, "missing values of this share are kept; a column whose noise could hide "
               "them is named")
