@@ -45,6 +45,8 @@ sphinx_gallery_conf = {
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"\.py$",  # run every example, not only plot_*.py
     "reset_argv": "_gallery.reset_argv",  # --quick --out-dir <temporary folder>
+    # progress bars (the long examples' verbose=1) to the terminal, not the page
+    "reset_modules": ("matplotlib", "_gallery.progress_to_terminal"),
     "within_subsection_order": "_gallery.ExampleOrder",
     "download_all_examples": False,
     "remove_config_comments": True,
