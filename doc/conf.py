@@ -29,6 +29,9 @@ html_theme_options = {
     # one header row at 1,280 px: four links, the rest under "More"
     "header_links_before_dropdown": 4,
     "navbar_align": "left",
+    # "On this page" lists sections and their subsections (the schemas page's
+    # private-estimate rules are subsections of one section)
+    "show_toc_level": 2,
 }
 # pages without sub-pages get no (empty) "Section Navigation" sidebar
 html_static_path = ["_static"]
