@@ -681,32 +681,47 @@ def summary(name, epsilon, runs, domain="public"):
 
 
 def figure(path, runs, epsilon):
-    """3-way TV against fit time (log x), one point per method and table."""
+    """3-way TV against fit time (log x), one point per method and table.
+
+    One colour per method, one marker per table, with a legend for each: no
+    text labels, which overlapped where several tables share a time and TV.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     fig, ax = plt.subplots(figsize=(8, 6))
     at = [r for r in runs if r["epsilon"] == epsilon and r.get("fit_s") is not None]
-    for i, m in enumerate(dict.fromkeys(r["method"] for r in at)):
-        points = []
-        for name in dict.fromkeys(r["table"] for r in at):
+    methods = list(dict.fromkeys(r["method"] for r in at))
+    tables = list(dict.fromkeys(r["table"] for r in at))
+    colours = {m: f"C{i % 10}" for i, m in enumerate(methods)}
+    markers = {t: "os^vDP*Xh<>p"[i % 12] for i, t in enumerate(tables)}
+    shown = set()
+    for m in methods:
+        for name in tables:
             mine = [r for r in at if r["method"] == m and r["table"] == name]
             x, y = mean_of(mine, "fit_s"), mean_of(mine, "tv3")
             if np.isfinite(x) and np.isfinite(y):
-                points.append((x, y, name))
-        if not points:
-            continue
-        xs, ys, _ = zip(*points)
-        ax.scatter(xs, ys, label=m, marker="os^vDP*X"[i % 8])
-        for x, y, name in points:
-            ax.annotate(name, (x, y), fontsize=6, xytext=(3, 2), textcoords="offset points")
+                ax.scatter([x], [y], color=colours[m], marker=markers[name], s=42,
+                           alpha=0.85, edgecolors="black", linewidths=0.4)
+                shown.update((m, name))
     ax.set_xscale("log")
     ax.set_xlabel("fit time (s, log scale; mean over seeds)")
     ax.set_ylabel("3-way marginal TV (mean over seeds)")
-    ax.set_title(f"Peers on the panel, eps = {epsilon:g} ({runs[0]['split']} split)")
-    ax.legend(fontsize=8)
+    ax.set_title(f"Methods on the panel, eps = {epsilon:g} ({runs[0]['split']} split)")
+    by_method = [Line2D([], [], linestyle="", marker="o", markersize=7, color=colours[m],
+                        markeredgecolor="black", markeredgewidth=0.4, label=m)
+                 for m in methods if m in shown]
+    by_table = [Line2D([], [], linestyle="", marker=markers[t], markersize=7, color="0.6",
+                       markeredgecolor="black", markeredgewidth=0.4, label=t)
+                for t in tables if t in shown]
+    first = ax.legend(handles=by_method, title="method", fontsize=8, title_fontsize=8,
+                      loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.add_artist(first)
+    ax.legend(handles=by_table, title="table", fontsize=8, title_fontsize=8,
+              loc="lower left", bbox_to_anchor=(1.01, 0.0))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 

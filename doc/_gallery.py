@@ -8,6 +8,7 @@ that the configuration can be pickled; ``conf.py`` puts ``doc/`` on
 
 import atexit
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -58,3 +59,39 @@ class ExampleOrder:
 
     def __repr__(self):
         return f"<{type(self).__name__}>"
+
+
+_TQDM = []
+
+
+def progress_to_terminal(gallery_conf, fname, when):
+    """Before each example, its progress bars go to the build's terminal, not its page.
+
+    A ``reset_modules`` hook. sphinx-gallery captures what an example writes
+    to stdout and stderr for its page, so a tqdm bar (an estimator's
+    ``verbose=1``) would fill the page with one line per refresh, and the
+    build would print nothing while a long example runs. Before each example
+    ``tqdm.auto.tqdm`` (what the trainer uses) becomes a subclass that writes
+    to the build's own stderr (``sys.__stderr__``), its label prefixed with
+    the example's name, refreshed every 10 s when stderr is not a terminal
+    (a log file); after the example the original is put back.
+    """
+    import tqdm.auto
+
+    if not _TQDM:
+        _TQDM.append(tqdm.auto.tqdm)
+    original = _TQDM[0]
+    if when != "before" or fname is None:
+        tqdm.auto.tqdm = original
+        return
+    name = Path(fname).name
+
+    class TerminalBar(original):
+        def __init__(self, *args, **kwargs):
+            kwargs.setdefault("file", sys.__stderr__)
+            kwargs["desc"] = f"{name}: {kwargs.get('desc') or 'progress'}"
+            if not getattr(sys.__stderr__, "isatty", lambda: False)():
+                kwargs.setdefault("mininterval", 10)
+            super().__init__(*args, **kwargs)
+
+    tqdm.auto.tqdm = TerminalBar

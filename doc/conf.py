@@ -29,6 +29,9 @@ html_theme_options = {
     # one header row at 1,280 px: four links, the rest under "More"
     "header_links_before_dropdown": 4,
     "navbar_align": "left",
+    # "On this page" lists sections and their subsections (the schemas page's
+    # private-estimate rules are subsections of one section)
+    "show_toc_level": 2,
 }
 # pages without sub-pages get no (empty) "Section Navigation" sidebar
 html_static_path = ["_static"]
@@ -45,6 +48,8 @@ sphinx_gallery_conf = {
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"\.py$",  # run every example, not only plot_*.py
     "reset_argv": "_gallery.reset_argv",  # --quick --out-dir <temporary folder>
+    # progress bars (the long examples' verbose=1) to the terminal, not the page
+    "reset_modules": ("matplotlib", "_gallery.progress_to_terminal"),
     "within_subsection_order": "_gallery.ExampleOrder",
     "download_all_examples": False,
     "remove_config_comments": True,

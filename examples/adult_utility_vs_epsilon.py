@@ -11,7 +11,8 @@ reference. Writes ``adult_utility.png`` to ``--out-dir``. The full
 12-classifier protocol is in ``benchmarks/bench_adult.py``.
 
 ``--quick`` (the gallery's mode) uses ε = 0.3, 1 and 3, the first 3,000
-training rows and 2 × 50 training steps.
+training rows and 2 × 50 training steps. Each fit shows a progress bar on
+stderr (``verbose=1``).
 """
 
 import argparse
@@ -51,7 +52,8 @@ def main(argv=None):
         scores = []
         for eps in epsilons:
             synth = cls(schema=train.schema, classes=train.target_schema["categories"],
-                        random_state=0, **extra).fit(X, y, epsilon=eps)
+                        random_state=0, verbose=1,  # a progress bar on stderr
+                        **extra).fit(X, y, epsilon=eps)
             Xs, ys = synth.sample(len(X), random_state=0)
             auc = downstream_utility(Xs, ys, test.data, test.target, models=models).loc["mean", "roc_auc"]
             scores.append(auc)

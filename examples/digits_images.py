@@ -24,7 +24,8 @@ enough (the Benchmarks page's figure). Small tables need more rows or more
 budget than large ones for the same picture.
 
 ``--quick`` (the gallery's mode) trains for 10 × 100 steps (about 25 s a
-fit on 2 cores); the default for 20 × 100. Each fit draws fresh privacy
+fit on 2 cores); the default for 20 × 100, with a progress bar on stderr
+(``verbose=1``). Each fit draws fresh privacy
 noise, so the images and accuracies change from one run to the next.
 """
 
@@ -64,6 +65,7 @@ def main(argv=None):
         synth = DPHPSynthesizer(
             schema=schema, classes=list(range(10)), image_shape=(8, 8),
             epochs=10 if args.quick else 20, steps_per_epoch=100, random_state=0,
+            verbose=1,  # a progress bar on stderr
         ).fit(X_tr, y_tr, epsilon=epsilon, delta=1e-5)
         Xs, ys = synth.sample(len(X_tr), random_state=0)
         acc = LogisticRegression(max_iter=2000).fit(Xs, ys).score(X_te, y_te)

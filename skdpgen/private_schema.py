@@ -1,4 +1,4 @@
-"""Private estimation of what a table's schema leaves out.
+r"""Private estimation of what a table's schema leaves out.
 
 A fit needs a complete public schema (see :mod:`skdpgen.schema`): bounds of
 numeric and datetime columns, categories of categorical columns, ``integer``
@@ -11,7 +11,10 @@ rows without noise, so a fit's ``privacy_report_`` lists every estimation
 release and its ``leaks`` stay empty. :meth:`SchemaPlan.read_from_data` is the
 leaky alternative (exact values, each recorded as a leak).
 
-**What is public.** The number of rows ``n``, the column names, the user's
+What is public
+~~~~~~~~~~~~~~
+
+The number of rows :math:`n`, the column names, the user's
 schema (a spec with a ``"type"`` only declares a column's kind, see
 :func:`skdpgen.schema.kinds_from_dtypes`), public ``bounds`` and whether
 the class list must be estimated. From these alone
@@ -22,7 +25,10 @@ input is not public: a column's dtype, a value's Python type or spelling
 value is read through its canonical form (:mod:`skdpgen.schema._canonical`):
 a number, a bool, a date, text or missing, whatever its type.
 
-**Kinds.** A column whose kind the schema does not declare gets two
+Kinds
+~~~~~
+
+A column whose kind the schema does not declare gets two
 releases: ``schema: kinds``, the counts of its values' canonical forms,
 from which its kind (numeric, bool, datetime or categorical) is decided
 (:func:`skdpgen.schema._text.kind_from_forms`), and ``schema: values``,
@@ -30,15 +36,21 @@ the statistic of that kind below, scaled to sensitivity √2 so that every
 column's values release looks the same in the report. A column whose kind
 is declared gets the release of its kind directly.
 
-**Releases.** Replace-one L2 sensitivities (derived in
+What is released
+~~~~~~~~~~~~~~~~
+
+Replace-one L2 sensitivities (derived in
 :meth:`SchemaPlan.estimate`); this table is generated from the releases'
 constants (:func:`skdpgen.schema._releases.sensitivity_table`):
 
 {sensitivity_table}
 
-**Grids.** Numeric values are binned on a fixed signed logarithmic grid
+Grids
+~~~~~
+
+Numeric values are binned on a fixed signed logarithmic grid
 (:func:`numeric_grid`): an exact-zero bin, ``(0, 1e-6]``, 210 bins from
-``1e-6`` to ``1e15`` with the edges ``m·10^d`` for the mantissas
+``1e-6`` to ``1e15`` with the edges :math:`m \cdot 10^d` for the mantissas
 ``1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8`` (each bin spans a ratio of at most
 4/3), and the mirror image for negative values: 423 bins. Values beyond
 ``±1e15`` fall in the outermost bins. The same release also counts the
@@ -52,17 +64,20 @@ earlier and later values in the first and last bin (a coarse grid: a
 yearly count of a table spread over decades clears the noise where monthly
 counts would not, and yearly bounds are public ranges enough).
 
-**Bounds** (post-processing of the noisy histogram, with noise standard
-deviation ``s`` per bin). A bin counts as occupied when its noisy count
-exceeds ``z·s``, with ``z`` chosen so that, over all bins of the grid, an
+Numeric ranges
+~~~~~~~~~~~~~~
+
+The bounds are post-processing of the noisy histogram, with noise standard
+deviation :math:`s` per bin. A bin counts as occupied when its noisy count
+exceeds :math:`z s`, with :math:`z` chosen so that, over all bins of the grid, an
 empty bin is taken for an occupied one with probability at most 1e-4
-(Bonferroni: ``z = Φ⁻¹(1 − 1e-4/n_bins)``, 5.0 for the numeric grid, 4.9 for
+(Bonferroni: :math:`z = \Phi^{-1}(1 - 10^{-4}/n_\mathrm{bins})`, 5.0 for the numeric grid, 4.9 for
 the time grid); a spurious bin would stretch the bounds to it, so the rate
-is kept small. Bins whose noisy count exceeds ``2s`` and that touch an
+is kept small. Bins whose noisy count exceeds :math:`2s` and that touch an
 occupied bin are occupied too, repeatedly (hysteresis thresholding): the
 tails next to the bulk join it, while an empty bin next to the range joins
-only w.p. 2.3 %, so the range grows by ``k`` spurious bins w.p. about
-``0.023^k``. So do bins above ``3s`` one empty bin away from an occupied
+only w.p. 2.3 %, so the range grows by :math:`k` spurious bins w.p. about
+:math:`0.023^k`. So do bins above :math:`3s` one empty bin away from an occupied
 one: values on a few points (percentages 4.5, 14.5, …) leave empty bins
 between occupied ones, and an empty bin joins this way only w.p. 0.13 %.
 Of the occupied mass, the lowest and the highest 0.5 % are cut
@@ -73,7 +88,7 @@ quantile and the upper edge of the bin holding the 99.5 % one, so they are
 rounded outward to grid edges. Values too diffuse to occupy single bins are
 looked for on a coarse level too, the same test on the noisy sums of groups
 of bins (decades of the numeric grid, decades of years of the time grid:
-noise ``s·sqrt(size)``, again at most 1e-4 false alarms per
+noise :math:`s\sqrt{\mathit{size}}`, again at most 1e-4 false alarms per
 level, without hysteresis: a whole decade joining the range on a 2s
 fluctuation, as a neighbouring bin may, would stretch a numeric range
 tenfold, or a range of dates two years long sixfold); the range
@@ -81,13 +96,13 @@ extends, level by level, to the occupied coarse groups that lie entirely
 outside the range so far. Then, at each end, the runs of bins just
 outside the range within the nearest group (the rest of the end's own
 group, or the next group once the range reaches a group's edge), each
-starting next to the range, are tested: a run of ``k`` bins passes when
-its noisy sum exceeds ``4s·sqrt(k)`` (and 0.5 % of the range's mass), and
-the passing run of largest ``sum/sqrt(k)`` joins, repeatedly: mass spread
+starting next to the range, are tested: a run of :math:`k` bins passes when
+its noisy sum exceeds :math:`4s\sqrt{k}` (and 0.5 % of the range's mass), and
+the passing run of largest :math:`\mathit{sum}/\sqrt{k}` joins, repeatedly: mass spread
 thin over a few bins stops the bins' hysteresis (each bin joins on its
 own w.p. well below 1, a chain of them rarely), and a group next to the
 range can miss the coarse level's Bonferroni threshold, while their sums
-clear ``4s`` (Bundesliga's validation split at ε = 1, 200 simulated
+clear :math:`4s` (Bundesliga's validation split at ε = 1, 200 simulated
 releases: the bounds of Round covered less than 95 % of its values in
 37 % of them, those of Date in 28 %; with this step, then for the whole
 part only, in 20 % and 15 %). The runs, not just the whole part, matter
@@ -97,14 +112,14 @@ showed, its decade ``(1, 10]`` too empty for the test as a whole (100
 private estimates of N(0, 1) at n = 4,000 with three columns: a mean
 coverage of 0.86 for the whole part, 0.94 for the runs); and the most
 significant run stops where the mass does, not at the group's edge. An
-empty part joins w.p. at most ``k·3e-5`` per end for ``k`` bins (in
+empty part joins w.p. at most :math:`3 \cdot 10^{-5} k` per end for :math:`k` bins (in
 20,000 simulated releases the range grew by two bins or more beyond a
 bulk as often as with the whole part alone, 0.4 %, mostly the bins'
-hysteresis; at ``3s`` the gains were larger, but a year column's range
+hysteresis; at :math:`3s` the gains were larger, but a year column's range
 widened to a whole extra bin of the logarithmic grid in about one fit in
 400). A range that holds bins on both sides of zero then loses the side
-whose bins' noisy sum and decades' counts both stay under ``4s·sqrt(k)``
-(``k`` bins, decades) while the rest of the range clears it: the sign of
+whose bins' noisy sum and decades' counts both stay under :math:`4s\sqrt{k}`
+(:math:`k` bins, decades) while the rest of the range clears it: the sign of
 a column's values is not a neighbourhood, and the empty bin ``[-1, -0.8)``
 beside the exact-zero bin joined a 0/1 column's range by hysteresis in
 about 2 % of estimates (bounds ``[-1, 1]``, and -1 among its synthetic
@@ -113,7 +128,7 @@ When nothing is
 occupied at any level (too few rows for the budget), the bounds are the
 first coarse level's group (decade, year) with the largest noisy sum: the column's whole
 mass in one decade beats the largest noise of the empty ones (about
-``3.5 s sqrt(10)`` for the numeric grid) long before it clears the
+:math:`3.5\, s \sqrt{10}` for the numeric grid) long before it clears the
 detection threshold, so a starved budget still gets the right order of
 magnitude rather than the whole grid, when the values sit in one decade;
 spread over several, each holds too little and the guess may miss them
@@ -127,27 +142,30 @@ than the integers (``(1, 1.25]`` and ``(1.25, 1.5]`` lie between 1 and
 values (Bundesliga's rounds 1-4, ~250 rows each at ε = 1, were dropped
 from the bounds). Integer columns have the integers
 the range holds as their bounds (a range of the bins ``(0.8, 1] … (4, 5]``
-gives ``[1, 5]``; one integer ``v`` gives ``[v, v + 1]``), other columns
-a range of one value ``v`` (the exact-zero bin) as ``[v − 0.5, v + 0.5]``.
+gives ``[1, 5]``; one integer :math:`v` gives :math:`[v, v + 1]`), other columns
+a range of one value :math:`v` (the exact-zero bin) as :math:`[v - 0.5, v + 0.5]`.
 
-**Refinement on the fine grid** (numeric columns). Within the bins of the
+Refinement on the fine grid
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+
+Numeric columns. Within the bins of the
 range found so far, the sub-bins, and their groups of 16, are tested the
 same way (a Bonferroni threshold over the sub-bins (groups) of the range,
-hysteresis on the sub-bins, no cut). With ``[a, b]`` spanning the lowest
+hysteresis on the sub-bins, no cut). With :math:`[a, b]` spanning the lowest
 and the highest occupied sub-bin, stretched to the occupied groups that lie
 entirely outside it (values too thin for a sub-bin; a group that overlaps
 the sub-bins' span says nothing about where in it the values end: taking
 its edges gave a year column 1995-2003 the range ``[1938, 2062]``, 14
 times its span) or, with no sub-bin found, the occupied groups, the
-lower bound becomes ``a − (b − a)/2`` (not below the range), unless that
-lies above the range's first bin, and the upper bound ``b + (b − a)/2``
+lower bound becomes :math:`a - (b - a)/2` (not below the range), unless that
+lies above the range's first bin, and the upper bound :math:`b + (b - a)/2`
 (not above the range), unless that lies below its last bin: an end bin is
-cut, never dropped, except a lone weak one: an end bin below ``4s``
+cut, never dropped, except a lone weak one: an end bin below :math:`4s`
 (it joined by hysteresis only) beside one above the detection threshold,
-which ``[a, b]`` and its margin do not reach, is dropped first (an empty
+which :math:`[a, b]` and its margin do not reach, is dropped first (an empty
 bin beside the bulk joins so w.p. up to 2.3 % at each end, and then a year
 column 1963-2008 came out ``[1500, 3000]``: in 5 % of simulated releases
-at ``s = 80``, 0.45 % with the rule; a real thin tail is a chain of weak
+at :math:`s = 80`, 0.45 % with the rule; a real thin tail is a chain of weak
 bins, which stays). The result replaces the range only when it is at most
 a quarter of its width: the refinement is for values packed into a small
 part of their bins (years near 2000 in bins 500 wide), not for spread
@@ -155,31 +173,34 @@ values, whose sub-bins clear the noise here and there (a few isolated
 sub-bins found, or none, tell nothing about where the values end). The
 margin keeps tails that are real but too thin for a sub-bin to clear the
 noise (at ε = 1 a sub-bin needs hundreds of rows).
-Sub-bins add one count per record to the release (``Δ`` from ``√3`` to
-``√5``), so the noise on the histogram is ``sqrt(5/3)`` times larger for
+Sub-bins add one count per record to the release (:math:`\Delta` from :math:`\sqrt{3}` to
+:math:`\sqrt{5}`), so the noise on the histogram is :math:`\sqrt{5/3}` times larger for
 the same share: a year column 1995-2003 gets a range about twice its span
 (``[1990, 2008]`` from exact counts) instead of ``[1500, 2500]``.
 
-The decades (the grid's groups) are released too, directly (``Δ`` from
-``√5`` to ``√7``, with the missing count weighted by ``√3``, which costs
-nothing more): summed from its ten bins a decade carries ``√10`` times a
+The decades (the grid's groups) are released too, directly (:math:`\Delta` from
+:math:`\sqrt{5}` to :math:`\sqrt{7}`, with the missing count weighted by :math:`\sqrt{3}`, which costs
+nothing more): summed from its ten bins a decade carries :math:`\sqrt{10}` times a
 bin's noise, and on small tables (a few hundred to a few thousand rows)
 only decades stand out. With the direct counts a table of 406 rows and
 seven columns at ε = 1 (``schema_share="auto"``) finds the decade of
 most columns instead of guessing one of 45 groups.
 
-**Following the mass** (numeric columns, :mod:`skdpgen.schema._mass`).
-The rows outside the range are estimated as ``n − m̃`` less the rows
+Following the mass
+~~~~~~~~~~~~~~~~~~
+
+Numeric columns (:mod:`skdpgen.schema._mass`).
+The rows outside the range are estimated as :math:`n - \tilde m` less the rows
 inside, counted by decade: a decade the range holds whole by its direct
 count, one it holds in part by the inverse-variance mean of the range's
-bins in it and of its count less its other bins (noise about ``s`` per
-decade, where the sum of the range's bins carried ``s·sqrt(k)`` for ``k``
-bins: at 1,600 rows and ten columns, ``s ≈ 73``, a third of the rows could
+bins in it and of its count less its other bins (noise about :math:`s` per
+decade, where the sum of the range's bins carried :math:`s\sqrt{k}` for :math:`k`
+bins: at 1,600 rows and ten columns, :math:`s \approx 73`, a third of the rows could
 lie outside a range of twenty bins without a warning). While that estimate
 exceeds two of its noise standard deviations and 5 % of the rows, the range
 takes the most significant run of units next to it (the rest of its end
 decade bin by bin, then up to two whole decades towards zero, one away from
-it) whose noisy sum exceeds ``2s·sqrt(k)``, or else the decade of largest
+it) whose noisy sum exceeds :math:`2s\sqrt{k}`, or else the decade of largest
 count beyond it above 3.5 s, with everything in between; a decade joined
 away from zero ends at the bin where the rest of its count falls under one
 noise standard deviation (its bins' prefix), not at its tenfold far edge.
@@ -196,80 +217,95 @@ bounds at about ±2 standard deviations clip 4.4 %, was warned of in 8 of
 30 fits; now in 0 of 20. Simulated long tails: silent clipping in 4 of
 270 column estimates either way.)
 
-**Points.** Inside the bounds, a sub-bin of the fine grid whose noisy
+Point masses
+~~~~~~~~~~~~
+
+Inside the bounds, a sub-bin of the fine grid whose noisy
 count exceeds the mean of its eight neighbours on each side (within its
 bin) by a Bonferroni threshold over the sub-bins (family-wise rate
-``1e-4``) and by 1 % of ``n`` holds a point mass: its one roundest number
+``1e-4``) and by 1 % of :math:`n` holds a point mass: its one roundest number
 (an integer for an integer column; none when no single value is roundest)
 joins the spec's ``"points"`` (at most 16, the largest excesses first),
 which a binned encoding keeps in cells of their own (hours worked: 40 stays
 40 instead of 40 and 41). Post-processing of the same fine histogram
 (:func:`skdpgen.schema._points.point_masses`).
 
-At ε = 1 for six estimated columns and n = 5,000 (``s ≈ 16`` for a
+At ε = 1 for six estimated columns and n = 5,000 (:math:`s \approx 16` for a
 numeric column), a bin needs about 80 rows to be occupied on its own and
 about 35 next to the bulk; the bounds of a log-normal column then cover
 about 99 % of its values.
 
-**Flags.** With ``m̃`` the noisy missing count and ``ñ = clip(n − m̃, 0, n)``
-the estimated number of values present (``s`` the noise standard deviation
-of a count), a column is ``"missing"`` when ``m̃ > z·s``, with
-``z = max(4, Φ⁻¹(1 − 1e-4/d))`` for ``d`` estimated columns
+Missing values and integers
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+
+With :math:`\tilde m` the noisy missing count and :math:`\tilde n = \operatorname{clip}(n - \tilde m, 0, n)`
+the estimated number of values present (:math:`s` the noise standard deviation
+of a count), a column is ``"missing"`` when :math:`\tilde m > z s`, with
+:math:`z = \max(4, \Phi^{-1}(1 - 10^{-4}/d))` for :math:`d` estimated columns
 (:func:`flag_stds`: 4 up to three columns, 4.66 for 64, 5.15 for 784):
 a column without missing values is declared to have some with probability
 at most 3e-5, and no column of a table with none at all with probability
 1e-4 (union bound; a spurious missing flag adds an indicator to the
 encoding, which an image's convolutional generator refuses), while
-``z·s + 2s`` missing values are found w.p. 97.7 % (at ε = 1, n = 5,000 and
-six estimated columns, ``s ≈ 16``, so 1-2 % of missing values). It is
-``"integer"`` when the noisy count ``ũ`` of non-integer values satisfies
-``ũ < min(ñ/2, max(0.01 ñ, z·s))``: an integer column is declared so with
-probability ≥ 1 − 3e-5 (when ``ñ/2 > z·s``), a column with more than 1 %
-(and ``z·s``) of non-integer values rarely, and never one with most values
+:math:`z s + 2s` missing values are found w.p. 97.7 % (at ε = 1, n = 5,000 and
+six estimated columns, :math:`s \approx 16`, so 1-2 % of missing values). It is
+``"integer"`` when the noisy count :math:`\tilde u` of non-integer values satisfies
+:math:`\tilde u < \min(\tilde n/2, \max(0.01\,\tilde n, z s))`: an integer column is declared so with
+probability ≥ 1 − 3e-5 (when :math:`\tilde n/2 > z s`), a column with more than 1 %
+(and :math:`z s`) of non-integer values rarely, and never one with most values
 fractional (rounding them would destroy them). Bool columns keep the categories
 ``[False, True]`` that their dtype fixes and estimate the missing flag
 only; categorical columns decide it by partition selection (below).
 
-**Categories and classes** (partition selection). The candidates are the
+Categories and classes
+~~~~~~~~~~~~~~~~~~~~~~
+
+By partition selection. The candidates are the
 values present in the rows (and, for a column, missing as one more key).
-A key is kept when its noisy count exceeds ``τ = 1 + s·Φ⁻¹(1 − δ_each)``
-(``s = σ_i √2``; :func:`skdpgen.privacy.selection_threshold`, printed in
+A key is kept when its noisy count exceeds :math:`\tau = 1 + s\,\Phi^{-1}(1 - \delta_\mathrm{each})`
+(:math:`s = \sigma_i \sqrt{2}`; :func:`skdpgen.privacy.selection_threshold`, printed in
 the report): a value held by a single record survives with probability
-exactly ``δ_each``, the threshold's share of the fit's δ, and the
-threshold adds ``ln(1/(1 − δ_each))`` to the fit's ε (see
+exactly :math:`\delta_\mathrm{each}`, the threshold's share of the fit's δ, and the
+threshold adds :math:`\ln(1/(1 - \delta_\mathrm{each}))` to the fit's ε (see
 :meth:`skdpgen.privacy.GaussianAccountant.select`). The kept values are the
 categories (sorted by ``str``; in the dtype's order for an ordered pandas
 ``Categorical``); a kept missing key sets ``"missing"``. Whether *some*
 value was dropped is not public (a neighbouring table may lack the rare
 value), so it never decides anything. Instead, the mass of the dropped
-values is estimated from released numbers only: ``r = n − Σ_kept ñ_k``
-(noise standard deviation ``s·sqrt(n_kept)``). When ``r > 3 s sqrt(n_kept)``
+values is estimated from released numbers only: :math:`r = n - \sum_{\mathrm{kept}\ k} \tilde n_k`
+(noise standard deviation :math:`s\sqrt{n_\mathrm{kept}}`). When :math:`r > 3 s \sqrt{n_\mathrm{kept}}`
 (or nothing was kept) one public other category is added (label
 ``"other"``, ``"__other__"`` if ``"other"`` is kept) and the spec's
 ``"other"`` names it (with a :class:`~skdpgen.schema.SchemaEstimateWarning` when nothing
-was kept or ``r`` is at least a twentieth of ``n``); otherwise ``"other"``
+was kept or :math:`r` is at least a twentieth of :math:`n`); otherwise ``"other"``
 names the kept value with the largest noisy count, into which the few
 rare values fold. Either way every value outside the categories (and a
 missing value of a column without the ``missing`` flag) must be encoded as
 the ``"other"`` category. Labels are
 estimated the same way, except that missing labels are no candidates
-(they count in ``r``): the class list gets the other label (``"other"``, or
+(they count in :math:`r`): the class list gets the other label (``"other"``, or
 for numeric labels ``-1``, or the smallest kept label minus one if ``-1`` is
-kept) only when ``r`` is large, and the label that labels outside the list
+kept) only when :math:`r` is large, and the label that labels outside the list
 map to is :attr:`SchemaPlan.class_other_` (see :func:`map_unlisted`).
 Labels outside the list are thus rows of a known class, never an error.
 
-**Budget shares.** :meth:`SchemaPlan.shares` gives an estimated class list
+Budget shares
+~~~~~~~~~~~~~
+
+:meth:`SchemaPlan.shares` gives an estimated class list
 a quarter of the schema's share (the whole of it when no column is
 estimated) and splits the rest equally over the estimated columns' releases,
-which all get the same noise multiplier ``σ_i``.
+which all get the same noise multiplier :math:`\sigma_i`.
 
-**Thresholds.** Every threshold of the rules above is a field of one frozen
+Thresholds
+~~~~~~~~~~
+
+Every threshold of the rules above is a field of one frozen
 policy, ``skdpgen.schema._policy.POLICY`` (an ``EstimationPolicy``); this
 table is
 generated from it ("stds": noise standard deviations of the quantity
 tested, "rate": a probability under the noise alone, "share": a fraction
-of ``n``):
+of :math:`n`):
 
 {policy_table}
 """

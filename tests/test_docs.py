@@ -1,0 +1,55 @@
+"""The documentation's numbers come from what its commands print.
+
+The Getting started page quotes how many synthesizer releases its command's
+privacy report lists; ``doc/_console.py`` counts them from the printed report
+at build time (``|n_releases|``), so the page cannot drift from the command.
+"""
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from skdpgen.cli import main
+
+DOC = Path(__file__).parents[1] / "doc"
+
+
+def _console():
+    pytest.importorskip("sphinx")  # doc/_console.py logs through Sphinx
+    spec = importlib.util.spec_from_file_location("_console", DOC / "_console.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_getting_started_quotes_the_counted_number():
+    text = (DOC / "getting_started.rst").read_text()
+    assert ".. include:: _console/counts.txt" in text
+    assert text.count("|n_releases|") >= 2
+    numbers = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+)"
+    assert not re.search(rf"\b{numbers}\s+synthesizer\s+releases", text)
+    assert not re.search(rf"first\s+{numbers}\s+lines", text)
+
+
+def test_release_count_is_the_reports_synthesizer_releases(tmp_path, fast_fits, capsys):
+    """The Getting started command (small fits, same options) and its JSON report."""
+    from skdpgen.datasets import load_adult
+
+    load_adult().frame.to_csv(tmp_path / "adult.csv", index=False)
+    status = main(["synthesize", str(tmp_path / "adult.csv"), "--target", "income",
+                   "--epsilon", "1", "--out", str(tmp_path / "synth.csv"), "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0
+    report = json.loads((tmp_path / "synth.privacy.json").read_text())
+    names = [r["release"] for r in report["releases"]]
+    expected = sum(not name.startswith("schema:") for name in names)
+    assert 0 < expected < len(names)  # the schema's releases are there too, not counted
+    assert _console().count_releases(out) == expected
+
+
+def test_release_count_refuses_output_without_a_report():
+    with pytest.raises(ValueError, match="no privacy report"):
+        _console().count_releases("Marginal synthesizer fitted on 10 rows\n")
