@@ -11,7 +11,7 @@ from ._kind import ColumnCodec, ColumnKind, flag, one_hot_rows
 from ._points import point_masses
 from ._grids import FINE_BINS, _fine_positions, _integer_bins, _numeric_grid, _numeric_positions
 from ._flags import _flags
-from ._ranges import _fine_found, _finish_bounds, _numeric_range, _refined_range
+from ._ranges import _finish_bounds, _numeric_range, _refined_range, _unlocated_share
 from ._issues import _empty, _missing_flag, _warn_guess, _warn_outside_share, _warn_unlocated
 from ._mass import _follow_mass, _outside_mass, _trim_tail
 from ._policy import POLICY
@@ -296,28 +296,6 @@ def _zero_snapped(bounds):
     elif lo < 0.0 < hi and hi <= OUTPUT_RESOLUTION * width:
         hi = 0.0
     return [lo, hi]
-
-
-def _unlocated_share(fine, hist, first, last, s, present, bins):
-    """The share of the present rows in a range of few bins that the fine grid
-    located nothing in (0 when it located some, or when the range has more bins).
-
-    The range ``first..last`` of numeric bins, at most ``POLICY.unlocated_bins``
-    of ``bins`` (the bins that can hold the column's values: every bin is an
-    end bin, no inner bin found occupied pins its values), is checked on the
-    noisy ``fine`` histogram (:func:`~skdpgen.schema._ranges._fine_found`);
-    when none of its sub-bins or groups clears its threshold, its rows may lie
-    in a small part of its bins, and the bounds give them the whole. Their
-    share is the bins' noisy count over ``present`` (the estimated present
-    rows), in ``[0, 1]``. A normal column's range of four bins
-    ``(30, 40] … (60, 80]`` is not named (a rule on the end bins' width
-    named it in 73 of 100 simulated releases at ``s = 65``, n = 4,000).
-    Post-processing of the release.
-    """
-    inside = bins[(bins >= first) & (bins <= last)]
-    if inside.size > POLICY.unlocated_bins or _fine_found(fine, first, last, s) is not None:
-        return 0.0
-    return float(np.clip(np.sum(hist[inside]) / max(present, 1.0), 0.0, 1.0))
 
 
 def _bin_edges(first, last):
