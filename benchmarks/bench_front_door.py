@@ -38,6 +38,12 @@ On an exit-0 run with output written:
     the real labels, as the refusal advises) and ``evaluate`` scores that
     output (the refusal stands; ``evaluate`` must work on every table).
 
+Issue 55's criterion (the first acceptance line of the report): a table at or
+above the size that ``skdpgen synthesize --help`` states for its columns
+(:func:`stated_rows`) gives output with every failing column named; a smaller
+one is refused by the size rule, the message naming the rows and the ε it would
+need. The earlier issues' line (every table of >= 1,000 rows sane) follows it.
+
 Verdict: ``output OK`` (all criteria met), ``output ABSURD`` (exit 0 with
 output but a criterion failed; the failing ones are listed), ``refused``
 (exit 2, no synthetic table, a ``<stem>[.<target>].schema.json`` template next to the
@@ -50,10 +56,10 @@ Usage::
     python benchmarks/bench_front_door.py --set dev [--repo PATH] [--epsilon 1]
         [--seeds 1] [--tables a,b] [--method dphp] [--out results.md]
         [--workdir DIR] [--data ~/.cache/skdpgen/panel] [--timeout 900]
-    python benchmarks/bench_front_door.py --set holdout3 --dry-run
+    python benchmarks/bench_front_door.py --set holdout5 --dry-run
 
-The held-out set (``holdout3``; ``holdout`` and ``holdout2`` have been used) is run **once,
-at the end of the issue**; before that use ``--dry-run`` (loads the tables,
+The held-out sets (``holdout`` ... ``holdout4`` have been used; ``holdout5``, drawn
+for issue 55, is new) are run **once, at the end of an issue**; before that use ``--dry-run`` (loads the tables,
 prints shapes and class shares, synthesizes nothing).
 
 Runs are not reproducible: ``--random-state`` seeds the sampling, but the
