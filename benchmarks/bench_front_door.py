@@ -398,7 +398,8 @@ def summary_row(r):
         return "–" if p is None else f"{p[0]:.2f} ({p[1]})"
     return (f"| {r['name']} | {r['rows']}×{r['cols']} | {', '.join(r['shapes'])} | {r['exit']} | "
             f"{verdict} | {pair(worst_in)} | {pair(worst_cov)} | {pair(max_miss)} | {kept} | "
-            f"{ev} | {failing(r)} | {r['seconds']:.1f} |")
+            f"{ev} | {failing(r)} | {r['seconds']:.1f} | "
+            f"{'–' if r.get('eval_seconds') is None else format(r['eval_seconds'], '.1f')} |")
 
 
 def failing(r):
@@ -596,8 +597,8 @@ def main(argv=None):
                   f"{r['failed'] or ''} failing: {failing(r)}", file=sys.stderr, flush=True)
     table = ["| table | rows × cols | shapes | exit | verdict | worst in-range | worst coverage | "
              "max missing diff | classes kept | evaluate ok | failing columns (unnamed in bold) "
-             "| seconds |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"] + [summary_row(r) for r in rows]
+             "| seconds | evaluate seconds |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + [summary_row(r) for r in rows]
     body = table + acceptance_lines(rows) + [
         f"- load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}", "",
         "## Per-table details", ""]
