@@ -609,8 +609,8 @@ def _estimates(X, seeds, epsilon):
 
 
 def test_a_column_one_percent_present_is_a_named_guess_or_written_empty():
-    # before: 'month' came back numeric in [1e14 + 1, 1e15], [-1, 0], datetime or
-    # categorical, with no issue named, in 45 of 50 releases at epsilon 0.3
+    # before: a 1 %-present month column came back numeric, datetime or categorical
+    # with no issue named in 50 of 50 releases at epsilon 0.3 (4,000 rows, 8 columns)
     from skdpgen.schema._issues import is_guess
 
     X = _sparse_table()
