@@ -11,6 +11,7 @@ from ._canonical import MISSING
 from ._categorical import CategoricalKind, _OneHot
 from ._issues import _missing_flag
 from ._flags import _flags
+from ._kind import record_present
 
 __all__ = ["BoolKind", "is_bool_categories"]
 
@@ -69,6 +70,7 @@ class BoolKind(CategoricalKind):
     def estimate(self, key, noisy, s, n, context):
         _, missing = _flags(None, noisy[-1], n, s, context.flag_stds)
         missing = _missing_flag(key, missing, noisy[-1], s, n, context.partial)
+        record_present(context, key, n, noisy[-1], s)  # nothing to place: no range
         # values that are no bools, and missing ones without the flag, map to False
         return {"type": "categorical", "categories": [False, True], "ordered": False,
                 "missing": missing, "other": False}

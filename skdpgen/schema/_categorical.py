@@ -9,10 +9,10 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from ..privacy import record_leak
+from ..privacy import record_leak, selection_threshold
 from .._dask import map_labels
 from ._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
-from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows
+from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows, record_present
 from ._issues import _missing_flag, _warn_folded, _warn_folded_values, _warn_other
 from ._policy import POLICY
 
@@ -301,6 +301,10 @@ class CategoricalKind(ColumnKind):
         counts.append(float(statistic["missing"]))
         kept, kept_noisy, s = select_kept(context, tags, counts, public=[None])
         at = kept.index(None)
+        # the least present rows a value is kept from: all of them in one value,
+        # at the selection's threshold
+        record_present(context, key, n, kept_noisy[at], s,
+                               selection_threshold(s, context.accountant.delta_each))
         missing = _missing_flag(key, bool(kept_noisy[at] > POLICY.missing_stds * s),
                                 kept_noisy[at], s, n, context.partial)
         if not missing:  # its rows are counted with the other values

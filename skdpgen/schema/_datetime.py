@@ -12,9 +12,10 @@ import pandas as pd
 
 from ..privacy import record_leak
 from ._canonical import DAY_NS, HOUR_NS, canonical
-from ._kind import ColumnCodec, ColumnKind, flag
+from ._kind import ColumnCodec, ColumnKind, flag, record_present
 from ._issues import _empty, _missing_flag, _warn_guess, _warn_outside
 from ._numeric import Binned
+from ._ranges import _bonferroni_z
 from ._grids import _N_YEARS, _year_label, year_positions
 from ._flags import _flags
 from ._ranges import _occupied_range
@@ -266,6 +267,11 @@ class DatetimeKind(ColumnKind):
                           s_missing=s)
         missing = _missing_flag(key, missing, noisy[-1], s, n, context.partial)
         decades = [np.arange(_N_YEARS) // 10]
+        # the least present rows a range is found from: all in one year, or in
+        # one decade (the sum of ten years' counts), at its threshold
+        needed = min(_bonferroni_z(_N_YEARS) * s,
+                     _bonferroni_z(int(decades[0][-1]) + 1) * s * np.sqrt(10.0))
+        record_present(context, key, n, noisy[-1], s, needed)
         found = _occupied_range(noisy[:-3], decades, s, guess=False)
         first, last = found or _occupied_range(noisy[:-3], decades, s)
         spec = {"type": "datetime", "bounds": [_year_label(first), _year_label(last + 1)],

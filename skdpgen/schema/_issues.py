@@ -32,7 +32,8 @@ def is_guess(issue):
     Guesses: bounds guessed; a quarter of a column's rows or more outside
     its bounds (its synthetic values would miss that part of the data);
     labels of a twentieth of the rows or more (possibly) folded into another
-    class or into "other". Weak spots (a few percent clipped) are warned of
+    class or into "other"; a column with too few values for its kind and
+    range to be estimated (``"sparse"``). Weak spots (a few percent clipped) are warned of
     only, and so is a categorical (non-target) column sending rows to
     "other", however many: its values are written as what the estimate
     kept plus "other", which is true of the data (the share is named in the
@@ -42,6 +43,8 @@ def is_guess(issue):
     share = issue.get("share")
     if issue["problem"] in ("categories", "folded", "uncertain", "missing", "spread"):
         return False
+    if issue["problem"] == "sparse":  # too few values to place: kind and range a guess
+        return True
     if issue["problem"] == "guess" or share is None:
         return True
     if issue["problem"] == "classes":  # a class of a twentieth of the rows may be lost
@@ -64,6 +67,7 @@ _FILL = {
     "categories": "categories",
     "folded": "categories",
     "classes": "classes",
+    "sparse": "bounds",
 }
 
 
@@ -74,8 +78,8 @@ _FILL_NOTE = {"missing": "true if this column can have missing values, else fals
 
 def template_fill(issue):
     """What a schema entry must state to fix ``issue``: ``"bounds"``, ``"categories"``
-    or ``"classes"``."""
-    return _FILL.get(issue["problem"], "bounds")
+    or ``"classes"`` (an issue's own ``"fill"`` where it names one)."""
+    return issue.get("fill") or _FILL.get(issue["problem"], "bounds")
 
 
 def refusal_template(columns, target, schema, classes, issues):
@@ -153,6 +157,10 @@ def _what(issue):
         "folded": (f"rare values{share} written as {issue.get('value')!r}, its most "
                    "frequent kept value"),
         "classes": f"labels go to an 'other' class{share}",
+        "sparse": (f"about {issue.get('share') or 0:.0%} of its rows have a value (up to "
+                   f"{issue.get('most', 0):.0%} under the noise), too few to estimate its kind "
+                   "and range at this budget: written as "
+                   f"{issue.get('written', 'its estimate')} (a guess)"),
     }.get(issue["problem"], issue["problem"])
 
 
@@ -196,7 +204,8 @@ def describe_issues(issues, interface="python", template=None):
         count = f"{count} and the class list" if columns else "the class list"
     lines = [f"The private schema estimate is weak for {count} at this budget:"]
     def mark(issue):  # "its bounds are a guess" says it already
-        return " [a guess]" if is_guess(issue) and issue["problem"] != "guess" else ""
+        return " [a guess]" if is_guess(issue) and issue["problem"] not in ("guess",
+                                                                             "sparse") else ""
 
     # ranked: guesses first, then by the share of rows at stake; many columns whose
     # noise alone is the problem, in one line
@@ -352,8 +361,12 @@ class SchemaEstimateWarning(UserWarning):
     """
 
     def __init__(self, message, *, column=None, problem=None, share=None, issues=(),
-                 value=None):
+                 value=None, **extra):
         super().__init__(message)
+        #: Further public entries of the issue (``"fill"``: the part of the
+        #: column's spec the template asks for; ``"written"``: what the
+        #: column is written as), post-processing of the releases.
+        self.extra = extra
         #: The column concerned (None for the class list or a summary).
         self.column = column
         #: ``"guess"`` (bounds guessed), ``"outside"`` (rows clipped by the
@@ -380,6 +393,7 @@ class SchemaEstimateWarning(UserWarning):
                "detail": str(self)}
         if self.value is not None:
             out["value"] = self.value
+        out.update(self.extra)
         return out
 
 
@@ -389,6 +403,41 @@ def _empty(missing, missing_count, n, s_missing, stds):
     bounds are then no guess worth a warning, since no value is placed by
     them (post-processing of the release)."""
     return bool(missing) and n - float(missing_count) <= stds * s_missing
+
+
+def _written_as(spec):
+    """What an estimated spec writes, in words, without a value: its kind, and
+    the bounds of a numeric or datetime column (post-processing)."""
+    from ._text import kind_of
+
+    kind = kind_of(spec)
+    if kind.is_bounded:
+        return f"{'numbers' if kind.is_numeric else 'dates'} in {list(spec['bounds'])}"
+    if kind.name == "bool":
+        return "true/false values"
+    return f"categorical values ({len(spec['categories'])} categories)"
+
+
+def _spec_part(spec):
+    """The part of a spec its schema template asks for: bounds or categories."""
+    from ._text import kind_of
+
+    return "bounds" if kind_of(spec).is_bounded else "categories"
+
+
+def _warn_sparse(key, spec, share, most):
+    """:class:`SchemaEstimateWarning` (``"sparse"``, a guess) for a column whose
+    released present rows are too few for its kind and range to be estimated
+    (see :meth:`SchemaPlan._check_present
+    <skdpgen.private_schema.SchemaPlan._check_present>`). ``share``: the
+    estimated present rows over ``n``, ``most`` that estimate plus
+    ``POLICY.uncertain_stds`` of its noise; the spec is the estimate's (public)."""
+    written = _written_as(spec)
+    warnings.warn(SchemaEstimateWarning(
+        f"Column {key!r}: about {share:.0%} of its rows have a value (estimated from the "
+        f"released counts; up to {most:.0%} under their noise), too few to estimate its kind "
+        f"and range at this budget: written as {written} (a guess).", column=key,
+        problem="sparse", share=share, fill=_spec_part(spec), written=written, most=most), stacklevel=outside_stacklevel())
 
 
 def _missing_flag(key, missing, noisy_missing, s_missing, n, partial):

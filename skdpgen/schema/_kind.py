@@ -45,6 +45,16 @@ def flag(key, spec, name):
     return bool(value)
 
 
+def record_present(context, key, n, missing_count, s_missing, needed=0.0):
+    """Record in ``context.present`` (where a context has one) the present rows
+    of column ``key`` that its values release estimates: ``n − missing_count``
+    (noise ``s_missing``) and the count ``needed`` (see
+    :class:`EstimateContext`)."""
+    present = getattr(context, "present", None)
+    if present is not None:
+        present[key] = (float(n) - float(missing_count), float(s_missing), float(needed))
+
+
 def is_missing_scalar(value):
     """Whether a (public) scalar is a missing value; False for list-likes."""
     try:
@@ -86,6 +96,15 @@ class EstimateContext:
         spec's layout, their noisy counts in rows, the noise standard
         deviation of each): one-way measurements that a synthesizer's
         mechanism may read again (post-processing).
+    present : dict
+        Where a column's estimate records what its values release says of
+        its present rows, ``key -> (estimate, std, needed)``: the rows with
+        a value (``n`` less the released missing count), that estimate's
+        noise standard deviation, and the least count of present rows the
+        release needs to place anything (a range's group, a value's
+        selection threshold; 0 when nothing is placed). Read by
+        :meth:`SchemaPlan.estimate <skdpgen.private_schema.SchemaPlan.estimate>`
+        (post-processing).
     """
 
     partial: dict = field(default_factory=dict)
@@ -96,6 +115,7 @@ class EstimateContext:
     scaled_sensitivity: float = None
     noisy: dict = field(default_factory=dict)
     counts: dict = field(default_factory=dict)
+    present: dict = field(default_factory=dict)
 
     def add_noise(self, value, sensitivity):
         """The noisy ``value`` (a statistic of this ``sensitivity``) and its noise std.

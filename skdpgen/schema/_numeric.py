@@ -7,11 +7,12 @@ import numpy as np
 import pandas as pd
 
 from ..privacy import record_leak
-from ._kind import ColumnCodec, ColumnKind, flag, one_hot_rows
+from ._kind import ColumnCodec, ColumnKind, flag, one_hot_rows, record_present
 from ._points import point_masses
 from ._grids import FINE_BINS, _fine_positions, _integer_bins, _numeric_grid, _numeric_positions
 from ._flags import _flags
-from ._ranges import _finish_bounds, _numeric_range, _refined_range, _unlocated_share
+from ._ranges import (_bonferroni_z, _finish_bounds, _numeric_range, _refined_range,
+                      _unlocated_share)
 from ._issues import _empty, _missing_flag, _warn_guess, _warn_outside_share, _warn_unlocated
 from ._mass import _follow_mass, _outside_mass, _trim_tail
 from ._policy import POLICY
@@ -536,6 +537,11 @@ class NumericKind(ColumnKind):
         integer, missing = _flags(noisy[-2], missing_count, n, s, context.flag_stds,
                                   s_missing=s_missing)
         missing = _missing_flag(key, missing, missing_count, s_missing, n, context.partial)
+        # the least present rows a range is found from: all of them in one
+        # decade, at its threshold (the decades: one bin's noise each)
+        needed = 0.0 if context.bounds is not None else (
+            _bonferroni_z(noisy[numeric_layout()["decades"]].size) * s)
+        record_present(context, key, n, missing_count, s_missing, needed)
         if context.bounds is None:
             hist, decades = noisy[part["bins"]], noisy[part["decades"]]
             found = _numeric_range(hist, s, integer, guess=False, decades=decades)

@@ -571,3 +571,71 @@ def test_an_other_category_outside_the_list_is_added():
                               "other": "other"}}).fit(X)
     assert enc.specs_[0]["categories"] == ["a", "b", "other"]
     assert enc.transform(X)[:, -3:].argmax(1).tolist() == [0, 1, 2]  # 'zzz' -> 'other'
+
+
+# ---------------------------------------------------------------------------
+# issue 55, 4b-a: a column with too few values for its kind and range
+# ---------------------------------------------------------------------------
+
+
+def _sparse_table(n=4000, present=40, missing30=False, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"age": rng.integers(18, 90, n), "city": rng.choice(list("abcd"), n),
+                      "score": rng.normal(50, 10, n)})
+    col = np.full(n, np.nan)
+    at = rng.choice(n, present, replace=False)
+    col[at] = rng.integers(1, 13, present)  # a month, in 1 % of the rows
+    X["month"] = col
+    if missing30:
+        x = rng.normal(0, 1, n)
+        x[rng.random(n) < 0.3] = np.nan
+        X["x30"] = x
+    return X
+
+
+def _estimates(X, seeds, epsilon):
+    from skdpgen.privacy import reproducible_noise
+    from skdpgen.private_schema import estimate_schema
+    from skdpgen.schema import SchemaEstimateWarning
+
+    for seed in seeds:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with reproducible_noise(seed):
+                schema, _, _ = estimate_schema(X, epsilon=epsilon)
+        issues = [i for w in caught if issubclass(w.category, SchemaEstimateWarning)
+                  for i in w.message.issues]
+        yield schema, issues
+
+
+def test_a_column_one_percent_present_is_a_named_guess_or_written_empty():
+    # before: a 1 %-present month column came back numeric, datetime or categorical
+    # with no issue named in 50 of 50 releases at epsilon 0.3 (4,000 rows, 8 columns)
+    from skdpgen.schema._issues import is_guess
+
+    X = _sparse_table()
+    for schema, issues in _estimates(X, range(50), epsilon=0.3):
+        named = [i for i in issues if i["column"] == "month"]
+        spec = schema["month"]
+        assert spec.get("empty") or any(i["problem"] == "sparse" and is_guess(i)
+                                         for i in named), (spec, named)
+        if spec.get("empty"):  # its unused bounds are not named
+            assert not named
+
+
+def test_a_column_thirty_percent_missing_is_not_sparse():
+    X = _sparse_table(missing30=True)
+    for schema, issues in _estimates(X, range(50), epsilon=0.3):
+        assert not schema["x30"].get("empty")
+        assert not [i for i in issues if i["column"] == "x30"
+                    and i["problem"] == "sparse"]
+
+
+def test_an_empty_spec_writes_every_row_missing():
+    X = pd.DataFrame({"m": [1.0, np.nan, 3.0, np.nan], "c": ["a", None, "b", "a"]})
+    schema = {"m": {"type": "numeric", "bounds": [0, 5], "empty": True},
+              "c": {"type": "categorical", "categories": ["a", "b"], "empty": True}}
+    enc = TableEncoder(schema).fit(X)
+    assert enc.specs_[0]["missing"] and enc.specs_[0]["empty"]
+    out = round_trip(enc, X)
+    assert out["m"].isna().all() and out["c"].isna().all()
