@@ -34,6 +34,11 @@ def estimate_note(model, report):
     if points:
         bought.append(f"{points} value{'s' * (points != 1)} holding a point mass, kept "
                       "exactly")
+    empty = [key for key, spec in schema.items() if spec.get("empty")]
+    if empty:  # no value stood out of the noise: written missing, never invented
+        bought.append(f"{_columns(empty)} written missing in every row, since none of "
+                      "{} values stood out of the noise".format(
+                          "their" if len(empty) != 1 else "its"))
     reused = getattr(getattr(model, "mechanism_", None), "reused_columns_", [])
     if reused:
         columns = (f"{len(reused)} categorical columns'" if len(reused) != 1
@@ -92,3 +97,9 @@ def _listed(pairs, shown):
     """``a~b, c~d and 3 more``: the first ``shown`` pairs."""
     more = f" and {len(pairs) - shown} more" if len(pairs) > shown else ""
     return ", ".join(f"{a}~{b}" for a, b in pairs[:shown]) + more
+
+
+def _columns(names, shown=8):
+    """``'a', 'b' and 3 more columns``: column names, quoted."""
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(map(repr, names[:shown])) + more

@@ -375,7 +375,9 @@ class SchemaEstimateWarning(UserWarning):
         #: ``share`` is that upper bound),
         #: ``"categories"`` (values sent to "other" or none kept), ``"folded"``
         #: (rare values written as the kept value ``value``, no "other"),
-        #: ``"classes"`` (labels sent to "other"), or None for a summary.
+        #: ``"classes"`` (labels sent to "other"), ``"size"`` (a table below the
+        #: size rule, fitted with ``on_guess="fit"``: every estimated column
+        #: named), or None for a summary.
         self.problem = problem
         #: The estimated share of rows concerned (None where not estimated).
         self.share = share
@@ -403,41 +405,6 @@ def _empty(missing, missing_count, n, s_missing, stds):
     bounds are then no guess worth a warning, since no value is placed by
     them (post-processing of the release)."""
     return bool(missing) and n - float(missing_count) <= stds * s_missing
-
-
-def _written_as(spec):
-    """What an estimated spec writes, in words, without a value: its kind, and
-    the bounds of a numeric or datetime column (post-processing)."""
-    from ._text import kind_of
-
-    kind = kind_of(spec)
-    if kind.is_bounded:
-        return f"{'numbers' if kind.is_numeric else 'dates'} in {list(spec['bounds'])}"
-    if kind.name == "bool":
-        return "true/false values"
-    return f"categorical values ({len(spec['categories'])} categories)"
-
-
-def _spec_part(spec):
-    """The part of a spec its schema template asks for: bounds or categories."""
-    from ._text import kind_of
-
-    return "bounds" if kind_of(spec).is_bounded else "categories"
-
-
-def _warn_sparse(key, spec, share, most):
-    """:class:`SchemaEstimateWarning` (``"sparse"``, a guess) for a column whose
-    released present rows are too few for its kind and range to be estimated
-    (see :meth:`SchemaPlan._check_present
-    <skdpgen.private_schema.SchemaPlan._check_present>`). ``share``: the
-    estimated present rows over ``n``, ``most`` that estimate plus
-    ``POLICY.uncertain_stds`` of its noise; the spec is the estimate's (public)."""
-    written = _written_as(spec)
-    warnings.warn(SchemaEstimateWarning(
-        f"Column {key!r}: about {share:.0%} of its rows have a value (estimated from the "
-        f"released counts; up to {most:.0%} under their noise), too few to estimate its kind "
-        f"and range at this budget: written as {written} (a guess).", column=key,
-        problem="sparse", share=share, fill=_spec_part(spec), written=written, most=most), stacklevel=outside_stacklevel())
 
 
 def _missing_flag(key, missing, noisy_missing, s_missing, n, partial):

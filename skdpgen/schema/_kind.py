@@ -32,7 +32,7 @@ import pandas as pd
 
 from ._policy import POLICY
 
-__all__ = ["ColumnCodec", "ColumnKind", "EstimateContext", "flag", "one_hot_rows"]
+__all__ = ["ColumnCodec", "ColumnKind", "EmptyCodec", "EstimateContext", "flag", "one_hot_rows"]
 
 
 def flag(key, spec, name):
@@ -247,3 +247,33 @@ class ColumnKind:
         noisy, s = context.add_noise(statistic, self.own_release(context)[1])
         context.noisy[key] = noisy
         return self.estimate(key, noisy, s, n, context)
+
+
+class EmptyCodec:
+    """The codec of a column whose spec says ``"empty": true``: its kind's
+    codec, fed missing values only, and decoding to missing values only.
+
+    A private schema estimate writes a column so when its released present
+    rows cannot be told from none
+    (:func:`~skdpgen.schema._present.check_present`):
+    the model then learns no value of it, and none is written, whatever the
+    noise of the model's own releases draws."""
+
+    def __init__(self, codec):
+        self.codec = codec
+
+    def __getattr__(self, name):  # the kind's codec's layout
+        return getattr(self.codec, name)
+
+    def encode(self, column):
+        return self.codec.encode(pd.Series([None] * len(column), dtype=object))
+
+    def decode(self, numeric, code, missing, offset, is_frame):
+        values = self.codec.decode(numeric, code, np.ones(len(missing), dtype=bool), offset,
+                                   is_frame)
+        if is_frame:
+            return pd.Series(values).where(np.zeros(len(values), dtype=bool)).array
+        values = np.asarray(values)
+        if values.dtype == np.float64:
+            return np.full(len(values), np.nan)
+        return np.full(len(values), None, dtype=object)

@@ -30,7 +30,8 @@ from ._categorical import (
     record_class_list_leak,
     sorted_tags,
 )
-from ._issues import SchemaEstimateWarning, _warn_sparse, describe_issues
+from ._issues import SchemaEstimateWarning, describe_issues
+from ._present import check_present
 from ._shares import auto_share, epsilon_needed, rows_needed
 from ._kind import EstimateContext
 from ._flags import flag_stds
@@ -506,93 +507,11 @@ class SchemaPlan:
                 context = self._context(key, accountant)
                 context.release = kind.own_release(context)[0]
             schema[key] = kind.privatize(key, values[key], n, context)
-            schema[key] = self._check_present(key, schema[key], n, accountant)
+            schema[key] = check_present(self, key, schema[key], n, accountant)
         classes = self.classes
         if self.estimate_classes:
             classes = self._estimate_classes(first["classes"], n, accountant)
         return schema, classes
-
-    def _present_rows(self, key, n, accountant):
-        """The released estimate of column ``key``'s present rows, its noise
-        standard deviation, and the count its releases need to estimate it.
-
-        Post-processing: the values release's estimate ``n − m̃`` (recorded
-        by the column's kind in :attr:`present_`, with the count its range
-        or selection needs) and, for a column whose kind was estimated, the
-        kinds release's ``[numbers, bools, dates, text, missing]`` counts
-        (noise ``s_k`` each): ``n − m̃_k`` and the sum of the four present
-        forms (noise ``2 s_k``), combined as ``(4 (n − m̃_k) + Σ)/5``
-        (variance ``0.8 s_k²``, the least of their weighted means), then
-        with the values release's estimate by inverse variance. The kind
-        needs ``POLICY.type_stds · √2 · s_k`` present rows: the form that
-        holds them then beats another form's noise (the difference's noise
-        is ``√2 s_k``) at ``type_stds`` standard deviations, below which
-        :func:`~skdpgen.schema._text.kind_from_forms` picks noise (a column
-        of 23 numbers among 4,000 rows came out datetime, bool or
-        categorical in 27 of 50 simulated releases at ``s_k = 49``).
-        """
-        estimate, std, needed = self.present_.get(key, (float(n), 0.0, 0.0))
-        kinds = self.noisy_.get((key, "kinds"))
-        if kinds is not None:
-            s_k = accountant.noise_multipliers[KINDS] * math.sqrt(2.0)
-            from_kinds = (4.0 * (n - float(kinds[4])) + float(sum(kinds[:4]))) / 5.0
-            var_k = 0.8 * s_k ** 2
-            if std > 0 and var_k > 0:
-                w, w_k = 1.0 / std ** 2, 1.0 / var_k
-                estimate = (w * estimate + w_k * from_kinds) / (w + w_k)
-                std = 1.0 / math.sqrt(w + w_k)
-            elif std == 0:  # exact releases (epsilon = inf): the values release's
-                pass
-            needed = max(needed, POLICY.type_stds * math.sqrt(2.0) * s_k)
-        return estimate, std, needed
-
-    def _check_present(self, key, spec, n, accountant):
-        """``spec``, or its empty version, after the test of column ``key``'s
-        present rows; a column too sparse to estimate is named as a guess.
-
-        With ``p̃`` the released estimate of the column's present rows, ``s_p``
-        its noise (:meth:`_present_rows`) and ``z`` the missing flag's
-        threshold (``flag_stds``):
-
-        * ``p̃ ≤ z·s_p`` while ``z·s_p ≤ POLICY.warn_share·n``: the column
-          cannot be told from one missing in every row, and at most a
-          twentieth of its rows (the share from which the summary names a
-          clip or an "other") can have a value; it is written missing in
-          every row (``"empty": true``: its values are encoded as missing,
-          and decoded as missing whatever the model draws), silently, as a
-          column that no row fills always was. This rather than a guess: the
-          releases cannot tell the two apart, so a guess would refuse every
-          run with an empty column too, and with ``--allow-guesses`` write
-          what the noise gave as its kind and range (a column of 23 values
-          in 90-432 among 4,000 rows came back as 62 values in −79,072 to
-          −28,120); written empty, its missing rate is off by its own few
-          rows and no value is invented. Saying so in the summary would
-          name a column without values as often (the same releases).
-        * otherwise, ``p̃ <`` the count its releases need (the kind's, and
-          the range's or selection's): the column may have values, too few to
-          place them at this noise; named as a guess (problem ``"sparse"``),
-          so the command line refuses the run and its template asks for the
-          column's public bounds or categories. A column 30 % missing in a
-          4,000-row table is not named (its ``p̃`` is 2,800 against a need of
-          about 300 rows at ε = 1).
-
-        Post-processing of the released counts and of public numbers
-        (``n``, the noise scales, the thresholds).
-        """
-        estimate, std, needed = self._present_rows(key, n, accountant)
-        if std <= 0:  # exact counts: nothing hides a value
-            return spec
-        if estimate <= self._flag_stds * std <= POLICY.warn_share * n:
-            self.empty_.append(key)
-            self.counts_.pop(key, None)  # its measured cells are no marginal of the output
-            out = {k: v for k, v in spec.items() if k not in ("impute", "zero", "points")}
-            return out | {"missing": True, "empty": True}
-        if estimate < needed:
-            self._sparse.append(key)
-            share = min(max(estimate, 0.0) / n, 1.0)
-            most = min(max(estimate, 0.0) + POLICY.uncertain_stds * std, float(n)) / n
-            _warn_sparse(key, spec, share, most)
-        return spec
 
     def _user_schema(self):
         return {key: copy.deepcopy(self.schema[key]) for key in self.columns}

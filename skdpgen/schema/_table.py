@@ -9,7 +9,7 @@ import pandas as pd
 from ..privacy import leak_ledger
 from ..utils import check_generator
 from ._canonical import table_frame
-from ._kind import EstimateContext
+from ._kind import EmptyCodec, EstimateContext
 from ._rows import table_rows
 from ._text import KINDS, kind_of, schema_types
 
@@ -158,36 +158,6 @@ def check_spec(key, spec):
         out.pop("impute", None)
         out.pop("zero", None)
     return out
-
-
-class _Empty:
-    """The codec of a column whose spec says ``"empty": true``: its kind's
-    codec, fed missing values only, and decoding to missing values only.
-
-    A private schema estimate writes a column so when its released present
-    rows cannot be told from none
-    (:meth:`SchemaPlan._check_present <skdpgen.private_schema.SchemaPlan._check_present>`):
-    the model then learns no value of it, and none is written, whatever the
-    noise of the model's own releases draws."""
-
-    def __init__(self, codec):
-        self.codec = codec
-
-    def __getattr__(self, name):  # the kind's codec's layout
-        return getattr(self.codec, name)
-
-    def encode(self, column):
-        return self.codec.encode(pd.Series([None] * len(column), dtype=object))
-
-    def decode(self, numeric, code, missing, offset, is_frame):
-        values = self.codec.decode(numeric, code, np.ones(len(missing), dtype=bool), offset,
-                                   is_frame)
-        if is_frame:
-            return pd.Series(values).where(np.zeros(len(values), dtype=bool)).array
-        values = np.asarray(values)
-        if values.dtype == np.float64:
-            return np.full(len(values), np.nan)
-        return np.full(len(values), None, dtype=object)
 
 
 def output_dtype(spec):
@@ -395,7 +365,7 @@ class TableEncoder:
         self.codecs_ = [kind_of(spec).codec(key, spec, max_levels=self.max_levels,
                                             bins=self.bins)
                         for key, spec in zip(columns, self.specs_)]
-        self.codecs_ = [_Empty(c) if c.spec.get("empty") else c for c in self.codecs_]
+        self.codecs_ = [EmptyCodec(c) if c.spec.get("empty") else c for c in self.codecs_]
         codecs = self.codecs_
         self.level_columns_ = [c.key for c in codecs if c.width and not c.binned
                                and c.spec["type"] == "numeric"]

@@ -141,7 +141,7 @@ class BaseSynthesizer(PrivateEstimator):
         plan = self._schema_plan(table, design.image_shape)
         mechanism = design.mechanism
         accountant, estimate = self._plan_budget(table, plan, design, budget, labeled)
-        if estimate and self.on_guess == "raise":  # before anything is read or released
+        if estimate:  # before anything is read or released
             self._check_size(table, plan, budget, accountant)
         for w in designed:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -248,16 +248,29 @@ class BaseSynthesizer(PrivateEstimator):
         return budget.plan(shares, selections=selections), estimate
 
     def _check_size(self, table, plan, budget, accountant):
-        """With ``on_guess="raise"``: a table below the size rule of its schema
-        estimate (:meth:`SchemaPlan.rows_needed`) is refused before any release,
-        naming the rows that would do at this ε and the ε at these rows. Public:
-        the row count, the plan, ε and δ."""
+        """A table below the size rule of its schema estimate
+        (:meth:`SchemaPlan.rows_needed`): with ``on_guess="raise"`` refused before
+        any release, naming the rows that would do at this ε and the ε at these
+        rows; with ``on_guess="fit"`` a :class:`SchemaEstimateWarning` (problem
+        ``"size"``) naming every estimated column, since any of them may be weak
+        beyond the issues the noise lets the estimate name. Public: the row
+        count, the plan, ε and δ."""
         n = table.n_rows
         needed = plan.rows_needed(budget.epsilon, budget.delta, self.schema_share)
         if n >= needed or n < 2:  # fewer than 2 rows: the usual error, later
             return
         columns = len(plan.estimated)
         epsilon = plan.epsilon_needed(n, budget.delta, self.schema_share)
+        if self.on_guess != "raise":
+            names = ", ".join(map(repr, plan.estimated))
+            warnings.warn(SchemaEstimateWarning(
+                f"{n:,} rows are below the size the private schema estimate needs for "
+                f"{columns} column{'s' * (columns != 1)} at epsilon = {budget.epsilon:g} "
+                f"(about {needed:,} rows, or epsilon >= {epsilon:.2g} at these rows): the "
+                "kind, bounds, categories and missing values of every estimated column may "
+                f"be off beyond the weak spots named: {names}. Declare them in the schema "
+                "for sane output.", problem="size"), stacklevel=outside_stacklevel())
+            return
         raise SchemaSizeError(
             f"{n:,} rows are too few to estimate the schema of {columns} column"
             f"{'s' * (columns != 1)} privately at epsilon = {budget.epsilon:g}: the estimate "

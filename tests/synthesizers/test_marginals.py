@@ -522,5 +522,15 @@ def test_a_table_below_the_size_rule_is_refused_before_any_release():
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         MarginalSynthesizer(**MFAST).fit(X, epsilon=1.0)
-    # a fit that goes on says what its design could not measure
+    # a fit that goes on says what its design could not measure, and that every
+    # estimated column may be weak (each named)
     assert any("drawn independently" in str(w.message) for w in said)
+    size = [w.message for w in said if getattr(w.message, "problem", None) == "size"]
+    assert len(size) == 1 and f"about {needed:,} rows" in str(size[0])
+    assert all(f"'c{i}'" in str(size[0]) for i in range(5))
+    # at the size the rule asks for, no such warning
+    big = pd.DataFrame({f"c{i}": rng.integers(0, 10, needed) for i in range(5)})
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        MarginalSynthesizer(**MFAST).fit(big, epsilon=1.0)
+    assert not [w for w in said if getattr(w.message, "problem", None) == "size"]
