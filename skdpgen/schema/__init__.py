@@ -83,6 +83,15 @@ The keys of a column's spec:
     bounds (an exact delta kernel on each value, as for a categorical
     column) rather than as one scaled number; ``false``: as a number.
     Absent, the encoder's ``max_levels`` decides (:class:`TableEncoder`).
+``"empty"`` (every type, default false)
+    ``true``: the column is written missing in every row (its values are
+    encoded as missing; the model learns none, and none is synthesized).
+    A private estimate states it when the released count of the column's
+    present rows does not stand out of its noise while that noise is at
+    most a twentieth of the rows (:func:`skdpgen.schema._present.check_present`):
+    a column of a few dozen values among thousands of rows is then written
+    empty rather than with a kind and range the noise made up, and the
+    command line's summary names it.
 ``"impute"`` (numeric and datetime, default false)
     Without ``"missing"``: a missing value is encoded as the centre of the
     bounds (privately estimated schemas set it; every column now does so
