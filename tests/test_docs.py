@@ -53,3 +53,16 @@ def test_release_count_is_the_reports_synthesizer_releases(tmp_path, fast_fits, 
 def test_release_count_refuses_output_without_a_report():
     with pytest.raises(ValueError, match="no privacy report"):
         _console().count_releases("Marginal synthesizer fitted on 10 rows\n")
+
+
+def test_getting_started_quotes_no_number_its_commands_print():
+    """Issue 55: the page quoted scores (0.815 / 0.858, 2-way 0.0643) and times
+    ("about 13 seconds") that the commands no longer gave; every score and time
+    now comes from the build's own run (``doc/_console/``)."""
+    text = (DOC / "getting_started.rst").read_text()
+    for part in ("synthesize", "synthesize_warning", "evaluate"):
+        assert f".. literalinclude:: _console/{part}.txt" in text
+    for part in ("synthesize_time", "evaluate_time"):
+        assert f".. include:: _console/{part}.txt" in text
+    assert not re.search(r"\b0\.\d{3}", text)  # a score or a TV
+    assert not re.search(r"\b\d+(?:\.\d+)?\s*(?:s|seconds|minutes?)\b", text)  # a time
