@@ -66,3 +66,10 @@ def test_getting_started_quotes_no_number_its_commands_print():
         assert f".. include:: _console/{part}.txt" in text
     assert not re.search(r"\b0\.\d{3}", text)  # a score or a TV
     assert not re.search(r"\b\d+(?:\.\d+)?\s*(?:s|seconds|minutes?)\b", text)  # a time
+
+
+def test_console_blocks_wrap_instead_of_being_cut_off():
+    """Issue 55: two console blocks were cut off on the right at 1,280 px."""
+    css = (DOC / "_static" / "console.css").read_text()
+    assert "white-space: pre-wrap" in css and "div.highlight-text pre" in css
+    assert re.search(r'html_css_files\s*=\s*\[[^\]]*"console\.css"', (DOC / "conf.py").read_text())
