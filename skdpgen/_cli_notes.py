@@ -36,9 +36,9 @@ def estimate_note(model, report):
                       "exactly")
     empty = [key for key, spec in schema.items() if spec.get("empty")]
     if empty:  # no value stood out of the noise: written missing, never invented
-        bought.append(f"{_columns(empty)} written missing in every row, since none of "
-                      "{} values stood out of the noise".format(
-                          "their" if len(empty) != 1 else "its"))
+        bought.append(f"{_columns(empty)} written missing in every row, since "
+                      f"{'their' if len(empty) != 1 else 'its'} values, if any, were too few "
+                      "to place at this budget (at most about a twentieth of the rows)")
     reused = getattr(getattr(model, "mechanism_", None), "reused_columns_", [])
     if reused:
         columns = (f"{len(reused)} categorical columns'" if len(reused) != 1

@@ -341,8 +341,9 @@ def _refuse(args, columns, schema, classes, issues, report):
     spent = "" if report is None else (
         f" This run spent epsilon = {report.epsilon:.3g}, delta = {report.delta:.3g} "
         "(the releases above, nothing else); a rerun spends its own budget.")
-    # the last word on --allow-guesses, true of this run (never for the class list)
-    liftable = not any(i["problem"] == "classes" for i in issues)
+    # the last word on --allow-guesses, true of this run: it lifts every guess but a
+    # class list that kept a single class (its issue has no share: no fit can train)
+    liftable = not any(i["problem"] == "classes" and i.get("share") is None for i in issues)
     hint = "" if args.method == "release" or (liftable and args.allow_guesses) else (
         "\n--allow-guesses writes the output anyway." if liftable else "\n--allow-guesses "
         "does not apply to the class list, which is never a guess: list every class with "

@@ -64,22 +64,30 @@ def check_present(plan, key, spec, n, accountant):
       twentieth of its rows (the share from which the summary names a
       clip or an "other") can have a value; it is written missing in
       every row (``"empty": true``: its values are encoded as missing,
-      and decoded as missing whatever the model draws), silently, as a
+      and decoded as missing whatever the model draws), as a
       column that no row fills always was. This rather than a guess: the
       releases cannot tell the two apart, so a guess would refuse every
       run with an empty column too, and with ``--allow-guesses`` write
       what the noise gave as its kind and range (a column of 23 values
       in 90-432 among 4,000 rows came back as 62 values in −79,072 to
       −28,120); written empty, its missing rate is off by its own few
-      rows and no value is invented. Saying so in the summary would
-      name a column without values as often (the same releases).
-    * otherwise, ``p̃ <`` the count its releases need (the kind's, and
-      the range's or selection's): the column may have values, too few to
-      place them at this noise; named as a guess (problem ``"sparse"``),
-      so the command line refuses the run and its template asks for the
-      column's public bounds or categories. A column 30 % missing in a
-      4,000-row table is not named (its ``p̃`` is 2,800 against a need of
-      about 300 rows at ε = 1).
+      rows and no value is invented. It is not a weak spot (a column
+      without values would be named as often: the same releases); the
+      command line's summary says which columns were written empty.
+    * ``p̃ <`` the count its releases need (the kind's, and the range's or
+      selection's) while ``p̃ + POLICY.uncertain_stds·s_p`` is at most
+      ``POLICY.warn_share·n``: values too few to place, and at most a
+      twentieth of the rows under the noise; written empty too (a
+      148,000-row table whose column held a few hundred values was refused
+      for guessing that column's kind and range, which would have put
+      made-up values in 0.2 % of its rows).
+    * otherwise, ``p̃ <`` the count its releases need: the column may have
+      values in more than a twentieth of its rows, too few to place them at
+      this noise; named as a guess (problem ``"sparse"``), so the command
+      line refuses the run and its template asks for the column's public
+      bounds or categories. A column 30 % missing in a 4,000-row table is
+      not named (its ``p̃`` is 2,800 against a need of about 300 rows at
+      ε = 1).
 
     Post-processing of the released counts and of public numbers
     (``n``, the noise scales, the thresholds).
@@ -87,7 +95,9 @@ def check_present(plan, key, spec, n, accountant):
     estimate, std, needed = present_rows(plan, key, n, accountant)
     if std <= 0:  # exact counts: nothing hides a value
         return spec
-    if estimate <= plan._flag_stds * std <= POLICY.warn_share * n:
+    most = min(max(estimate, 0.0) + POLICY.uncertain_stds * std, float(n)) / n
+    if (estimate <= plan._flag_stds * std <= POLICY.warn_share * n
+            or (estimate < needed and most <= POLICY.warn_share)):
         plan.empty_.append(key)
         plan.counts_.pop(key, None)  # its measured cells are no marginal of the output
         out = {k: v for k, v in spec.items() if k not in ("impute", "zero", "points")}
@@ -95,7 +105,6 @@ def check_present(plan, key, spec, n, accountant):
     if estimate < needed:
         plan._sparse.append(key)
         share = min(max(estimate, 0.0) / n, 1.0)
-        most = min(max(estimate, 0.0) + POLICY.uncertain_stds * std, float(n)) / n
         _warn_sparse(key, _written_as(spec), _spec_part(spec), share, most)
     return spec
 

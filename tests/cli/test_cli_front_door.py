@@ -171,8 +171,8 @@ def test_a_column_empty_in_every_row_is_written_empty_not_refused(tmp_path, fast
     printed = capsys.readouterr()
     assert "'notes'" not in printed.err  # no weak spot: ...
     # ... but said, with what the estimate bought (issue 55: a column 99 % missing)
-    assert "'notes' written missing in every row, since none of its values stood out" \
-        in printed.out
+    assert "'notes' written missing in every row, since its values, if any, were too few " \
+           "to place" in " ".join(printed.out.split())
     assert pd.read_csv(out)["notes"].isna().mean() > 0.9
 
 
@@ -442,3 +442,24 @@ def test_an_estimated_class_list_says_what_it_kept_and_the_smallest_class_it_fin
     assert "--classes a,b,c" in text
     for label in "CDEF":  # a value is never quoted
         assert f"'{label}'" not in text
+
+
+@pytest.mark.parametrize("share, lifted", [(0.002, True), (0.08, True), (None, False)])
+def test_the_refusal_says_whether_allow_guesses_lifts_it(tmp_path, capsys, share, lifted):
+    # a 148,000-row table refused for a column's guess was told that --allow-guesses
+    # "does not apply to the class list" because its class list had a (tiny, not
+    # guessed) 'other' share: only a class list that kept a single class (no
+    # share) stops --allow-guesses
+    import argparse
+
+    from skdpgen.cli import _refuse
+
+    args = argparse.Namespace(out=str(tmp_path / "syn.csv"), method=None, allow_guesses=False,
+                              data=str(tmp_path / "t.csv"), target="y")
+    issues = [{"column": "c", "problem": "guess", "share": None, "detail": ""},
+              {"column": None, "problem": "classes", "share": share, "detail": ""}]
+    assert _refuse(args, ["c", "y"], {"c": {"type": "numeric", "bounds": [0, 1]}}, ["a", "b"],
+                   issues, None) == 2
+    err = capsys.readouterr().err
+    assert ("--allow-guesses writes the output anyway" in err) == lifted, err
+    assert ("does not apply to the class list" in err) == (not lifted), err

@@ -639,3 +639,15 @@ def test_an_empty_spec_writes_every_row_missing():
     assert enc.specs_[0]["missing"] and enc.specs_[0]["empty"]
     out = round_trip(enc, X)
     assert out["m"].isna().all() and out["c"].isna().all()
+
+
+def test_a_few_hundred_values_in_a_large_table_are_written_empty_not_a_guess():
+    # a 148,000-row table whose column held a few hundred values was refused for
+    # guessing that column's kind and range: values in at most a twentieth of the
+    # rows (under the noise) that are too few to place are written missing instead
+    X = _sparse_table(n=40_000, present=100)
+    for schema, issues in _estimates(X, range(10), epsilon=1.0):
+        assert not [i for i in issues if i["column"] == "month"
+                    and i["problem"] == "sparse"], issues
+        assert schema["month"].get("empty") or not [i for i in issues
+                                                    if i["column"] == "month"], schema
