@@ -104,7 +104,13 @@ SHARED_PARAMETERS_DOC = """\
         right after the estimate, before anything else is released, so that
         only the schema's share of the budget is spent (its ``report`` says
         what was). Whether the estimate guessed is a function of its noisy
-        releases only. The command line uses ``"raise"`` unless
+        releases only. A table below the size rule of its estimate
+        (:meth:`SchemaPlan.rows_needed
+        <skdpgen.private_schema.SchemaPlan.rows_needed>`: public, from its
+        rows, columns, ε and δ) is refused by ``"raise"`` before anything is
+        released (:class:`~skdpgen.schema.SchemaSizeError`); ``"fit"`` goes on
+        with a :class:`~skdpgen.schema.SchemaEstimateWarning` naming every
+        estimated column. The command line uses ``"raise"`` unless
         ``--allow-guesses``.
     label_share : float, default=0.05
         Share of the budget spent on the class proportions (with labels).
