@@ -5,7 +5,7 @@ estimated schema, the fit's choices)."""
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-__all__ = ["classes_note", "estimate_note", "pairs_note"]
+__all__ = ["classes_note", "empty_note", "estimate_note", "pairs_note"]
 
 
 def estimate_note(model, report):
@@ -34,11 +34,6 @@ def estimate_note(model, report):
     if points:
         bought.append(f"{points} value{'s' * (points != 1)} holding a point mass, kept "
                       "exactly")
-    empty = [key for key, spec in schema.items() if spec.get("empty")]
-    if empty:  # no value stood out of the noise: written missing, never invented
-        bought.append(f"{_columns(empty)} written missing in every row, since "
-                      f"{'their' if len(empty) != 1 else 'its'} values, if any, were too few "
-                      "to place at this budget (at most about a twentieth of the rows)")
     reused = getattr(getattr(model, "mechanism_", None), "reused_columns_", [])
     if reused:
         columns = (f"{len(reused)} categorical columns'" if len(reused) != 1
@@ -46,6 +41,19 @@ def estimate_note(model, report):
         bought.append(f"the counts of {columns} values measure the one-way marginals too")
     return (f"Schema estimated privately with {share:.0%} of the budget: "
             + "; ".join(bought) + ".")
+
+
+def empty_note(model):
+    """The estimated columns written missing in every row (``"empty": true``: their
+    values, if any, too few to place; public, the estimated schema), or None."""
+    schema = getattr(model, "schema_", {}) or {}
+    empty = [key for key, spec in schema.items() if spec.get("empty")]
+    if not empty:
+        return None
+    their = "their" if len(empty) != 1 else "its"
+    return (f"{_columns(empty)} written missing in every row, since {their} values, if "
+            "any, were too few to place at this budget (at most about a twentieth of the "
+            "rows); declare the column's bounds or categories to keep them.")
 
 
 def classes_note(model, report, n_rows):

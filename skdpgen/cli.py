@@ -45,7 +45,7 @@ from ._cli_files import (
     reading,
     write_table,
 )
-from ._cli_notes import classes_note, estimate_note, pairs_note
+from ._cli_notes import classes_note, empty_note, estimate_note, pairs_note
 from ._cli_options import type_words
 
 __all__ = ["main"]
@@ -234,6 +234,8 @@ def _cmd_synthesize(args):
                  pairs_note(model)):
         if note:
             print(note)
+    if empty_note(model):  # values dropped: said with the warnings
+        print(f"skdpgen: note: {empty_note(model)}", file=sys.stderr)
     _print_outcome(report, issues, json_path, txt_path)
     return 0
 
