@@ -348,8 +348,8 @@ def _refuse(args, columns, schema, classes, issues, report):
     liftable = not any(i["problem"] == "classes" and i.get("share") is None for i in issues)
     hint = "" if args.method == "release" or (liftable and args.allow_guesses) else (
         "\n--allow-guesses writes the output anyway." if liftable else "\n--allow-guesses "
-        "does not apply to the class list, which is never a guess: list every class with "
-        "--classes.")
+        "does not apply to a class list that kept a single class (no fit can train on it): "
+        "list every class with --classes.")
     print(f"skdpgen: refused: nothing written to {args.out}. "
           + describe_issues(issues, "cli", template=str(written) if written else None)
           + hint + spent, file=sys.stderr)

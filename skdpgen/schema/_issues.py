@@ -156,7 +156,9 @@ def _what(issue):
         "categories": f"rare values written as 'other'{share}",
         "folded": (f"rare values{share} written as {issue.get('value')!r}, its most "
                    "frequent kept value"),
-        "classes": f"labels go to an 'other' class{share}",
+        "classes": (f"labels go to an 'other' class{share}" if share else
+                    "it kept a single class (the labels' noisy counts cleared the "
+                    "selection's threshold for one only)"),
         "sparse": (f"about {issue.get('share') or 0:.0%} of its rows have a value (up to "
                    f"{issue.get('most', 0):.0%} under the noise), too few to estimate its kind "
                    "and range at this budget: written as "

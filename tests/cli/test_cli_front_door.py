@@ -117,7 +117,7 @@ def test_a_folded_class_list_is_refused_with_allow_guesses_and_the_message_says_
                      "--quiet", "--random-state", "0", "--allow-guesses"]) == 2
     err = capsys.readouterr().err
     assert "writes the output anyway" not in err
-    assert "--allow-guesses does not apply to the class list" in err and "--classes" in err
+    assert "--allow-guesses does not apply to a class list that kept a single class" in err and "--classes" in err
     # the error the library raises names Python parameters; the command line its own
     assert "classes=" not in err and "schema_share" not in err and "epsilon=" not in err
     assert not out.exists()
@@ -386,7 +386,7 @@ def test_a_single_kept_class_is_named_with_the_columns_weak_spots(tmp_path, caps
     err = capsys.readouterr().err
     assert code == 2 and not (tmp_path / "s.csv").exists()
     assert "the class list" in err and "--classes" in err
-    assert "--allow-guesses does not apply to the class list" in err
+    assert "--allow-guesses does not apply to a class list that kept a single class" in err
     assert "--allow-guesses writes the output anyway" not in err
 
 
@@ -462,4 +462,4 @@ def test_the_refusal_says_whether_allow_guesses_lifts_it(tmp_path, capsys, share
                    issues, None) == 2
     err = capsys.readouterr().err
     assert ("--allow-guesses writes the output anyway" in err) == lifted, err
-    assert ("does not apply to the class list" in err) == (not lifted), err
+    assert ("does not apply to a class list that kept a single" in err) == (not lifted), err
