@@ -132,7 +132,7 @@ SHAPES = {
 @dataclass
 class FrontDoorTable:
     name: str
-    set: str  # "dev", "dev2", "acceptance", "holdout" ... "holdout5"
+    set: str  # "dev", "dev2", "acceptance", "holdout" ... "holdout6"
     package: str
     item: str
     target: str
@@ -182,6 +182,23 @@ def _aids2_dates(frame):
 
 _T = FrontDoorTable
 TABLES = [
+    # -- holdout6: drawn on 2026-11-29 after holdout5 was run and a fix made from it: the
+    # same shuffled candidates (default_rng(20261129)), the next eight of >= 1,000 rows
+    # (immigration, multgee/housing and COUNT/azprocedure skipped: the data of immi1,
+    # MASS/housing and dev2's azpro) and the next four of fewer. Run once, at the end.
+    _T("housing", "holdout6", "MASS", "housing", "y", [], "Copenhagen housing satisfaction"),
+    _T("yogurt", "holdout6", "Ecdat", "Yogurt", "feat.yoplait", [], "scanner panel"),
+    _T("wages1", "holdout6", "Ecdat", "Wages1", "sex", [], "US wages 1976-1982"),
+    _T("vocab", "holdout6", "car", "Vocab", "sex", [], "GSS vocabulary scores"),
+    _T("amis", "holdout6", "boot", "amis", "period", [], "car speeds and warning signs"),
+    _T("turnout", "holdout6", "Zelig", "turnout", "race", [], "voter turnout 1992"),
+    _T("nlschools", "holdout6", "MASS", "nlschools", "COMB", [], "Dutch school pupils"),
+    _T("tuna", "holdout6", "Ecdat", "Tuna", "Tuna.choice", [], "scanner panel"),
+    _T("crohn", "holdout6", "gap", "crohn", "sex", [], "a genetic study, 212 columns"),
+    _T("grouseticks", "holdout6", "lme4", "grouseticks", "YEAR", [], "ticks on grouse chicks"),
+    _T("hedonic", "holdout6", "Ecdat", "Hedonic", "chas", [], "Boston housing prices"),
+    _T("frenchfries", "holdout6", "reshape2", "french_fries", "treatment", [],
+       "a sensory panel"),
     # -- holdout5: drawn on 2026-11-29 for issue 55's criterion (the size rule), before
     # any of these tables was run: the collection's 90 unused tables of >= 300 rows and
     # >= 4 columns with a 2-6-class column (each class >= 2 % of rows; the first such
@@ -461,8 +478,9 @@ HOLDOUT2 = [n for n, t in TABLES.items() if t.set == "holdout2"]
 HOLDOUT3 = [n for n, t in TABLES.items() if t.set == "holdout3"]
 HOLDOUT4 = [n for n, t in TABLES.items() if t.set == "holdout4"]
 HOLDOUT5 = [n for n, t in TABLES.items() if t.set == "holdout5"]
+HOLDOUT6 = [n for n, t in TABLES.items() if t.set == "holdout6"]
 DEV2 = [n for n, t in TABLES.items() if t.set == "dev2"]
-SETS = {"holdout5": HOLDOUT5, "dev": DEV, "acceptance": ACCEPTANCE, "holdout": HOLDOUT, "holdout2": HOLDOUT2,
+SETS = {"holdout6": HOLDOUT6, "holdout5": HOLDOUT5, "dev": DEV, "acceptance": ACCEPTANCE, "holdout": HOLDOUT, "holdout2": HOLDOUT2,
         "holdout3": HOLDOUT3, "holdout4": HOLDOUT4, "dev2": DEV2}
 assert len({t.source for t in TABLES.values()}) == len(TABLES)  # no table in two sets
 
