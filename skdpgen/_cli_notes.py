@@ -51,7 +51,7 @@ def empty_note(model):
     if not empty:
         return None
     their = "their" if len(empty) != 1 else "its"
-    return (f"{_columns(empty)} written missing in every row, since {their} values, if "
+    return (f"{', '.join(map(repr, empty))} written missing in every row, since {their} values, if "
             "any, were too few to place at this budget (at most about a twentieth of the "
             "rows); declare the column's bounds or categories to keep them.")
 
@@ -105,9 +105,3 @@ def _listed(pairs, shown):
     """``a~b, c~d and 3 more``: the first ``shown`` pairs."""
     more = f" and {len(pairs) - shown} more" if len(pairs) > shown else ""
     return ", ".join(f"{a}~{b}" for a, b in pairs[:shown]) + more
-
-
-def _columns(names, shown=8):
-    """``'a', 'b' and 3 more columns``: column names, quoted."""
-    more = f" and {len(names) - shown} more" if len(names) > shown else ""
-    return ", ".join(map(repr, names[:shown])) + more

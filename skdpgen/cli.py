@@ -234,8 +234,9 @@ def _cmd_synthesize(args):
                  pairs_note(model)):
         if note:
             print(note)
-    if empty_note(model):  # values dropped: said with the warnings
-        print(f"skdpgen: note: {empty_note(model)}", file=sys.stderr)
+    dropped = empty_note(model)
+    if dropped:  # values dropped: said with the warnings, every column named
+        print(f"skdpgen: note: {dropped}", file=sys.stderr)
     _print_outcome(report, issues, json_path, txt_path)
     return 0
 
