@@ -42,14 +42,13 @@ def present_rows(plan, key, n, accountant):
         s_k = accountant.noise_multipliers[KINDS] * math.sqrt(2.0)
         from_kinds = (4.0 * (n - float(kinds[4])) + float(sum(kinds[:4]))) / 5.0
         var_k = 0.8 * s_k ** 2
-        if std > 0 and var_k > 0:
+        if std > 0 and var_k > 0:  # (exact releases, epsilon = inf: the values release's)
             w, w_k = 1.0 / std ** 2, 1.0 / var_k
             estimate = (w * estimate + w_k * from_kinds) / (w + w_k)
             std = 1.0 / math.sqrt(w + w_k)
-        elif std == 0:  # exact releases (epsilon = inf): the values release's
-            pass
         needed = max(needed, POLICY.type_stds * math.sqrt(2.0) * s_k)
     return estimate, std, needed
+
 
 def check_present(plan, key, spec, n, accountant):
     """``spec``, or its empty version, after the test of column ``key``'s
