@@ -263,6 +263,8 @@ class EmptyCodec:
         self.codec = codec
 
     def __getattr__(self, name):  # the kind's codec's layout
+        if name.startswith("__") or name == "codec":  # unpickling looks these up
+            raise AttributeError(name)  # before ``codec`` is set: no recursion
         return getattr(self.codec, name)
 
     def encode(self, column):

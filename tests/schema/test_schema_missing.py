@@ -639,6 +639,12 @@ def test_an_empty_spec_writes_every_row_missing():
     assert enc.specs_[0]["missing"] and enc.specs_[0]["empty"]
     out = round_trip(enc, X)
     assert out["m"].isna().all() and out["c"].isna().all()
+    # a fitted encoder (and so a fitted synthesizer) with an empty column pickles:
+    # the codec's delegation once recursed without end on unpickling
+    import pickle
+
+    again = pickle.loads(pickle.dumps(enc))
+    assert round_trip(again, X).equals(out)
 
 
 def test_a_few_hundred_values_in_a_large_table_are_written_empty_not_a_guess():
