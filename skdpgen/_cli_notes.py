@@ -84,21 +84,38 @@ def pairs_note(model, shown=8):
         return None
     d = model.n_features_in_
     total = d * (d - 1) // 2
-    # what a measured pair keeps: its cells, not a formula (issue 55: agesq = age²)
-    exact = (" A measured pair keeps the two columns' joint distribution at the "
+    # what a measured pair keeps: its cells, not a formula (issue 55: agesq = age²);
+    # said only where the fitted model matches every measured marginal (issue 62)
+    unmatched = getattr(model, "unmatched_marginals_", [])
+    exact = ("" if unmatched else
+             " A measured pair keeps the two columns' joint distribution at the "
              "resolution of their bins: a column computed from another (a square, a "
              "difference) comes back near that relation, not exactly on it.")
     if len(pairs) == total:
-        return f"Two-way marginals: all {total} pairs of columns measured." + exact
-    note = (f"Two-way marginals: {len(pairs)} of {total} pairs of columns measured, chosen "
-            f"privately as the most dependent ({_listed(pairs, shown)}); the others only "
-            "through them." + exact)
+        note = f"Two-way marginals: all {total} pairs of columns measured." + exact
+    else:
+        note = (f"Two-way marginals: {len(pairs)} of {total} pairs of columns measured, "
+                f"chosen privately as the most dependent ({_listed(pairs, shown)}); the "
+                "others only through them." + exact)
+    if unmatched:
+        note += "\n" + unmatched_note(unmatched, shown)
     lost = model.mechanism_.strong_pairs_not_measured()
     if lost:
         note += (f"\nStrongly related but not measured ({_listed(lost, shown)}): the synthetic "
                  "rows keep these relations only as far as the measured pairs imply them; "
                  "more rows, a larger epsilon or fewer columns would measure them.")
     return note
+
+
+def unmatched_note(unmatched, shown=8):
+    """The measured marginals the fitted model does not reproduce within their noise
+    (``unmatched_marginals_``: post-processing of the releases and the model)."""
+    names = ", ".join("~".join(c) for c in unmatched[:shown])
+    more = f" and {len(unmatched) - shown} more" if len(unmatched) > shown else ""
+    return (f"Not reproduced within their noise ({names}{more}): the fitted model's "
+            "marginals of these columns differ from what was measured by more than its "
+            "noise explains, so the synthetic rows do not keep them as measured; a larger "
+            "epsilon, more rows or fewer columns measure fewer cells at less noise.")
 
 
 def _listed(pairs, shown):

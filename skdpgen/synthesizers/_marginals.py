@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import torch
+from scipy.stats import chi2
 
 from ..kernels import MarginalFeatures
 from ..schema import kind_of
@@ -370,6 +371,8 @@ class MarginalMechanism(Mechanism):
                                  for k, v in state["_inverse"].items()}
         if state.get("_counts") is not None:
             state["_counts"] = tuple(v.cpu() for v in state["_counts"])
+        state.pop("_mixture", None)  # the fitted network is the synthesizer's
+        state.pop("_losses", None)  # the stop rule's record of a fit in progress
         return state
 
     def strong_pairs_not_measured(self, tv=POLICY.strong_pair_tv):
@@ -453,6 +456,8 @@ class MarginalMechanism(Mechanism):
         plus its random logits. Post-processing of the releases."""
         if not isinstance(network, MixtureGenerator):
             return
+        self._mixture, self._refinements, self._refined_at, self._losses = network, 0, 0, []
+        self.joined_ = []
         overall = self.targets_[ONE_WAY][0][0]
         v_all = 1.0 / self._inverse[ONE_WAY].cpu().numpy()[:, 0]
         if self.by_class:
@@ -473,35 +478,193 @@ class MarginalMechanism(Mechanism):
                 network.logits[c::k] += torch.as_tensor(logits, dtype=network.logits.dtype)
 
     def converged(self, loss):
-        """Whether the fit is as close to the releases as their noise allows.
+        """Whether the fit is as close to the releases as their noise allows, in
+        all, or no longer gets closer.
 
         At the true marginals the loss (each entry's squared misfit over its
         noise variance) has expectation the number of released entries
-        ``N``; a fit below it matches the noise (Morozov's discrepancy
-        principle). Training stops at the first step whose loss is at most
-        ``N``: a function of the releases and their public noise levels only.
+        ``N``; a fit below it matches the noise on the whole (Morozov's
+        discrepancy principle). True at a step whose loss is at most ``N``
+        (once ``POLICY.refine_steps`` steps have passed since the last
+        :meth:`refine` that went on), or whose loss fell by less than
+        ``POLICY.plateau`` of itself over the last ``POLICY.refine_steps``
+        steps; the trainer then asks :meth:`refine` whether every measured
+        marginal is matched too. A function of the releases and their
+        public noise levels only.
         """
-        return float(loss) <= self._entries
+        loss = float(loss)
+        if not hasattr(self, "_losses"):  # a network other than a mixture
+            self._losses, self._refined_at = [], 0
+        self._losses.append(loss)
+        since = len(self._losses) - self._refined_at
+        settled = not getattr(self, "_refinements", 0) or since >= POLICY.refine_steps
+        if loss <= self._entries and settled:
+            return True
+        if since < POLICY.refine_steps:
+            return False
+        before = self._losses[-POLICY.refine_steps]
+        return loss >= (1.0 - POLICY.plateau) * before
 
-    def _misfit(self, name, feature_map, generated, weights):
+    def refine(self, network):
+        """Go on training while a measured marginal is not matched within its noise.
+
+        Called when the loss in all is within the noise or stopped falling
+        (:meth:`converged`). Each measured marginal's misfit is tested on its own
+        (:meth:`misfit`); while one fails, the columns of the failing pairs
+        are joined in the mixture (:meth:`MixtureGenerator.join`: one joint
+        distribution per component over a group's cells, at most
+        ``POLICY.joint_cells`` of them), strongest misfit first, and
+        training goes on, at most ``POLICY.refine_rounds`` times. A product
+        of one distribution per column cannot hold several sharp relations
+        (a column and its square, a code and its label) at once; a joint can.
+        Post-processing: the misfits read the releases, their public noise
+        levels and the model.
+
+        Returns
+        -------
+        more : bool
+            Whether training goes on.
+        """
+        if not isinstance(network, MixtureGenerator) or self.pairwise_ is None:
+            return False
+        if self._refinements >= POLICY.refine_rounds:
+            return False
+        failing = [m for m in self.misfit(network) if m["failed"]]
+        if not failing:
+            return False
+        groups = self._grown_groups(network, failing)
+        if network.join(groups):
+            self.joined_ = [tuple(self._block_keys[a] for a in g) for g in network.groups]
+        self._refinements += 1
+        self._refined_at = len(self._losses)
+        return True
+
+    def _grown_groups(self, network, failing):
+        """The mixture's groups grown by the failing pairs (worst first), each
+        group at most ``POLICY.joint_cells`` cells."""
+        groups = [set(g) for g in network.groups]
+        sizes = self._sizes
+        for m in sorted(failing, key=lambda m: -m["excess"]):
+            if len(m["columns"]) != 2:
+                continue
+            a, b = (self._block_keys.index(c) for c in m["columns"])
+            ga = next((g for g in groups if a in g), {a})
+            gb = next((g for g in groups if b in g), {b})
+            if ga is gb or int(np.prod([sizes[c] for c in ga | gb])) > POLICY.joint_cells:
+                continue
+            groups = [g for g in groups if g is not ga and g is not gb] + [ga | gb]
+        return [tuple(sorted(g)) for g in groups if len(g) > 1]
+
+    def misfit(self, network=None):
+        """Each measured marginal's misfit, tested against its own noise.
+
+        For every release (the one-way marginals over all rows and by class,
+        the two-way ones) and every marginal in it, the model's squared
+        misfit over the release's noise variance, summed over the
+        marginal's cells (and classes): at the true distribution a
+        chi-squared variable with as many degrees of freedom as entries.
+        A marginal fails when its chi-squared tail probability is below
+        ``POLICY.misfit_level`` divided by the number of marginals tested
+        (Bonferroni). Post-processing: the releases, their public noise
+        levels and the model only.
+
+        Parameters
+        ----------
+        network : MixtureGenerator, default=None
+            The model (the fitted one by default).
+
+        Returns
+        -------
+        misfits : list of dict
+            One per release and marginal: ``release``, ``columns`` (column
+            keys), ``chi2``, ``entries``, ``p`` (the tail probability),
+            ``excess`` (``(chi2 − entries) / √(2·entries)``) and ``failed``.
+        """
+        network = self._mixture if network is None else network
+        k = max(self.n_classes_, 1)
+        labels = torch.arange(network.n_rows, device=network.logits.device) % k
+        was = network.training
+        network.train()
+        with torch.no_grad():
+            generated = network(torch.zeros(network.n_rows, 1, device=labels.device),
+                                labels if self.n_classes_ else None)
+            weights = batch_weights(labels if self.n_classes_ else None, self.n_classes_,
+                                    generated)
+            overall = (weights if self._class_weights is None
+                       else weights @ self._class_weights.to(weights)[:, None])
+            out = []
+            for name, feature_map, w in self._loss_terms(weights, overall):
+                means = self._means(feature_map, generated, w)
+                square = ((self._on_device[name].to(means.device) - means) ** 2
+                          * self._inverse[name].to(means.device)).double().cpu().numpy().sum(0)
+                for m, lo, hi in zip(feature_map.marginals_, feature_map.offsets_[:-1],
+                                     feature_map.offsets_[1:]):
+                    entries = (hi - lo) * means.shape[0]
+                    value = float(square[lo:hi].sum())
+                    out.append({"release": name,
+                                "columns": tuple(self._block_keys[a] for a in m),
+                                "chi2": value, "entries": int(entries),
+                                "p": float(chi2.sf(value, entries)),
+                                "excess": (value - entries) / math.sqrt(2 * entries)})
+        network.train(was)
+        level = POLICY.misfit_level / max(len(out), 1)
+        for m in out:
+            m["failed"] = m["p"] < level
+        return out
+
+    def _loss_terms(self, by_class, overall):
+        """``(release, feature map, weights)`` of every release in the loss."""
+        terms = []
+        if self.by_class:
+            terms.append((ONE_WAY_BY_CLASS, self.features_, by_class))
+            if self.pairwise_ is not None:
+                terms.append((TWO_WAY_BY_CLASS, self.pairwise_, by_class))
+        terms.append((ONE_WAY, self.features_, overall))
+        if self.pairwise_ is not None:
+            terms.append((TWO_WAY, self.pairwise_, overall))
+        return terms
+
+    def _means(self, feature_map, generated, weights):
+        """The model's marginals under ``feature_map``: the mixture's products,
+        and for pairs inside a joined group, its joint (shape ``(k, features)``)."""
         means = feature_map.raw_feature_sum(generated, weights).T
-        return torch.sum((self._on_device[name] - means) ** 2 * self._inverse[name])
+        mixture = getattr(self, "_mixture", None)
+        if feature_map is not self.pairwise_ or mixture is None or not mixture.groups:
+            return means
+        tables = mixture.pair_tables()
+        scale = 1.0 / math.sqrt(len(feature_map.marginals_))
+        columns, values = [], []
+        for i, (a, b) in enumerate(feature_map.marginals_):
+            if (a, b) in tables:
+                table = tables[a, b]
+            elif (b, a) in tables:
+                table = tables[b, a].transpose(1, 2)
+            else:
+                continue
+            table = torch.einsum("rk,rij->kij", weights, table)
+            for axis, block in ((1, a), (2, b)):
+                groups = feature_map._aggregate[block]
+                if groups is not None:  # the pair's coarse cells
+                    agg = torch.as_tensor(groups, dtype=table.dtype, device=table.device)
+                    table = (torch.einsum("kij,jc->kic", table, agg) if axis == 2
+                             else torch.einsum("kij,ic->kcj", table, agg))
+            columns.append(torch.arange(feature_map.offsets_[i], feature_map.offsets_[i + 1]))
+            values.append(table.reshape(table.shape[0], -1) * scale)
+        if columns:
+            means = means.clone()
+            means[:, torch.cat(columns).to(means.device)] = torch.cat(values, dim=1)
+        return means
 
     def loss(self, generated, labels):
         weights = batch_weights(labels, self.n_classes_, generated)  # (batch, classes)
+        overall = (weights if self._class_weights is None  # the mixture of the classes
+                   else weights @ self._class_weights.to(weights)[:, None])
         loss = 0.0
-        if self.by_class:
-            loss = self._misfit(ONE_WAY_BY_CLASS, self.features_, generated, weights)
-            if self.pairwise_ is not None:
-                loss = loss + self._misfit(TWO_WAY_BY_CLASS, self.pairwise_, generated,
-                                           weights)
-        if self._class_weights is not None:  # the mixture of the classes
-            weights = weights @ self._class_weights.to(weights)[:, None]
-        loss = loss + self._misfit(ONE_WAY, self.features_, generated, weights)
+        for name, feature_map, w in self._loss_terms(weights, overall):
+            means = self._means(feature_map, generated, w)
+            loss = loss + torch.sum((self._on_device[name] - means) ** 2 * self._inverse[name])
         if self._counts is not None:  # the schema estimate's counts
             index, target, inverse = self._counts
-            p = (generated[:, index] * weights).sum(0)
+            p = (generated[:, index] * overall).sum(0)
             loss = loss + torch.sum((target - p) ** 2 * inverse)
-        if self.pairwise_ is not None:
-            loss = loss + self._misfit(TWO_WAY, self.pairwise_, generated, weights)
         return loss

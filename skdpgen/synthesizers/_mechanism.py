@@ -289,6 +289,15 @@ class Mechanism:
         by default never (every planned step is taken)."""
         return False
 
+    def refine(self, network):
+        """Called when :meth:`converged`: whether training goes on after all.
+
+        A mechanism may check the model against its releases and change it
+        (post-processing only); the trainer builds its optimizer again when
+        the network's parameters changed. By default False: training stops.
+        """
+        return False
+
     def issues(self):
         """Weak spots of the releases, from public quantities only (their noise
         levels, ``n``, the encoding), in the form of ``schema_issues_``

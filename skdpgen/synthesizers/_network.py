@@ -73,6 +73,17 @@ class MixtureGenerator(nn.Module):
     evaluation it returns, for each requested row, one of the rows of its
     class, chosen by the first latent coordinate (public randomness).
 
+    **Joined columns.** A product of one distribution per column cannot
+    hold several sharp relations at once (a column and its square, a code
+    and its label): each needs components of its own, and their number
+    multiplies. :meth:`join` gives the columns of a group one joint
+    distribution per row over all their cells, so that a row holds the
+    relation itself; the group's one-way marginals are the joint's sums
+    (returned in the rows as before) and its pairs' joint histograms are
+    :meth:`pair_tables`. In evaluation a group's cells are drawn jointly,
+    from latent coordinate ``1 + g`` for group ``g`` (one-hot in the
+    returned rows): a sampler needs ``1 + len(groups)`` latent coordinates.
+
     Parameters
     ----------
     n_rows : int
@@ -83,6 +94,12 @@ class MixtureGenerator(nn.Module):
         The one-hot blocks; numeric columns are not supported (encode them
         as bins).
 
+    Attributes
+    ----------
+    groups : list of tuple of int
+        The joined blocks, each a sorted tuple of block indices (each block
+        in at most one group); empty until :meth:`join`.
+
     Examples
     --------
     >>> import torch
@@ -90,6 +107,10 @@ class MixtureGenerator(nn.Module):
     >>> net = MixtureGenerator(6, 2, [3, 2])
     >>> net(torch.zeros(6, 1), torch.arange(6) % 2).shape
     torch.Size([6, 5])
+    >>> net.join([(0, 1)])
+    True
+    >>> net.pair_table(0, 1).shape  # each row's joint of blocks 0 and 1
+    torch.Size([6, 3, 2])
     """
 
     def __init__(self, n_rows, n_classes, category_sizes):
@@ -98,29 +119,159 @@ class MixtureGenerator(nn.Module):
         self.n_classes = n_classes
         self.category_sizes = list(category_sizes)
         self.logits = nn.Parameter(torch.zeros(self.n_rows, sum(self.category_sizes)))
+        self.joints = nn.ParameterList()
+        self.groups = []
 
     def reset_parameters(self, generator):
         """Small random logits from a local ``torch.Generator`` (rows start near uniform)."""
         with torch.no_grad():
             self.logits.copy_(0.1 * torch.randn(self.logits.shape, generator=generator))
 
-    def _probabilities(self, logits):
-        return torch.cat([torch.softmax(b, dim=1)
-                          for b in torch.split(logits, self.category_sizes, dim=1)], dim=1)
+    def _starts(self):
+        starts = [0]
+        for size in self.category_sizes:
+            starts.append(starts[-1] + size)
+        return starts
+
+    def _probabilities(self, index=None):
+        """Every block's probabilities (rows ``index``, or all) and each group's joint."""
+        logits = self.logits if index is None else self.logits[index]
+        blocks = [torch.softmax(b, dim=1)
+                  for b in torch.split(logits, self.category_sizes, dim=1)]
+        tables = []
+        for group, joint in zip(self.groups, self.joints):
+            joint = joint if index is None else joint[index]
+            shape = tuple(self.category_sizes[a] for a in group)
+            table = torch.softmax(joint, dim=1).reshape((-1,) + shape)
+            tables.append(table)
+            for pos, a in enumerate(group):  # the group's one-way marginals
+                blocks[a] = table.sum(dim=tuple(d + 1 for d in range(len(group)) if d != pos))
+        return torch.cat(blocks, dim=1), tables
+
+    def join(self, groups):
+        """Give the blocks of each group one joint distribution per row.
+
+        The mixture's distribution is unchanged: a new group's joint starts
+        at the product of its blocks' current distributions (of a group it
+        contains, that group's joint). Groups grow, never split: a new group
+        contains every group it meets. Groups already joined and not within
+        ``groups`` are kept.
+
+        Parameters
+        ----------
+        groups : sequence of sequence of int
+            Block indices; each block in at most one group.
+
+        Returns
+        -------
+        changed : bool
+            Whether a group was added or grown (the parameters are new
+            then: an optimizer must be built again).
+        """
+        new = [tuple(sorted(int(a) for a in g)) for g in groups if len(g) > 1]
+        for g in self.groups:
+            meets = [h for h in new if set(g) & set(h)]
+            if any(not set(g) <= set(h) for h in meets):
+                raise ValueError(f"group {g} would be split by {new}.")
+        kept = [g for g in self.groups if not any(set(g) <= set(h) for h in new)]
+        added = [g for g in new if g not in self.groups]
+        if not added:
+            return False
+        seen = [a for g in kept + added for a in g]
+        if len(seen) != len(set(seen)):
+            raise ValueError(f"a block is in two groups: {kept + added}.")
+        starts = self._starts()
+        with torch.no_grad():
+            probs, tables = self._probabilities()
+            old = dict(zip(self.groups, tables))
+            joints = []
+            for g in added:
+                log = torch.zeros((self.n_rows,) + (1,) * len(g), dtype=probs.dtype,
+                                  device=probs.device)
+                inside = set()
+                for h, table in old.items():  # the groups it contains, as they are
+                    if set(h) <= set(g):
+                        log = log + _placed(torch.log(table.clamp_min(1e-12)), h, g)
+                        inside |= set(h)
+                for a in g:
+                    if a not in inside:
+                        p = probs[:, starts[a]:starts[a + 1]].clamp_min(1e-12)
+                        log = log + _placed(torch.log(p), (a,), g)
+                joints.append(nn.Parameter(log.reshape(self.n_rows, -1).contiguous()))
+            kept_joints = [j for g, j in zip(self.groups, self.joints) if g in kept]
+        self.groups = kept + added
+        self.joints = nn.ParameterList(kept_joints + joints)
+        return True
+
+    def pair_tables(self):
+        """Each row's joint distribution of every two blocks of one group.
+
+        Returns
+        -------
+        tables : dict
+            ``(a, b) -> tensor of shape (n_rows, size_a, size_b)`` for every
+            two blocks ``a < b`` of a group, from the current parameters
+            (differentiable).
+        """
+        out = {}
+        for group, table in zip(self.groups, self._probabilities()[1]):
+            for i, a in enumerate(group):
+                for j in range(i + 1, len(group)):
+                    others = tuple(d + 1 for d in range(len(group)) if d not in (i, j))
+                    out[a, group[j]] = table.sum(dim=others) if others else table
+        return out
+
+    def pair_table(self, a, b):
+        """Each row's joint distribution of blocks ``a`` and ``b`` of one group: a
+        tensor of shape ``(n_rows, size_a, size_b)`` (:meth:`pair_tables`)."""
+        tables = self.pair_tables()
+        if (a, b) in tables:
+            return tables[a, b]
+        if (b, a) in tables:
+            return tables[b, a].transpose(1, 2)
+        raise ValueError(f"blocks {a} and {b} are not joined.")
 
     def forward(self, z, labels=None):
         if self.training:
             if z.shape[0] != self.n_rows:
                 raise ValueError(f"A mixture of {self.n_rows} rows trains on batches of "
                                  f"{self.n_rows} rows, got {z.shape[0]}.")
-            return self._probabilities(self.logits)
+            return self._probabilities()[0]
         k = max(self.n_classes, 1)
         cls = (torch.zeros(z.shape[0], dtype=torch.long) if labels is None or not self.n_classes
                else labels.long())
         count = (self.n_rows - cls + k - 1) // k  # rows of class c: c, c + k, c + 2k, ...
         u = 0.5 * (1.0 + torch.erf(z[:, 0].double() / 2.0**0.5))  # uniform on (0, 1)
         pick = torch.minimum((u * count).long(), count - 1)
-        return self._probabilities(self.logits[pick * k + cls])
+        probs, tables = self._probabilities(pick * k + cls)
+        if not self.groups:
+            return probs
+        if z.shape[1] < 1 + len(self.groups):
+            raise ValueError(f"Sampling a mixture with {len(self.groups)} joined groups needs "
+                             f"{1 + len(self.groups)} latent coordinates, got {z.shape[1]}.")
+        probs, starts, rows = probs.clone(), self._starts(), torch.arange(z.shape[0])
+        for g, (group, table) in enumerate(zip(self.groups, tables)):
+            flat = table.reshape(z.shape[0], -1).double()
+            u = 0.5 * (1.0 + torch.erf(z[:, 1 + g].double() / 2.0**0.5))
+            cell = torch.minimum((torch.cumsum(flat, dim=1) < u[:, None]).sum(1),
+                                 torch.tensor(flat.shape[1] - 1))
+            for a in reversed(group):  # the cell's index in each block, last block fastest
+                size = self.category_sizes[a]
+                probs[:, starts[a]:starts[a + 1]] = 0.0
+                probs[rows, starts[a] + cell % size] = 1.0
+                cell = cell // size
+        return probs
+
+
+def _placed(log, have, group):
+    """``log`` of shape ``(rows, *sizes of have)`` with its axes where ``group`` has
+    ``have``'s blocks, size 1 on the others (for broadcasting)."""
+    order = [group.index(a) for a in have]
+    perm = sorted(range(len(have)), key=lambda i: order[i])
+    shape = [log.shape[0]] + [1] * len(group)
+    for axis, size in zip(order, log.shape[1:]):
+        shape[1 + axis] = size
+    return log.permute([0] + [1 + i for i in perm]).reshape(shape)
 
 
 def build_network(kind, noise_dim, n_classes, widths, n_numeric, category_sizes,

@@ -97,6 +97,19 @@ class SynthesisPolicy(Policy):
         10, "... in steps of this (decimal bins: tenths of the range are unions of bins)")
     spread_share: float = rule(
         0.10, "a column whose empty cells' noise may hold this share of the rows is named")
+    misfit_level: float = rule(
+        0.05, "a measured marginal is matched when its misfit's chi-squared tail is above "
+              "this over the number of marginals (Bonferroni)")
+    refine_rounds: int = rule(
+        4, "while a measured marginal is not matched, training goes on (joining its "
+           "columns) at most this many times")
+    refine_steps: int = rule(
+        100, "... at least this many steps each time")
+    plateau: float = rule(
+        0.01, "the loss has stopped falling when it fell by less than this share over "
+              "refine_steps steps")
+    joint_cells: int = rule(
+        2000, "a joined group of columns holds at most this many cells per component")
     strong_pair_tv: float = rule(
         0.1, "a pair not measured is named when its noisy score puts its distance from "
              "independence (total variation) above this by two noise stds")

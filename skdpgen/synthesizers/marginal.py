@@ -212,8 +212,11 @@ class MarginalSynthesizer(BaseSynthesizer):
             pair_share=pair_share, pair_cells=self.pair_cells, by_class=shape.labeled,
             n_pairs=n_pairs if 0 < n_pairs < pairs else None,
             selection_share=selection_share(self.pair_share))
+        # a latent coordinate to choose the component, one per group of columns
+        # the fit may join (MixtureGenerator.join: at most one per two columns)
         generator = GeneratorSpec(kind="mixture", learning_rate=learning_rate,
-                                  batch_size=self.n_components, noise_dim=1, per_class=True)
+                                  batch_size=self.n_components,
+                                  noise_dim=1 + shape.n_columns // 2, per_class=True)
         return Design(mechanism, generator, encoding={"max_levels": max_levels, "bins": bins})
 
     def _set_mechanism_attributes(self, mechanism):
@@ -221,6 +224,11 @@ class MarginalSynthesizer(BaseSynthesizer):
         self.pairwise_features_ = mechanism.pairwise_
         self.pair_share_ = mechanism.pair_share
         self.measured_pairs_ = mechanism.pair_names()
+        self.joined_columns_ = list(getattr(mechanism, "joined_", []))
+        misfit = mechanism.misfit(self.network_)
+        self.unmatched_marginals_ = sorted({m["columns"] for m in misfit if m["failed"]},
+                                           key=lambda c: (len(c), c))
+        self.marginal_misfit_ = misfit
         encoding = self.design_.encoding
         self.bins_, self.max_levels_ = encoding["bins"], encoding["max_levels"]
 
