@@ -126,8 +126,19 @@ def test_the_user_guide_search_scores_finitely():
 
 
 # ---------------------------------------------------------------------------
-# no silent failure: a scorer that cannot score says why
+# no silent failure: a planned search raises instead of choosing among NaN
 # ---------------------------------------------------------------------------
+
+
+def test_a_scorer_that_fails_makes_the_search_raise():
+    """private_accuracy_scorer without held-out labels cannot score: the
+    search raises its error instead of scoring NaN and picking best_params_."""
+    X, _ = _data()
+    search = GridSearchCV(_synth(classes=None), {"length_scale": [0.5, 1.0]},
+                          cv=KFold(N_FOLDS), scoring=private_accuracy_scorer())
+    with pytest.raises(ValueError, match="needs the held-out labels y"):
+        _fit(search, X)
+    assert not hasattr(search, "best_params_")
 
 
 def test_a_scorer_given_no_synthesizer_says_so():
@@ -141,3 +152,25 @@ def test_a_scorer_given_no_synthesizer_says_so():
             scorer(make_pipeline(_clip()).fit(X), X)
         search.fit(X, y)  # refused before its release: the search goes on as planned
     assert budget.report().is_private
+
+
+def test_plan_search_makes_the_search_raise_on_errors():
+    X, y = _data()
+    search = GridSearchCV(_synth(), {"length_scale": [0.5, 1.0]}, cv=KFold(N_FOLDS),
+                          scoring=private_neg_mmd2_scorer(n_components=50))
+    assert np.isnan(search.error_score)  # scikit-learn's default
+    with PrivacyBudget(epsilon=2.0, delta=1e-5):
+        plan_search(search, X, y)
+    assert search.error_score == "raise"
+
+
+@pytest.mark.parametrize("error_score", [0.0, -np.inf, -1])
+def test_plan_search_refuses_an_error_score_that_is_a_number(error_score):
+    X, y = _data()
+    search = GridSearchCV(_synth(), {"length_scale": [0.5, 1.0]}, cv=KFold(N_FOLDS),
+                          scoring=private_neg_mmd2_scorer(), error_score=error_score)
+    with PrivacyBudget(epsilon=2.0, delta=1e-5) as budget:
+        with pytest.raises(ValueError, match="error_score"):
+            plan_search(search, X, y)
+    assert budget.charges == []
+    assert search.error_score is error_score  # left as it was
