@@ -20,6 +20,9 @@ from skdpgen.privacy import PrivacyBudget
 
 N_ROWS, N_FOLDS = 200, 4
 
+# tiny fits: one torch thread is faster than a pool (and the machine is shared)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 
 def _data(n=N_ROWS, seed=0):
     """A tiny table: 200 rows x 3 columns, and labels."""
