@@ -216,6 +216,13 @@ def _check_search(search, X, y):
                          "a plan; set it to False.")
     if not (search.refit is True or search.refit is False):
         raise ValueError("plan_search supports refit=True or False.")
+    if not _raises_or_default(search.error_score):
+        raise ValueError(
+            f"plan_search needs error_score='raise' (got error_score={search.error_score!r}): "
+            "with a number, a candidate whose fit or score fails gets that number as its "
+            "score and can be chosen as best_params_, and the releases it planned are never "
+            "made. Leave error_score at scikit-learn's default (plan_search sets it to "
+            "'raise') or set it to 'raise'.")
     cv = check_cv(search.cv, y, classifier=is_classifier(search.estimator))
     if not isinstance(cv, _POSITIONAL):
         raise ValueError(  # noqa: TRY004 - a value (the folds), not a type, is wrong
@@ -229,6 +236,15 @@ def _check_search(search, X, y):
             "private_accuracy_scorer); the estimator's own score and the other scorers read "
             "the held-out rows without noise.")
     return cv.get_n_splits(X, y), scorer
+
+
+def _raises_or_default(error_score):
+    """Whether ``error_score`` is ``"raise"`` or scikit-learn's default NaN
+    (which :func:`plan_search` replaces by ``"raise"``)."""
+    if isinstance(error_score, str):
+        return error_score == "raise"
+    return (isinstance(error_score, numbers.Real) and not isinstance(error_score, bool)
+            and math.isnan(error_score))
 
 
 def _candidate(search, params):
@@ -266,6 +282,9 @@ def plan_search(search, X, y=None, *, budget=None, split=True, scoring_share=0.1
     the Gaussian part goes to the scorer. With ``split=False`` it checks the
     search as configured. Nothing is released either way: each candidate is
     fitted up to the point where its accountant is created, and stopped.
+    Either way it also sets ``error_score="raise"``: a planned search raises
+    the first error of a fit or a score instead of ranking candidates by a
+    stand-in score (see Notes).
 
     Parameters
     ----------
@@ -274,8 +293,10 @@ def plan_search(search, X, y=None, *, budget=None, split=True, scoring_share=0.1
         must learn nothing from the rows: see Notes), with ``scoring`` a
         private scorer, ``n_jobs=1`` and folds that depend on row positions
         only (``cv=KFold(k)``; an int when the estimator is not a
-        classifier). Its settings are fixed from now on for the budget's
-        block (see Notes).
+        classifier), and ``error_score`` left at scikit-learn's default
+        (NaN, which plan_search replaces by ``"raise"``) or ``"raise"``.
+        Its settings are fixed from now on for the budget's block (see
+        Notes).
     X : array-like or DataFrame
         The private data the search will be fitted on (only its public
         shape is used by the plan).
@@ -300,7 +321,8 @@ def plan_search(search, X, y=None, *, budget=None, split=True, scoring_share=0.1
     ValueError
         For a search a budget cannot cover (``n_jobs > 1``, folds that
         depend on labels, a scorer without noise, ``return_train_score``,
-        a step that learns from the rows).
+        a step that learns from the rows, ``error_score`` a number other
+        than NaN).
 
     Notes
     -----
@@ -325,6 +347,18 @@ def plan_search(search, X, y=None, *, budget=None, split=True, scoring_share=0.1
     declared in the synthesizer's schema). A stateless step's function must
     act on each row alone (a clip, a log, not ``X - X.mean(axis=0)``):
     plan_search cannot read the function, and this is on you.
+
+    **Errors raise.** scikit-learn's searches turn a fit or a score that
+    raises into ``error_score`` (NaN by default), warn, and go on: a search
+    whose every score failed still picks ``best_params_`` among NaN, and
+    its report lists fewer releases than planned. A private search has no
+    use for a stand-in score (each failed fit or score has spent its budget
+    for nothing, or left the plan short), so plan_search sets
+    ``error_score="raise"``, replacing the default NaN, and refuses any
+    other number with a ``ValueError`` (it would be ranked as a real score
+    and could be chosen) rather than override a value chosen on purpose.
+    The private scorers raise a ``TypeError`` or ``ValueError`` naming what
+    they lack when they cannot score, and never return NaN.
 
     **The search as planned.** plan_search records the search in the budget
     (:meth:`~skdpgen.privacy.PrivacyBudget.add_guard`): a weak reference to
@@ -441,7 +475,7 @@ def plan_search(search, X, y=None, *, budget=None, split=True, scoring_share=0.1
     if split:
         search.estimator.set_params(**{prefix + "epsilon": fit_budget[0],
                                        prefix + "delta": fit_budget[1]})
-    search.set_params(scoring=planned_scorer)
+    search.set_params(scoring=planned_scorer, error_score="raise")
     guard = _SearchGuard(search, planned, len(budget.charges),
                          _backend_n_jobs(search, estimators))
     budget.add_guard(guard, key=weakref.ref(search))

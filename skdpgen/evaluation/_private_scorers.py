@@ -27,11 +27,35 @@ from ..utils import check_generator
 __all__ = ["private_accuracy_scorer", "private_neg_mmd2_scorer"]
 
 
-def _split_pipeline(estimator):
-    """``(steps before, the synthesizer)``: a Pipeline's last step samples."""
-    if isinstance(estimator, Pipeline):
-        return estimator[:-1], estimator[-1]
-    return None, estimator
+def _split_pipeline(estimator, name):
+    """``(steps before, the synthesizer)`` of a scored ``estimator``.
+
+    A Pipeline's last step samples (a Pipeline ending in a Pipeline is
+    unfolded); the steps before are listed in order, without the ones that
+    do nothing (``"passthrough"``, None), so a one-step Pipeline has none.
+    Anything else is the synthesizer itself.
+    """
+    before = []
+    while isinstance(estimator, Pipeline):
+        if not estimator.steps:
+            raise TypeError(f"{name} scores a synthesizer or a Pipeline ending in one, "
+                            "not an empty Pipeline.")
+        before.extend(step for _, step in estimator.steps[:-1]
+                      if step is not None and not (isinstance(step, str)
+                                                   and step == "passthrough"))
+        estimator = estimator.steps[-1][1]
+    if not callable(getattr(estimator, "sample", None)):
+        raise TypeError(
+            f"{name} scores a synthesizer or a Pipeline ending in one; the estimator "
+            f"scored ends in {type(estimator).__name__}, not a synthesizer (it has no sample).")
+    return before, estimator
+
+
+def _apply(before, X):
+    """``X`` through the fitted ``before`` steps, in order (nothing for none)."""
+    for step in before:
+        X = step.transform(X)
+    return X
 
 
 class _PrivateScorer:
@@ -162,10 +186,9 @@ class _PrivateNegMMD2Scorer(_PrivateScorer):
         return fold
 
     def __call__(self, estimator, X, y=None):
+        before, synthesizer = _split_pipeline(estimator, self._name)
         state = self._accountant()
-        before, synthesizer = _split_pipeline(estimator)
-        if before is not None:
-            X = before.transform(X)
+        X = _apply(before, X)
         # one public encoding for the whole search: the first candidate's (a
         # post-processing of its private fit), so that a fold reads the same
         encoder = state.setdefault("encoder", getattr(synthesizer, "encoder_", None))
@@ -178,7 +201,17 @@ class _PrivateNegMMD2Scorer(_PrivateScorer):
         synthetic = np.asarray(state["features"].transform(_finite(encoder.transform(X_syn))),
                                dtype=np.float64).mean(axis=0)
         # ‖μ_syn − μ̃‖² − E‖noise‖²: unbiased for ‖μ_syn − μ_fold‖²
-        return -float(np.sum((synthetic - fold["noisy"]) ** 2) - fold["bias"])
+        return _checked(-float(np.sum((synthetic - fold["noisy"]) ** 2) - fold["bias"]),
+                        self._name)
+
+
+def _checked(score, name):
+    """``score``, or an error if it is not a finite number: a search never
+    ranks a NaN (the message names no value)."""
+    if not np.isfinite(score):
+        raise RuntimeError(f"{name} computed a non-finite score; the candidate cannot be "
+                           "ranked.")
+    return score
 
 
 def _finite(Z):
@@ -293,16 +326,16 @@ class _PrivateAccuracyScorer(_PrivateScorer):
     def n_releases(self, n_candidates, n_folds):
         return n_candidates * n_folds  # one per score: each model differs
 
-    def __call__(self, estimator, X, y):
-        state = self._accountant()
+    def __call__(self, estimator, X, y=None):
         if y is None:
-            raise ValueError(f"{self._name} needs the held-out labels y.")
-        before, synthesizer = _split_pipeline(estimator)
-        if before is not None:
-            X = before.transform(X)
+            raise ValueError(f"{self._name} needs the held-out labels y (fit the search "
+                             "with them).")
+        before, synthesizer = _split_pipeline(estimator, self._name)
         classes = getattr(synthesizer, "classes_", None)
         if classes is None:
             raise ValueError(f"{self._name} needs a synthesizer fitted with labels.")
+        state = self._accountant()
+        X = _apply(before, X)
         m = len(y)
         n = m if self.n_samples is None else self.n_samples
         X_syn, y_syn = self._sample(synthesizer, n)
@@ -321,7 +354,7 @@ class _PrivateAccuracyScorer(_PrivateScorer):
             predicted = np.asarray(model.predict(_finite(encoder.transform(X)))).astype(int)
         correct = float(np.sum(predicted == truth))
         noisy = state["accountant"].add_noise(self._release, [correct], sensitivity=1.0)[0]
-        return float(min(1.0, max(0.0, noisy / m)))
+        return _checked(float(min(1.0, max(0.0, noisy / m))), self._name)
 
 
 def private_accuracy_scorer(*, model=None, n_samples=None, epsilon=None, delta=None,

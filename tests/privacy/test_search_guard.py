@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 from joblib import parallel_backend
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.model_selection import GridSearchCV, KFold, ParameterGrid
 from sklearn.pipeline import FeatureUnion, Pipeline, make_pipeline
@@ -137,20 +137,24 @@ def test_a_step_whose_fit_reads_the_rows_otherwise_is_refused(step, why):
 # ---------------------------------------------------------------------------
 
 
+#: The private scorers' refusal outside a budget (a joblib worker's context).
+_OUTSIDE = "must run inside a skdpgen.privacy.PrivacyBudget"
+
+
 def test_n_jobs_set_after_planning_is_refused():
     """The fold fits run in workers that do not see the budget (threads here:
-    they start with an empty context, as loky processes do); the refit in the
-    main process is refused, so are later releases, and the block raises."""
+    they start with an empty context, as loky processes do); the first score
+    there is refused and, planned with error_score="raise", stops the search;
+    later releases are refused, and the block raises."""
     X, y = _data()
     search = _search()
     with pytest.raises(BudgetExceededError, match="n_jobs"):
         with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
             plan_search(search, X, y)
             search.set_params(n_jobs=2)
-            with parallel_backend("threading"), pytest.raises(BudgetExceededError,
-                                                              match="n_jobs"):
+            with parallel_backend("threading"), pytest.raises(RuntimeError, match=_OUTSIDE):
                 _quiet_fit(search, X, y)
-            assert budget.charges == []  # the workers' fits went uncharged, the refit refused
+            assert budget.charges == []  # the workers' fits went uncharged, no refit
             with pytest.raises(BudgetExceededError):
                 _tiny_fit(X)  # the budget refuses from now on
     assert budget.charges == []
@@ -163,16 +167,20 @@ _BACKEND = r"would run with n_jobs=2 under the active joblib backend"
 
 def test_a_joblib_backend_with_workers_is_refused():
     """The guard reads the active backend's workers (the search's n_jobs is None):
-    the refit is refused before its noise, and the block's end says why."""
+    a release in the caller's context is refused before its noise, and the
+    block's end says why. The search itself stops at its first score, refused
+    in a worker (planned with error_score="raise")."""
     X, y = _data()
     search = _search()
     with pytest.raises(BudgetExceededError, match=_BACKEND):
         with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
             plan_search(search, X, y)  # n_jobs=None: one job under the default backend
-            with parallel_backend("threading", n_jobs=2), pytest.raises(
-                    BudgetExceededError, match=_BACKEND):
-                _quiet_fit(search, X, y)
-            assert budget.charges == []  # the workers' fits unseen, the refit refused
+            with parallel_backend("threading", n_jobs=2):
+                with pytest.raises(RuntimeError, match=_OUTSIDE):
+                    _quiet_fit(search, X, y)  # a worker's score refused: the search stops
+                with pytest.raises(BudgetExceededError, match=_BACKEND):
+                    _tiny_fit(X)
+            assert budget.charges == []  # the workers' fits unseen, no refit
 
 
 def _change_cv(search):
@@ -223,14 +231,14 @@ def test_a_setting_changed_after_planning_is_refused_at_the_first_fit(change, se
 
 
 def test_a_changed_search_is_refused_even_when_its_errors_are_scores():
-    """GridSearchCV(error_score=nan) turns the refusals into NaN scores: the
-    block raises all the same."""
+    """error_score=nan set back after planning (plan_search sets "raise")
+    turns the refusals into NaN scores: the block raises all the same."""
     X, y = _data()
     search = _search()
-    with pytest.raises(BudgetExceededError, match="cv"):
+    with pytest.raises(BudgetExceededError, match="cv, error_score"):
         with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
             plan_search(search, X, y)
-            search.set_params(cv=KFold(2))
+            search.set_params(cv=KFold(2), error_score=np.nan)
             with pytest.raises(ValueError, match="fits failed"):
                 _quiet_fit(search, X, y)
     assert budget.charges == []
@@ -243,8 +251,9 @@ def test_two_searches_planned_and_fitted_in_one_block():
     second = _search()
     with PrivacyBudget(epsilon=2.0, delta=1e-5) as budget:
         plan_search(first, X, y, split=False)  # its budgets as set
-        first.set_params(error_score="raise")  # a change, undone before anything runs
-        first.set_params(error_score=np.nan)
+        assert first.error_score == "raise"  # set by plan_search
+        first.set_params(error_score=np.nan)  # a change, undone before anything runs
+        first.set_params(error_score="raise")
         first.fit(X, y)
         plan_search(second, X, y)  # what remains
         second.fit(X, y)
@@ -300,15 +309,31 @@ class _FoldsElsewhere(GridSearchCV):
         contextvars.Context().run(evaluate_candidates, ParameterGrid(self.param_grid))
 
 
-def test_a_search_whose_fits_ran_elsewhere_raises_at_the_block_end():
+def test_a_search_whose_fits_ran_elsewhere_raises():
+    """Its first score, in a context without the budget, is refused; planned
+    with error_score="raise", the search raises there (it used to score NaN
+    on every fold and refit in the caller's context)."""
     X, y = _data()
     search = _FoldsElsewhere(_pipeline(classes=[0, 1]), GRID, cv=KFold(3),
                              scoring=private_neg_mmd2_scorer())
+    with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
+        plan_search(search, X, y)
+        with pytest.raises(RuntimeError, match=_OUTSIDE):
+            _quiet_fit(search, X, y)
+        assert budget.charges == []  # the fold fits unseen, no refit
+
+
+def test_a_search_that_made_part_of_its_charges_raises_at_the_block_end():
+    """One planned fit charged (the others ran where the budget does not see
+    them, or the search stopped early): the block's end raises."""
+    X, y = _data()
+    search = _search()
     with pytest.raises(BudgetExceededError, match="made 1 of the 14"):
         with PrivacyBudget(epsilon=1.0, delta=1e-5) as budget:
             plan_search(search, X, y)
-            _quiet_fit(search, X, y)
-            assert len(budget.charges) == 1  # the refit alone: settings unchanged
+            params = next(iter(ParameterGrid(search.param_grid)))
+            clone(search.estimator).set_params(**params).fit(X, y)  # one fold fit's charge
+            assert len(budget.charges) == 1
 
 
 def test_a_guard_s_refusal_holds_until_reset_even_when_the_search_is_set_back():
