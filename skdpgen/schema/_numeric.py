@@ -125,12 +125,18 @@ class Binned:
     def __init__(self, key, spec, bins):
         super().__init__(key, spec)
         self.bins = bins
-        # "zero" (numeric only): the exact zeros in a last slot of their own
-        self.zero = bool(spec.get("zero", False)) and not spec.get("missing", False)
-        self.points = np.asarray(spec.get("points", ()), dtype=float)
+        self.zero, points = self.point_cells(spec)
+        self.points = np.asarray(points, dtype=float)
         self.indicator = False
         self.extra = self.bins + self.points.size  # the missing (or zero) slot
         self.width = self.extra + int(bool(spec.get("missing", False)) or self.zero)
+
+    def point_cells(self, spec):
+        """Whether the exact zeros take a last slot of their own, and the values
+        of the point slots (the spec's ``"zero"`` and ``"points"``)."""
+        # "zero" (numeric only): the exact zeros in a last slot of their own
+        zero = bool(spec.get("zero", False)) and not spec.get("missing", False)
+        return zero, spec.get("points", ())
 
     @property
     def slot_bins(self):
@@ -170,6 +176,17 @@ class Binned:
 
 
 class _Binned(Binned, _Scaled):
+    def point_cells(self, spec):
+        """The rule of :func:`zero_cell`: exact zeros in a cell of their own
+        wherever the bounds hold 0 (the zero slot, or a point where the missing
+        slot takes the last one), never twice."""
+        zero, points = super().point_cells(spec)
+        if not zero_cell(spec) or zero:
+            return zero, points
+        if not spec.get("missing", False):
+            return True, [v for v in points if v != 0.0]
+        return False, sorted({*map(float, points), 0.0})
+
     def decode_unit(self, unit, missing, is_frame):
         return _numeric_output(self.spec, self.values_from_unit(unit), missing, is_frame)
 
@@ -199,6 +216,46 @@ class _Binned(Binned, _Scaled):
         inside = np.where(point, at, inside)  # a point: its value
         return _numeric_output(self.spec, np.where(zero, 0.0, inside), missing, is_frame,
                                rounded=True)
+
+
+def zero_cell(spec):
+    """Whether a binned numeric column keeps its exact zeros in a cell of their own.
+
+    The public rule of the binned encoding (:class:`~skdpgen.schema.TableEncoder`
+    with ``bins``): a numeric column whose bounds hold 0 (at an end or
+    inside) gives the rows holding exactly 0 a cell of their own, decoded as
+    exactly 0, unless its spec says ``"zero": false``. Earnings, capital
+    gains, rain, counts of events: a column whose bounds start at 0 often
+    holds most of its rows there, and a bin ``[0, w)`` would spread them
+    uniformly over it (Adult's ``capital-gain``: 91.7 % zeros, 0.1 % of the
+    synthetic values). A function of the spec alone (public): it costs no
+    budget, only one more cell of noise in a release of the column's cells.
+    With ``"zero": true`` the cell is the spec's own; a column with
+    ``"missing": true`` keeps them as a value of its ``"points"``.
+
+    Parameters
+    ----------
+    spec : dict
+        A resolved numeric spec.
+
+    Returns
+    -------
+    cell : bool
+
+    Examples
+    --------
+    >>> from skdpgen.schema._numeric import zero_cell
+    >>> zero_cell({"type": "numeric", "bounds": [0, 99999]})
+    True
+    >>> zero_cell({"type": "numeric", "bounds": [-5, 5], "zero": False})
+    False
+    >>> zero_cell({"type": "numeric", "bounds": [1, 99]})
+    False
+    """
+    if spec.get("zero") is False:
+        return False
+    lo, hi = (float(b) for b in spec["bounds"])
+    return lo <= 0.0 <= hi
 
 
 def _check_points(key, points, lo, hi, integer, zero):
@@ -434,6 +491,8 @@ class NumericKind(ColumnKind):
                     f"Schema column {key!r} has \"zero\": true; that needs 0 as one of its "
                     f"bounds, got [{lo}, {hi}].")
             out["zero"] = True
+        elif spec.get("zero") is False:  # no cell of exact zeros (see zero_cell)
+            out["zero"] = False
         if spec.get("points"):
             out["points"] = _check_points(key, spec["points"], lo, hi, out["integer"],
                                           out.get("zero", False))
@@ -578,7 +637,9 @@ class NumericKind(ColumnKind):
             bounds, zero = [float(b) for b in context.bounds], False
         spec = {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
                 "impute": not missing}
-        if zero and not missing and context.partial.get("zero") is not False:  # declared
+        if context.partial.get("zero") is False:  # declared: no zero slot nor cell
+            spec["zero"] = False
+        elif zero and not missing:
             spec["zero"] = True
         if context.bounds is None and "points" not in context.partial:
             points = point_masses(noisy[part["fine"]], s, bounds, integer, n)
