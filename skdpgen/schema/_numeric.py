@@ -116,7 +116,10 @@ class Binned:
 
     The block's slots: the bins; then one slot per value of the spec's
     ``"points"`` (a point mass: the rows holding exactly that value); then
-    one for missing values or exact zeros, when the spec has them.
+    one for missing values or exact zeros, when the spec has them. A
+    numeric column whose bounds hold 0 has its exact zeros in a slot of
+    their own even when its spec does not say ``"zero"`` (the public rule of
+    :func:`~skdpgen.schema._points.zero_cell`).
     """
 
     numeric = False
