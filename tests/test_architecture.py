@@ -329,6 +329,10 @@ _ENGINEERING_NUMBERS = {
     "N_FOLDS": "the evaluation protocol: folds of the real-to-real cross-validation",
     "TV_BINS": "the evaluation protocol: bins of a numeric column's marginals",
     "MAX_PAIRS": "the evaluation protocol: column pairs of the 2-way marginals",
+    "POINT_SHARE": "the evaluation protocol: share of the real rows that makes a value a "
+                   "cell of its own in a numeric column's marginals",
+    "POINT_GAP": "the evaluation protocol: relative gap of a point mass's synthetic share "
+                 "that names it as lost",
     "MAX_LEVELS": "the evaluation protocol: values of a text column its models see",
     "ID_SHARE": "the evaluation protocol: share of distinct rows that makes a text column "
                 "an identifier, skipped",

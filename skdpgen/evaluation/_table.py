@@ -18,7 +18,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from ..schema import kind_of, paired_frames, read_column
-from ._fidelity import marginal_tv_distance
+from ._marginals import POINT_SHARE, TV_BINS, table_fidelity
 from ._utility import downstream_utility, paper_models, regression_utility, score_table
 
 __all__ = ["TableEvaluation", "evaluate_tables"]
@@ -29,10 +29,6 @@ PRIVACY_NOTE = "reads the real table as the data holder's; not a private release
 MAX_CLASSES = 10
 #: Folds of the real-to-real cross-validation without a real training table.
 N_FOLDS = 5
-#: Bins of a numeric or datetime column in the marginals (missing: one more).
-TV_BINS = 10
-#: Column pairs of the 2-way marginals, at most (a seeded draw beyond).
-MAX_PAIRS = 200
 #: Values of a text column the models see, at most: the most frequent in the
 #: real test table; the others are one value, ``OTHER``.
 MAX_LEVELS = 30
@@ -103,6 +99,11 @@ class TableEvaluation:
         ``{1: mean 1-way TV, 2: mean 2-way TV or None}``.
     tv_columns : dict
         Column -> its 1-way TV distance.
+    point_masses : list of dict
+        The point masses (values held by at least ``POINT_SHARE`` of the
+        real test table's rows) whose synthetic share is off the real one
+        by at least ``POINT_GAP`` of it: ``{"column", "value", "real",
+        "synthetic"}``, the shares of the rows.
     kinds : dict
         Column -> the kind it was read as.
     rows : dict
@@ -126,6 +127,7 @@ class TableEvaluation:
     rows: dict
     notes: list = field(default_factory=list)
     skipped: dict = field(default_factory=dict)
+    point_masses: list = field(default_factory=list)
 
     @property
     def metric(self):
@@ -171,7 +173,10 @@ class TableEvaluation:
             "fidelity": {"tv_1way": number(self.tv[1]), "tv_2way": number(self.tv[2]),
                          "tv_1way_columns": {str(c): number(v)
                                              for c, v in self.tv_columns.items()},
-                         "bins": TV_BINS},
+                         "bins": TV_BINS,
+                         "point_masses": [{"column": str(p["column"]), "value": p["value"],
+                                           "real": p["real"], "synthetic": p["synthetic"]}
+                                          for p in self.point_masses]},
             "kinds": {str(c): k for c, k in self.kinds.items()},
             "skipped": {str(c): why for c, why in self.skipped.items()},
             "notes": list(self.notes),
@@ -197,11 +202,17 @@ class TableEvaluation:
         lines.append(
             "Fidelity: total-variation distance of the marginals, real test vs synthetic "
             f"(0 same, 1 disjoint; numeric and date columns in {TV_BINS} bins from the "
-            "schema's bounds or the real table's quantiles, missing values a bin of their own)")
+            "schema's bounds or the real table's quantiles, a value held by "
+            f"{POINT_SHARE:.0%} of the real rows or more and missing values cells of their "
+            "own)")
         worst = sorted(self.tv_columns.items(), key=lambda kv: -kv[1])[:3]
         if worst:
             lines.append(f"  1-way: {self.tv[1]:.4f} (largest: "
                          + ", ".join(f"{c} {v:.3f}" for c, v in worst) + ")")
+        for p in self.point_masses:
+            lines.append(f"  (!) point mass of {p['column']!r} lost: {p['value']} in "
+                         f"{p['real']:.1%} of the real rows, {p['synthetic']:.1%} of the "
+                         "synthetic ones")
         if self.tv[2] is not None:
             lines.append(f"  2-way: {self.tv[2]:.4f}")
         return "\n".join(lines)
@@ -345,48 +356,6 @@ def _folded(frame, folded):
     return frame
 
 
-def _bin_codes(values, bounds, reference):
-    """Bin codes of a numeric column and its number of cells (missing: the last).
-
-    Equal-width bins within the public ``bounds`` (values outside fall in
-    the outer bins), else bins at the ``reference`` values' quantiles.
-    """
-    ref = reference[~np.isnan(reference)]
-    if bounds is not None:
-        edges = np.linspace(bounds[0], bounds[1], TV_BINS + 1)[1:-1]
-    elif ref.size:
-        edges = np.unique(np.quantile(ref, np.linspace(0, 1, TV_BINS + 1)[1:-1]))
-    else:
-        edges = np.array([])
-    codes = np.searchsorted(edges, values, side="right")
-    return np.where(np.isnan(values), len(edges) + 1, codes), len(edges) + 2
-
-
-def _fidelity(kinds, bounds, real, syn, random_state):
-    """Mean 1-way and 2-way TV, and each column's 1-way TV."""
-    codes_r, codes_s, categories = {}, {}, {}
-    for col, kind in kinds.items():
-        if kind_of(kind).is_bounded:
-            ref = real[col].to_numpy(dtype=float)
-            codes_r[col], size = _bin_codes(ref, bounds[col], ref)
-            codes_s[col], _ = _bin_codes(syn[col].to_numpy(dtype=float), bounds[col], ref)
-            categories[col] = list(range(size))
-        else:
-            codes_r[col] = real[col].fillna("(missing)").to_numpy(dtype=object)
-            codes_s[col] = syn[col].fillna("(missing)").to_numpy(dtype=object)
-            categories[col] = list(pd.unique(np.concatenate([codes_r[col], codes_s[col]])))
-    cr, cs = pd.DataFrame(codes_r), pd.DataFrame(codes_s)
-    per_column = {col: marginal_tv_distance(cr[[col]], cs[[col]], alpha=1,
-                                            categories={col: categories[col]})
-                  for col in kinds}
-    two = None
-    if len(kinds) >= 2:
-        two = marginal_tv_distance(cr, cs, alpha=2, categories=categories,
-                                   max_combinations=MAX_PAIRS, random_state=random_state)
-    one = float(np.mean(list(per_column.values()))) if per_column else math.nan
-    return {1: one, 2: two}, per_column
-
-
 def evaluate_tables(real, synthetic, *, target=None, train=None, schema=None, models=None,
                     random_state=0, verbose=0):
     """Utility and fidelity of a synthetic table, next to real data's (not for release).
@@ -475,6 +444,16 @@ def evaluate_tables(real, synthetic, *, target=None, train=None, schema=None, mo
     compare them all). A model is trained on at most 20,000 rows of a table
     (a seeded draw). Each is said in ``notes``.
 
+    **Marginals.** A numeric or datetime column is compared in ``TV_BINS``
+    bins (equal-width within declared bounds, else at the real test table's
+    quantiles), plus a cell of its own for each value that holds at least
+    ``POINT_SHARE`` (5 %) of the real test table's rows (a point mass: the
+    zeros of a capital gain, a round 40 hours a week) and one for missing
+    values. A point mass whose synthetic share differs from the real one by
+    half of it or more is named in the report (``point_masses``): bins
+    alone would put 0 and the small values beside it in one cell and miss
+    a synthesizer that spread the zeros over that bin.
+
     **Encoding.** Numeric columns are numbers (text that is no number
     counts as missing), dates are days since 1970, categorical and bool
     columns are one-hot encoded with missing values a category of their own
@@ -520,12 +499,13 @@ def evaluate_tables(real, synthetic, *, target=None, train=None, schema=None, mo
              f"{MAX_LEVELS} most frequent, the others as one value (the marginals compare "
              "them all)." for col, (d, _) in folded.items()]
     progress("fidelity: the 1- and 2-way marginals")
-    tv, tv_columns = _fidelity({c: k for c, k in kinds.items() if c not in skipped}, bounds,
-                               read[0], read[1], random_state)
+    tv, tv_columns, lost = table_fidelity(
+        {c: k for c, k in kinds.items() if c not in skipped}, bounds, read[0], read[1],
+        random_state)
     rows = {"real": len(frames[0]), "synthetic": len(frames[1]),
             "train": len(frames[2]) if train is not None else None}
     result = TableEvaluation(target, None, [], "", None, "", None, None, tv, tv_columns,
-                             kinds, rows, notes, skipped)
+                             kinds, rows, notes, skipped, lost)
     if target is not None:
         read = [_folded(r.drop(columns=list(skipped)), folded) for r in read]
         _utility(result, frames, read, schema.get(target), models, random_state, progress)

@@ -58,7 +58,10 @@ The keys of a column's spec:
     private estimate states it when the released count of exact zeros holds
     a twentieth of the rows or more and 0 is an end of the bounds, unless
     the column's partial spec declares ``"zero": false`` (as ``image_shape``
-    does for every pixel).
+    does for every pixel). A binned encoding gives the exact zeros a cell
+    of their own whenever the bounds hold 0, declared or not (a public rule,
+    :func:`~skdpgen.schema._points.zero_cell`); ``"zero": false`` turns
+    that off too, and stays in the resolved spec.
 ``"points"`` (numeric, default absent)
     Values of the column that hold a point mass (hours worked: 40; a price:
     100): a binned encoding keeps the rows holding exactly each of them in a

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..privacy import record_leak
 from ._kind import ColumnCodec, ColumnKind, flag, one_hot_rows, record_present
-from ._points import point_masses
+from ._points import _check_points, point_masses, zero_cell
 from ._grids import FINE_BINS, _fine_positions, _integer_bins, _numeric_grid, _numeric_positions
 from ._flags import _flags
 from ._ranges import (_bonferroni_z, _finish_bounds, _numeric_range, _refined_range,
@@ -116,7 +116,10 @@ class Binned:
 
     The block's slots: the bins; then one slot per value of the spec's
     ``"points"`` (a point mass: the rows holding exactly that value); then
-    one for missing values or exact zeros, when the spec has them.
+    one for missing values or exact zeros, when the spec has them. A
+    numeric column whose bounds hold 0 has its exact zeros in a slot of
+    their own even when its spec does not say ``"zero"`` (the public rule of
+    :func:`~skdpgen.schema._points.zero_cell`).
     """
 
     numeric = False
@@ -125,12 +128,18 @@ class Binned:
     def __init__(self, key, spec, bins):
         super().__init__(key, spec)
         self.bins = bins
-        # "zero" (numeric only): the exact zeros in a last slot of their own
-        self.zero = bool(spec.get("zero", False)) and not spec.get("missing", False)
-        self.points = np.asarray(spec.get("points", ()), dtype=float)
+        self.zero, points = self.point_cells(spec)
+        self.points = np.asarray(points, dtype=float)
         self.indicator = False
         self.extra = self.bins + self.points.size  # the missing (or zero) slot
         self.width = self.extra + int(bool(spec.get("missing", False)) or self.zero)
+
+    def point_cells(self, spec):
+        """Whether the exact zeros take a last slot of their own, and the values
+        of the point slots (the spec's ``"zero"`` and ``"points"``)."""
+        # "zero" (numeric only): the exact zeros in a last slot of their own
+        zero = bool(spec.get("zero", False)) and not spec.get("missing", False)
+        return zero, spec.get("points", ())
 
     @property
     def slot_bins(self):
@@ -170,6 +179,17 @@ class Binned:
 
 
 class _Binned(Binned, _Scaled):
+    def point_cells(self, spec):
+        """The rule of :func:`zero_cell`: exact zeros in a cell of their own
+        wherever the bounds hold 0 (the zero slot, or a point where the missing
+        slot takes the last one), never twice."""
+        zero, points = super().point_cells(spec)
+        if not zero_cell(spec) or zero:
+            return zero, points
+        if not spec.get("missing", False):
+            return True, [v for v in points if v != 0.0]
+        return False, sorted({*map(float, points), 0.0})
+
     def decode_unit(self, unit, missing, is_frame):
         return _numeric_output(self.spec, self.values_from_unit(unit), missing, is_frame)
 
@@ -199,22 +219,6 @@ class _Binned(Binned, _Scaled):
         inside = np.where(point, at, inside)  # a point: its value
         return _numeric_output(self.spec, np.where(zero, 0.0, inside), missing, is_frame,
                                rounded=True)
-
-
-def _check_points(key, points, lo, hi, integer, zero):
-    """A spec's ``"points"``: distinct finite numbers inside the bounds (integers
-    for an integer column), ascending; 0 left out with ``"zero"`` (its own slot)."""
-    try:
-        values = sorted({float(v) for v in points})
-    except (TypeError, ValueError):
-        raise ValueError(f"Schema 'points' of column {key!r} must be a list of numbers, got "
-                         f"{points!r}.") from None
-    if not all(np.isfinite(v) and lo <= v <= hi for v in values):
-        raise ValueError(f"Schema 'points' of column {key!r} must lie inside its bounds "
-                         f"[{lo}, {hi}].")
-    if integer and any(v != round(v) for v in values):
-        raise ValueError(f"Schema 'points' of integer column {key!r} must be integers.")
-    return [v for v in values if not (zero and v == 0.0)]
 
 
 def _snap(edges, bounds, bins):
@@ -434,6 +438,8 @@ class NumericKind(ColumnKind):
                     f"Schema column {key!r} has \"zero\": true; that needs 0 as one of its "
                     f"bounds, got [{lo}, {hi}].")
             out["zero"] = True
+        elif spec.get("zero") is False:  # no cell of exact zeros (see zero_cell)
+            out["zero"] = False
         if spec.get("points"):
             out["points"] = _check_points(key, spec["points"], lo, hi, out["integer"],
                                           out.get("zero", False))
@@ -578,7 +584,9 @@ class NumericKind(ColumnKind):
             bounds, zero = [float(b) for b in context.bounds], False
         spec = {"type": "numeric", "bounds": bounds, "integer": integer, "missing": missing,
                 "impute": not missing}
-        if zero and not missing and context.partial.get("zero") is not False:  # declared
+        if context.partial.get("zero") is False:  # declared: no zero slot nor cell
+            spec["zero"] = False
+        elif zero and not missing:
             spec["zero"] = True
         if context.bounds is None and "points" not in context.partial:
             points = point_masses(noisy[part["fine"]], s, bounds, integer, n)

@@ -8,6 +8,10 @@ spread them over their bin (40 and 41, or 37 to 41). A sub-bin whose count
 stands far above its neighbours' is a point mass; it becomes a value of the
 spec's ``"points"``, which a binned encoding keeps in a cell of its own
 (:class:`~skdpgen.schema._numeric.Binned`). None of it reads a row.
+
+The spec's points are checked here too, and the public rule that gives a
+binned column's exact zeros a cell of their own wherever its bounds hold 0
+(:func:`zero_cell`), with no release at all.
 """
 
 # Authors: the skdpgen developers
@@ -21,7 +25,7 @@ from scipy.special import ndtri
 from ._grids import FINE_BINS, _fine_bin_edges, _fine_positions, _numeric_positions
 from ._policy import POLICY
 
-__all__ = ["point_masses", "roundest"]
+__all__ = ["point_masses", "roundest", "zero_cell"]
 
 def roundest(lo, hi, integer):
     """The one roundest number in ``[lo, hi]``, or None.
@@ -116,3 +120,59 @@ def point_masses(fine, s, bounds, integer, n):
 def _zero_bin():
     """The exact-zero bin of the numeric grid."""
     return int(_numeric_positions(np.array([0.0]))[0])
+
+
+def zero_cell(spec):
+    """Whether a binned numeric column keeps its exact zeros in a cell of their own.
+
+    The public rule of the binned encoding (:class:`~skdpgen.schema.TableEncoder`
+    with ``bins``): a numeric column whose bounds hold 0 (at an end or
+    inside) gives the rows holding exactly 0 a cell of their own, decoded as
+    exactly 0, unless its spec says ``"zero": false``. Earnings, capital
+    gains, rain, counts of events: a column whose bounds start at 0 often
+    holds most of its rows there, and a bin ``[0, w)`` would spread them
+    uniformly over it (Adult's ``capital-gain``: 91.7 % zeros, 0.1 % of the
+    synthetic values). A function of the spec alone (public): it costs no
+    budget, only one more cell of noise in a release of the column's cells.
+    With ``"zero": true`` the cell is the spec's own; a column with
+    ``"missing": true`` keeps them as a value of its ``"points"``.
+
+    Parameters
+    ----------
+    spec : dict
+        A resolved numeric spec.
+
+    Returns
+    -------
+    cell : bool
+
+    Examples
+    --------
+    >>> from skdpgen.schema._points import zero_cell
+    >>> zero_cell({"type": "numeric", "bounds": [0, 99999]})
+    True
+    >>> zero_cell({"type": "numeric", "bounds": [-5, 5], "zero": False})
+    False
+    >>> zero_cell({"type": "numeric", "bounds": [1, 99]})
+    False
+    """
+    if spec.get("zero") is False:
+        return False
+    lo, hi = (float(b) for b in spec["bounds"])
+    return lo <= 0.0 <= hi
+
+
+def _check_points(key, points, lo, hi, integer, zero):
+    """A spec's ``"points"``: distinct finite numbers inside the bounds (integers
+    for an integer column), ascending; 0 left out with ``"zero"`` (its own slot)."""
+    try:
+        values = sorted({float(v) for v in points})
+    except (TypeError, ValueError):
+        raise ValueError(f"Schema 'points' of column {key!r} must be a list of numbers, got "
+                         f"{points!r}.") from None
+    if not all(np.isfinite(v) and lo <= v <= hi for v in values):
+        raise ValueError(f"Schema 'points' of column {key!r} must lie inside its bounds "
+                         f"[{lo}, {hi}].")
+    if integer and any(v != round(v) for v in values):
+        raise ValueError(f"Schema 'points' of integer column {key!r} must be integers.")
+    return [v for v in values if not (zero and v == 0.0)]

@@ -227,7 +227,12 @@ class TableEncoder:
         decoded uniformly inside its bin (:meth:`decode`): a delta kernel
         on the bins, so that a sum kernel matches each column's histogram on
         that grid and a product kernel the joint histograms. The grid is a
-        function of the bounds and ``bins`` only. 0: no column is binned.
+        function of the bounds and ``bins`` only. Besides its bins, a binned
+        numeric column keeps a cell for each value of its spec's
+        ``"points"`` and, when its bounds hold 0 and its spec does not say
+        ``"zero": false``, one for its exact zeros (decoded as exactly 0;
+        see :func:`~skdpgen.schema._points.zero_cell`). 0: no column is
+        binned.
 
     Attributes
     ----------

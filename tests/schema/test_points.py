@@ -129,3 +129,58 @@ def test_an_estimated_schema_keeps_the_spike_in_synthetic_data():
     share = float(np.mean(sample["hours"] == 40))
     assert 0.4 < share < 0.6  # half the rows are 40 (spread over a bin: a fraction)
     assert "hours" in synth.encoder_.binned_columns_ or "hours" in synth.encoder_.level_columns_
+
+
+def test_a_binned_column_whose_bounds_hold_zero_keeps_its_zeros_in_a_cell():
+    """Issue 62: Adult's capital-gain ([0, 99999], 91.7 % zeros) came back with
+    0.1 % zeros, the zeros spread over the first bin. A public rule (the spec
+    alone): bounds holding 0 give the exact zeros a cell of their own, once."""
+    from skdpgen.schema._points import zero_cell
+
+    X = pd.DataFrame({"g": [0, 0, 0, 7, 4000, 0], "s": [-3.0, 0.0, 0.0, 2.5, 0.0, 5.0]})
+    schema = {"g": {"type": "numeric", "bounds": [0, 99_999], "integer": True},
+              "s": {"type": "numeric", "bounds": [-5, 5]}}  # 0 inside the bounds
+    enc = TableEncoder(schema, bins=10).fit(X)
+    assert enc.category_sizes_ == [11, 11]
+    codes = enc.transform(X).reshape(len(X), 2, 11).argmax(axis=2)
+    assert codes[:, 0].tolist() == [10, 10, 10, 0, 0, 10]  # 7 and 4000 in [0, 9999.9)
+    assert codes[:, 1].tolist() == [2, 10, 10, 7, 10, 9]
+    assert enc.cell_order()[0].tolist() == list(range(10)) + [-1]  # a group of its own
+    back = enc.decode(np.zeros((6, 0)), [codes[:, 0], codes[:, 1]], random_state=0)
+    assert back["g"].tolist()[:3] == [0, 0, 0] and back["g"][3] > 0
+    assert (back["s"] == 0).tolist() == [False, True, True, False, True, False]
+    # 0 outside the bounds, or "zero": false: no cell (kept in the resolved spec)
+    off = {"type": "numeric", "bounds": [0, 10], "zero": False}
+    assert check_spec("x", off)["zero"] is False and not zero_cell(check_spec("x", off))
+    assert not zero_cell({"type": "numeric", "bounds": [1, 99]})
+    enc = TableEncoder({"a": {"type": "numeric", "bounds": [1, 99]}, "b": off}, bins=10).fit(
+        pd.DataFrame({"a": [1.0, 50.0], "b": [0.0, 3.0]}))
+    assert enc.category_sizes_ == [10, 10]
+    # never twice: "zero": true, 0 among the points, or an estimated spec's flags
+    for spec in ({"type": "numeric", "bounds": [0, 10], "zero": True, "points": [0, 5]},
+                 {"type": "numeric", "bounds": [0.0, 10.0], "integer": False, "missing": False,
+                  "impute": True, "zero": True, "points": [5.0]},
+                 {"type": "numeric", "bounds": [0.0, 10.0], "points": [0.0, 5.0]}):
+        enc = TableEncoder({"x": spec}, bins=10).fit(pd.DataFrame({"x": [0.0, 5.0, 7.0]}))
+        assert enc.category_sizes_ == [10 + 1 + 1]  # the bins, 5, the zeros
+        assert enc.transform(pd.DataFrame({"x": [0.0]}))[0].tolist() == [0.0] * 11 + [1.0]
+    # with "missing": true the zeros are a point (the last slot is the missing one's)
+    spec = {"type": "numeric", "bounds": [0, 10], "missing": True}
+    enc = TableEncoder({"x": spec}, bins=10).fit(pd.DataFrame({"x": [0.0, np.nan]}))
+    assert enc.category_sizes_ == [12] and enc.cell_order()[0].tolist()[-2:] == [0, -1]
+    back = enc.decode(np.zeros((3, 0)), [np.array([10, 11, 3])], random_state=0)
+    assert back["x"][0] == 0.0 and np.isnan(back["x"][1]) and 3 <= back["x"][2] < 4
+
+
+def test_a_partial_zero_false_stays_in_the_estimated_spec():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"r": np.where(rng.random(2000) < 0.5, 0.0, rng.uniform(0, 9, 2000))})
+    with warnings.catch_warnings(), reproducible_noise(0):
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        found, _, _ = estimate_schema(X, epsilon=1.0, delta=1e-5)
+        schema, _, _ = estimate_schema(X, schema={"r": {"type": "numeric", "zero": False}},
+                                       epsilon=1.0, delta=1e-5)
+    assert found["r"]["zero"] is True and found["r"]["bounds"][0] == 0.0
+    assert schema["r"]["zero"] is False and schema["r"]["bounds"][0] == 0.0
+    enc = TableEncoder(schema, bins=10).fit(X)
+    assert enc.category_sizes_ == [10 + len(schema["r"].get("points", ()))]

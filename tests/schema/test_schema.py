@@ -556,7 +556,8 @@ def test_numeric_columns_as_bins():
     assert enc.level_columns_ == ["age"] and enc.binned_columns_ == ["income"]
     assert enc.numeric_columns_ == [] and enc.n_numeric_ == 0
     assert enc.block_columns_ == ["age", "income", "size", "city", "member"]
-    assert enc.category_sizes_ == [74, 8, 3, 3, 2]
+    # income's bounds hold 0: a ninth cell, of its exact zeros (none here)
+    assert enc.category_sizes_ == [74, 8 + 1, 3, 3, 2]
     Z = enc.transform(X)
     codes = _codes(enc, Z)
     assert np.array_equal(codes[1], np.minimum(X["income"].to_numpy() // 12500, 7))
@@ -569,7 +570,7 @@ def test_numeric_columns_as_bins():
     assert np.allclose(centre["income"], 12500 * (codes[1] + 0.5))
     # an integer column with more integers than max_levels: binned, decoded as integers
     enc = TableEncoder(SCHEMA, max_levels=10, bins=4).fit(X)
-    assert enc.binned_columns_ == ["age", "income"] and enc.category_sizes_[:2] == [4, 4]
+    assert enc.binned_columns_ == ["age", "income"] and enc.category_sizes_[:2] == [4, 5]
     out = enc.decode(np.empty((len(X), 0)), _codes(enc, enc.transform(X)), random_state=1)
     assert out["age"].dtype == np.int64 and out["age"].between(17, 90).all()
     # values outside the bounds go to the end bins; bins=0 (the default): numbers
@@ -587,10 +588,11 @@ def test_binned_columns_with_missing_values_and_dates():
               "d": {"type": "datetime", "bounds": ["2020-01-01", "2021-01-01"],
                     "missing": True}}
     enc = TableEncoder(schema, bins=4).fit(X)
-    # a missing slot instead of a [present, missing] indicator
-    assert enc.category_sizes_ == [5, 4, 5] and enc.indicator_columns_ == []
+    # a missing slot instead of a [present, missing] indicator; bounds holding 0:
+    # a cell of exact zeros (v: a point, before its missing slot; w: the last slot)
+    assert enc.category_sizes_ == [6, 5, 5] and enc.indicator_columns_ == []
     codes = _codes(enc, enc.transform(X))
-    assert codes[0].tolist() == [0, 4, 3, 1]
+    assert codes[0].tolist() == [0, 5, 3, 1]
     assert codes[1].tolist() == [2, 1, 2, 3]  # the missing value: the centre's bin
     assert codes[2].tolist() == [0, 3, 4, 1]
     out = enc.decode(np.empty((4, 0)), codes, random_state=np.random.default_rng(0))
@@ -610,8 +612,8 @@ def test_round_values_on_bin_edges_are_binned_as_the_evaluation_bins_them():
 
     values = np.array([0.1, 0.3, 0.6, 0.7, 0.29, 0.0, 1.0])
     X = pd.DataFrame({"v": values, "n": [10, 30, 60, 70, 29, 0, 100]})
-    schema = {"v": {"type": "numeric", "bounds": [0, 1]},
-              "n": {"type": "numeric", "bounds": [0, 100], "integer": True}}
+    schema = {"v": {"type": "numeric", "bounds": [0, 1], "zero": False},
+              "n": {"type": "numeric", "bounds": [0, 100], "integer": True, "zero": False}}
     for bins in (10, 100):
         enc = TableEncoder(schema, bins=bins).fit(X)
         codes = _codes(enc, enc.transform(X))
