@@ -43,7 +43,13 @@ class MarginalSynthesizer(BaseSynthesizer):
     (:class:`~skdpgen.synthesizers.MixtureGenerator`, a latent class model
     whose marginals are exact functions of its parameters) is fitted to the
     releases by maximum likelihood, starting from the one-way releases and
-    stopping when it is as close to them as their noise allows. Numeric
+    stopping when it is as close to them as their noise allows, in all and
+    marginal by marginal: each measured marginal's misfit is tested against
+    its own noise (a chi-squared test), and while a pair fails, its two
+    columns are joined in the mixture (one joint distribution per component:
+    a product cannot hold several sharp relations, such as a column and its
+    square, at once) and training goes on. ``unmatched_marginals_`` names
+    any measured marginal still not reproduced. Numeric
     columns are sampled uniformly inside their bin (integer columns over
     the integers of their bin).
 
@@ -120,6 +126,19 @@ class MarginalSynthesizer(BaseSynthesizer):
         The pairs of columns (their names) whose two-way marginals were
         released: every pair, the privately chosen ones (from the highest
         noisy score down), or none.
+    marginal_misfit_ : list of dict
+        Each measured marginal's misfit after the fit, tested against its own
+        noise (:meth:`MarginalMechanism.misfit
+        <skdpgen.synthesizers.MarginalMechanism.misfit>`): per release and
+        marginal, ``columns``, ``chi2``, ``entries``, ``p`` and ``failed``.
+    unmatched_marginals_ : list of tuple
+        The measured marginals (tuples of column names) the fitted model does
+        not reproduce within their noise (empty when it reproduces every
+        one); the command line's summary names them.
+    joined_columns_ : list of tuple
+        The groups of columns the mixture holds jointly (one joint
+        distribution per component): the columns of pairs it could not
+        reproduce as products. Empty when none was needed.
     bins_ : int
         Bins of every binned column.
     max_levels_ : int
