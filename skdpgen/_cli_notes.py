@@ -5,7 +5,7 @@ estimated schema, the fit's choices)."""
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-__all__ = ["classes_note", "empty_note", "estimate_note", "pairs_note"]
+__all__ = ["classes_note", "empty_note", "estimate_note", "misfit_note", "pairs_note"]
 
 
 def estimate_note(model, report):
@@ -105,6 +105,22 @@ def pairs_note(model, shown=8):
                  "rows keep these relations only as far as the measured pairs imply them; "
                  "more rows, a larger epsilon or fewer columns would measure them.")
     return note
+
+
+def misfit_note(model, level=2.0):
+    """The kernel releases a generator does not reproduce within their noise
+    (``release_misfit_``: post-processing of the releases and the generator);
+    None when every release's misfit is below ``level`` times the noise's own,
+    and for a mixture (whose marginals are named one by one instead)."""
+    far = {name: ratio for name, ratio in getattr(model, "release_misfit_", {}).items()
+           if ratio > level}
+    if not far:
+        return None
+    parts = ", ".join(f"the {name} {ratio:.1f} times" for name, ratio in far.items())
+    return (f"Fit to its releases: the synthetic rows' mean features differ from {parts} "
+            "as much as the release's noise explains (about 1 when the generator "
+            "reproduces what was measured): more epochs, or another generator, would "
+            "bring them closer.")
 
 
 def unmatched_note(unmatched, shown=8):

@@ -45,7 +45,7 @@ from ._cli_files import (
     reading,
     write_table,
 )
-from ._cli_notes import classes_note, empty_note, estimate_note, pairs_note
+from ._cli_notes import classes_note, empty_note, estimate_note, misfit_note, pairs_note
 from ._cli_options import type_words
 
 __all__ = ["main"]
@@ -231,7 +231,7 @@ def _cmd_synthesize(args):
     print(f"{_display_name(model)} fitted on {n_rows} rows; {n} synthetic rows written to "
           f"{args.out}")
     for note in (estimate_note(model, report), classes_note(model, report, n_rows),
-                 pairs_note(model)):
+                 pairs_note(model), misfit_note(model)):
         if note:
             print(note)
     dropped = empty_note(model)

@@ -170,6 +170,7 @@ class BaseSynthesizer(PrivateEstimator):
         # the latent noise is drawn on the training device: no host round trips
         self.loss_history_ = trainer.train(network, mechanism, context,
                                            torch_generator(rng, device))
+        self.release_misfit_ = mechanism.release_misfit(network, spec.noise_dim, device=device)
         self.schema_ = dict(schema) if schema is not None else {}
         self.schema_issues_ = list(plan.issues_) if estimate else []
         spread = mechanism.issues()  # the releases' own weak spots (public noise levels)

@@ -345,7 +345,58 @@ class Mechanism:
         """Release ``name`` under ``feature_map``; keep it on device under ``key``."""
         target = context.release_embedding(name, feature_map, by_class=by_class)
         self._keep([(name, feature_map, by_class)], [target], key)
+        std = (self._class_noise(context, name, feature_map) if by_class
+               else np.array([context.noise_std(name, feature_map.max_row_distance)]))
+        if not hasattr(self, "released_"):
+            self.released_ = {}
+        self.released_[name] = (feature_map, std, by_class)  # the last release of each
         return target
+
+    def release_misfit(self, network, noise_dim, *, rows_per_class=4096, device="cpu"):
+        """How far the fitted generator is from each release, in units of its noise.
+
+        For each release made through :meth:`_release` (its last one, as
+        released: before any shrinkage), the generated rows' mean features
+        (``rows_per_class`` rows of each class from ``network`` in
+        evaluation mode, latent noise from a fixed public seed) are compared
+        with the released embedding: ``Σ (release − mean)² / σ²`` over its
+        entries (``σ``: the release's public noise standard deviation of
+        each class), divided by the number of entries. At the true
+        distribution it is about 1 (the noise's own size, plus the
+        generated sample's error); far above 1, the generator does not
+        reproduce what was released (an MMD, not a per-cell test: a single
+        number per release). Post-processing: the releases, their public
+        noise levels and the generator.
+
+        Returns
+        -------
+        misfit : dict
+            Release name -> the ratio (float).
+        """
+        released = getattr(self, "released_", {})
+        if not released:
+            return {}
+        k = max(self.n_classes_, 1)
+        labels = (torch.arange(k * rows_per_class, device=device) % k
+                  if self.n_classes_ else None)
+        z = torch.randn(k * rows_per_class, noise_dim, device=device,
+                        generator=torch.Generator(device).manual_seed(0))
+        was = network.training
+        network.eval()
+        out = {}
+        with torch.no_grad():
+            generated = network(z, labels)
+            weights = batch_weights(labels, self.n_classes_, generated)
+            for name, (feature_map, std, by_class) in released.items():
+                w = weights
+                if not by_class and self.n_classes_:
+                    w = weights.mean(dim=1, keepdim=True)  # rows of every class alike
+                means = feature_map.raw_feature_sum(generated, w).T.double().cpu().numpy()
+                target = np.asarray(self.targets_[name][-1], dtype=float)
+                square = (target - means) ** 2 / np.asarray(std, dtype=float)[:, None] ** 2
+                out[name] = float(square.sum() / square.size)
+        network.train(was)
+        return out
 
     def _keep(self, requests, targets, key=None):
         """Record released ``targets`` (of ``requests``) and keep them on device."""

@@ -209,6 +209,13 @@ SHARED_ATTRIBUTES_DOC = """\
     network_ : torch.nn.Module
         The trained generator network, on CPU.
     loss_history_ : ndarray of shape (epochs * steps_per_epoch,)
+    release_misfit_ : dict
+        How far the fitted generator is from each kernel release, in units
+        of the release's noise (:meth:`Mechanism.release_misfit
+        <skdpgen.synthesizers.Mechanism.release_misfit>`: about 1 at the true
+        distribution, far above when the generator does not reproduce what
+        was released); empty for a mixture, whose marginals are tested one
+        by one instead (``marginal_misfit_``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str"""
 
