@@ -87,7 +87,8 @@ def pairs_note(model, shown=8):
     # what a measured pair keeps: its cells, not a formula (issue 55: agesq = age²);
     # said only where the fitted model matches every measured marginal (issue 62)
     unmatched = getattr(model, "unmatched_marginals_", [])
-    exact = ("" if unmatched else
+    weakened = getattr(model, "weakened_pairs_", [])
+    exact = ("" if unmatched or weakened else
              " A measured pair keeps the two columns' joint distribution at the "
              "resolution of their bins: a column computed from another (a square, a "
              "difference) comes back near that relation, not exactly on it.")
@@ -99,6 +100,12 @@ def pairs_note(model, shown=8):
                 "others only through them." + exact)
     if unmatched:
         note += "\n" + unmatched_note(unmatched, shown)
+    if weakened:
+        note += (f"\nMeasured with too much noise to stay sharp ({_listed(weakened, shown)}): "
+                 "these strongly related pairs come back weakened (a column and its square "
+                 "much less correlated than in the data), since the noise on each of their "
+                 "cells can spread many of the rows off the relation; a larger "
+                 "epsilon, more rows or fewer columns measure them at less noise.")
     lost = model.mechanism_.strong_pairs_not_measured()
     if lost:
         note += (f"\nStrongly related but not measured ({_listed(lost, shown)}): the synthetic "

@@ -110,6 +110,9 @@ class SynthesisPolicy(Policy):
               "refine_steps steps")
     joint_cells: int = rule(
         2000, "a joined group of columns holds at most this many cells per component")
+    weak_pair_spread: float = rule(
+        0.4, "a strongly related measured pair is named weakened when its cells' noise "
+             "could spread this share of the rows off the relation")
     strong_pair_tv: float = rule(
         0.1, "a pair not measured is named when its noisy score puts its distance from "
              "independence (total variation) above this by two noise stds")

@@ -135,6 +135,13 @@ class MarginalSynthesizer(BaseSynthesizer):
         The measured marginals (tuples of column names) the fitted model does
         not reproduce within their noise (empty when it reproduces every
         one); the command line's summary names them.
+    weakened_pairs_ : list of tuple
+        Strongly related measured pairs whose two-way release is too noisy to
+        keep them sharp (:meth:`MarginalMechanism.weakened_pairs
+        <skdpgen.synthesizers.MarginalMechanism.weakened_pairs>`: the noise
+        on their cells could spread ``POLICY.weak_pair_spread`` of the rows
+        or more off the relation): they come back weakened even when matched
+        within their noise.
     joined_columns_ : list of tuple
         The groups of columns the mixture holds jointly (one joint
         distribution per component): the columns of pairs it could not
@@ -248,6 +255,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         self.unmatched_marginals_ = sorted({m["columns"] for m in misfit if m["failed"]},
                                            key=lambda c: (len(c), c))
         self.marginal_misfit_ = misfit
+        self.weakened_pairs_ = mechanism.weakened_pairs()
         encoding = self.design_.encoding
         self.bins_, self.max_levels_ = encoding["bins"], encoding["max_levels"]
 

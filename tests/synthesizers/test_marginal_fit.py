@@ -153,6 +153,28 @@ def test_a_fit_stopped_early_names_what_it_did_not_reproduce():
     assert "A measured pair keeps" in pairs_note(full)
 
 
+def test_a_strong_pair_measured_under_heavy_noise_is_named_weakened():
+    """On 4,000 rows at epsilon 0.5, every pair measured, the noise on each cell
+    of a pair could spread about half the rows off a relation: the
+    square and the letter are named (and the summary drops its promise); the
+    independent pair is not; at 4,000 rows and epsilon 1 (where the square comes
+    back, see above) none is."""
+    X, y = exact_table(n=4000, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with reproducible_noise(3):
+            synth = MarginalSynthesizer(schema=SCHEMA, classes=[0, 1], random_state=0
+                                        ).fit(X, y, epsilon=0.5, delta=1e-5)
+    assert len(synth.measured_pairs_) == 10
+    assert {("x", "x2"), ("x", "code"), ("x2", "code")} <= set(synth.weakened_pairs_)
+    assert ("u", "v") not in synth.weakened_pairs_
+    note = pairs_note(synth)
+    assert "Measured with too much noise to stay sharp (" in note and "x~x2" in note
+    assert "A measured pair keeps" not in note
+    full, _ = _fit(1)
+    assert full.weakened_pairs_ == []
+
+
 def test_the_misfit_is_calibrated_at_the_true_distribution():
     """A mixture holding the private rows exactly (one component per row) fails a
     marginal's test about as often as the test's level says (Bonferroni: at most
