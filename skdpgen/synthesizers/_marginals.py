@@ -525,11 +525,10 @@ class MarginalMechanism(Mechanism):
         noise variance) has expectation the number of released entries
         ``N``; a fit below it matches the noise on the whole (Morozov's
         discrepancy principle). True at a step whose loss is at most ``N``
-        (once ``POLICY.refine_steps`` steps have passed since the last
-        :meth:`refine` that went on), or whose loss fell by less than
-        ``POLICY.plateau`` of itself over the last ``POLICY.refine_steps``
-        steps; the trainer then asks :meth:`refine` whether every measured
-        marginal is matched too. A function of the releases and their
+        (after a :meth:`refine` that went on, every ``POLICY.refine_steps``
+        steps), or whose loss fell by less than ``POLICY.plateau`` of itself
+        over the last ``POLICY.plateau_steps`` steps; the trainer then asks
+        :meth:`refine` whether every measured marginal is matched too. A function of the releases and their
         public noise levels only.
         """
         loss = float(loss)
@@ -537,13 +536,12 @@ class MarginalMechanism(Mechanism):
             self._losses, self._refined_at = [], 0
         self._losses.append(loss)
         since = len(self._losses) - self._refined_at
-        settled = not getattr(self, "_refinements", 0) or since >= POLICY.refine_steps
-        if loss <= self._entries and settled:
+        if loss <= self._entries and (not getattr(self, "_refinements", 0)
+                                      or since % POLICY.refine_steps == 0):
             return True
-        if since < POLICY.refine_steps:
+        if since < POLICY.plateau_steps:
             return False
-        before = self._losses[-POLICY.refine_steps]
-        return loss >= (1.0 - POLICY.plateau) * before
+        return loss >= (1.0 - POLICY.plateau) * self._losses[-POLICY.plateau_steps]
 
     def refine(self, network):
         """Go on training while a measured marginal is not matched within its noise.
@@ -554,7 +552,8 @@ class MarginalMechanism(Mechanism):
         are joined in the mixture (:meth:`MixtureGenerator.join`: one joint
         distribution per component over a group's cells, at most
         ``POLICY.joint_cells`` of them), strongest misfit first, and
-        training goes on, at most ``POLICY.refine_rounds`` times. A product
+        training goes on (``POLICY.refine_steps`` steps between tests), at
+        most ``POLICY.refine_rounds`` times. A product
         of one distribution per column cannot hold several sharp relations
         (a column and its square, a code and its label) at once; a joint can.
         Post-processing: the misfits read the releases, their public noise

@@ -101,13 +101,14 @@ class SynthesisPolicy(Policy):
         0.05, "a measured marginal is matched when its misfit's chi-squared tail is above "
               "this over the number of marginals (Bonferroni)")
     refine_rounds: int = rule(
-        4, "while a measured marginal is not matched, training goes on (joining its "
-           "columns) at most this many times")
+        12, "while a measured marginal is not matched, training goes on (joining its "
+            "columns) at most this many times ...")
     refine_steps: int = rule(
-        100, "... at least this many steps each time")
-    plateau: float = rule(
-        0.01, "the loss has stopped falling when it fell by less than this share over "
-              "refine_steps steps")
+        25, "... testing every marginal again after this many steps")
+    plateau_steps: int = rule(
+        100, "the loss has stopped falling when it fell by less than plateau over this "
+             "many steps ...")
+    plateau: float = rule(0.01, "... (a share of the loss)")
     joint_cells: int = rule(
         2000, "a joined group of columns holds at most this many cells per component")
     weak_pair_spread: float = rule(
