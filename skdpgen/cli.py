@@ -70,6 +70,8 @@ def _show_privacy_warnings():
                 message = message.explain("cli")
             print(f"skdpgen: PRIVACY WARNING: {message}", file=sys.stderr)
         elif not issubclass(category, (DeprecationWarning, FutureWarning)):
+            if hasattr(message, "explain"):  # its remedies in the command line's words
+                message = message.explain("cli")
             print(f"skdpgen: warning: {message}", file=sys.stderr)
 
     warnings.showwarning = show

@@ -463,3 +463,56 @@ def test_the_refusal_says_whether_allow_guesses_lifts_it(tmp_path, capsys, share
     err = capsys.readouterr().err
     assert ("--allow-guesses writes the output anyway" in err) == lifted, err
     assert ("does not apply to a class list that kept a single" in err) == (not lifted), err
+
+
+def _declared(tmp_path, n=50):
+    """A small table and a schema file that declares every column (issue 66)."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"salary": rng.normal(50_000, 10_000, n).round(),
+                          "age": rng.integers(18, 80, n),
+                          "city": rng.choice(["a", "b", "c"], n),
+                          "y": rng.choice(["yes", "no"], n)})
+    frame.to_csv(tmp_path / "small.csv", index=False)
+    (tmp_path / "schema.json").write_text(json.dumps({
+        "salary": {"type": "numeric", "bounds": [0, 200_000]},
+        "age": {"type": "numeric", "bounds": [0, 120], "integer": True},
+        "city": {"type": "categorical", "categories": ["a", "b", "c"]},
+        "y": {"type": "categorical", "categories": ["yes", "no"]}}))
+    return tmp_path / "small.csv", tmp_path / "schema.json"
+
+
+def test_a_complete_schema_is_not_told_to_declare_what_it_declares(tmp_path, fast_fits,
+                                                                    capsys):
+    """Issue 66: with every column declared, a 50-row table was told to "write the
+    public bounds of 'salary', 'age' ... and pass it with --schema" (they were in it),
+    to raise --schema-share (nothing estimated) and to set pair_share (no such flag)."""
+    data, schema = _declared(tmp_path)
+    assert main(["synthesize", str(data), "--target", "y", "--schema", str(schema),
+                 "--out", str(tmp_path / "syn.csv"), "--quiet"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "drawn independently" in err and "--epsilon 30 or more" in err
+    assert "pair_share" not in err and "epsilon >=" not in err
+    assert "schema estimate is weak" not in err and "pass it with --schema" not in err
+    assert "--schema-share" not in err
+    assert "narrow the bounds of 'salary', 'age' declared in the --schema file" in err \
+        or "narrow the bounds of 'age', 'salary' declared in the --schema file" in err
+    assert "or raise --epsilon." in err
+
+
+def test_the_summary_of_declared_bounds_spread_by_the_noise_fits_each_interface():
+    from skdpgen.schema import describe_issues
+
+    issues = [{"column": "age", "problem": "spread", "share": 0.7, "detail": "",
+               "declared": True},
+              {"column": "rain", "problem": "spread", "share": 0.3, "detail": ""}]
+    cli = " ".join(describe_issues(issues, "cli").split())
+    assert cli.startswith("The fit's one-way marginals are noisy for 2 columns")
+    assert "narrow the bounds of 'age' declared in the --schema file" in cli
+    assert "write the public bounds of 'rain'" in cli and "--schema-share" not in cli
+    python = " ".join(describe_issues(issues, "python").split())
+    assert "narrow the declared bounds of 'age' in schema=" in python
+    assert "schema_share" not in python and python.endswith("or raise epsilon.")
+    # with a weak spot of the schema estimate too, its share is a remedy again
+    mixed = issues + [{"column": "city", "problem": "categories", "share": 0.1, "detail": ""}]
+    assert "The private schema estimate is weak" in describe_issues(mixed, "cli")
+    assert "--schema-share" in describe_issues(mixed, "cli")
