@@ -22,7 +22,7 @@ from pathlib import Path
 from ._cli_options import MULTILINE, type_words
 
 __all__ = ["INDEX_HEADERS", "UsageError", "all_or_nothing", "check_destinations", "columns_of_fit",
-           "comma_list", "private_source", "read_private", "read_schema", "read_table",
+           "comma_list", "no_records", "private_source", "read_private", "read_schema", "read_table",
            "reading", "write_table"]
 
 
@@ -98,6 +98,12 @@ def read_private(args):
     return private_source(args.data, **reading(args)), leaks
 
 
+def no_records(path):
+    """The error of a table with column names and no rows (0 rows: public)."""
+    return (f"{path} has no records: only its header line (the column names) was found, "
+            "so there are no rows to use")
+
+
 def columns_of_fit(source, args):
     """``(X, y, columns)`` of the fit: the feature columns and labels as blocks of
     ``source`` (:func:`~skdpgen.schema._rows.split_blocks`), and the columns written
@@ -105,6 +111,9 @@ def columns_of_fit(source, args):
     from .schema._rows import split_blocks
 
     columns = list(source.columns)
+    empty = source.is_empty() if hasattr(source, "is_empty") else source.n_rows == 0
+    if empty:  # its number of rows, 0, is public
+        raise UsageError(no_records(args.data))
     index, note = _index_column(columns, getattr(args, "keep_index", True))
     if note:
         print(note, file=sys.stderr)

@@ -38,6 +38,7 @@ from ._cli_files import (
     check_destinations,
     columns_of_fit,
     comma_list,
+    no_records,
     private_source,
     read_private,
     read_schema,
@@ -483,12 +484,17 @@ def _cmd_evaluate(args):
     """
     real = read_table(args.real)
     syn = read_table(args.synthetic)
+    for path, table in ((args.real, real), (args.synthetic, syn)):
+        if len(table) == 0:  # its number of rows, 0, is public
+            raise UsageError(no_records(path))
     real = _drop_index_absent_from(real, syn)
     if sorted(map(str, real.columns)) != sorted(map(str, syn.columns)):
         raise UsageError("the real and synthetic tables must have the same columns")
     train = None
     if args.train is not None:
         train = _drop_index_absent_from(read_table(args.train), syn)
+        if len(train) == 0:
+            raise UsageError(no_records(args.train))
         if sorted(map(str, real.columns)) != sorted(map(str, train.columns)):
             raise UsageError("the real test and training tables must have the same columns")
     if args.target is not None and args.target not in real.columns:

@@ -516,3 +516,24 @@ def test_the_summary_of_declared_bounds_spread_by_the_noise_fits_each_interface(
     mixed = issues + [{"column": "city", "problem": "categories", "share": 0.1, "detail": ""}]
     assert "The private schema estimate is weak" in describe_issues(mixed, "cli")
     assert "--schema-share" in describe_issues(mixed, "cli")
+
+
+def test_a_header_only_file_is_said_to_have_no_records(tmp_path, fast_fits, capsys):
+    """Issue 66: column names and no rows gave "Found 0 sample(s) while a minimum of
+    1 is required."; the error says the file has no records (0 rows: public)."""
+    data, schema = _declared(tmp_path)
+    empty = tmp_path / "empty.csv"
+    empty.write_text("salary,age,city,y\n")
+    out = tmp_path / "syn.csv"
+    for argv in (["synthesize", str(empty), "--target", "y", "--out", str(out)],
+                 ["synthesize", str(empty), "--target", "y", "--schema", str(schema),
+                  "--out", str(out)],
+                 ["schema", str(empty), "--epsilon", "1", "--out", str(tmp_path / "s.json")],
+                 ["evaluate", str(empty), str(data), "--target", "y"],
+                 ["evaluate", str(data), str(empty), "--target", "y"],
+                 ["evaluate", str(data), str(data), "--target", "y", "--train", str(empty)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err == (f"skdpgen: error: {empty} has no records: only its header line (the "
+                       "column names) was found, so there are no rows to use\n"), argv
+    assert not out.exists() and not (tmp_path / "s.json").exists()
