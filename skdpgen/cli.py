@@ -39,6 +39,7 @@ from ._cli_files import (
     columns_of_fit,
     comma_list,
     no_records,
+    not_in_the_data,
     private_source,
     read_private,
     read_schema,
@@ -498,7 +499,7 @@ def _cmd_evaluate(args):
         if sorted(map(str, real.columns)) != sorted(map(str, train.columns)):
             raise UsageError("the real test and training tables must have the same columns")
     if args.target is not None and args.target not in real.columns:
-        raise UsageError(f"target column {args.target!r} is not in the data")
+        raise UsageError(not_in_the_data("--target", args.target, real.columns))
     from .evaluation import evaluate_tables  # torch: once the tables are read
 
     result = evaluate_tables(

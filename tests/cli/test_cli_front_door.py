@@ -537,3 +537,32 @@ def test_a_header_only_file_is_said_to_have_no_records(tmp_path, fast_fits, caps
         assert err == (f"skdpgen: error: {empty} has no records: only its header line (the "
                        "column names) was found, so there are no rows to use\n"), argv
     assert not out.exists() and not (tmp_path / "s.json").exists()
+
+
+def test_a_column_not_in_the_data_is_told_with_the_files_columns(tmp_path, fast_fits,
+                                                                 capsys):
+    """Issue 66: a typo'd --target got no list of the columns; the error lists the
+    file's column names (its header: public), the closest first where one is close."""
+    data, _ = _declared(tmp_path)
+    listed = "its columns are: 'salary', 'age', 'city', 'y'"
+    out = str(tmp_path / "syn.csv")
+    for argv, said in (
+            (["synthesize", str(data), "--target", "Y", "--out", out],
+             "--target column 'Y' is not in the data (did you mean 'y'?)"),
+            (["schema", str(data), "--target", "income", "--epsilon", "1", "--out", out],
+             "--target column 'income' is not in the data;"),
+            (["evaluate", str(data), str(data), "--target", "agee"],
+             "--target column 'agee' is not in the data (did you mean 'age'?)"),
+            (["synthesize", str(data), "--target", "y", "--drop", "cty", "--out", out],
+             "--drop column 'cty' is not in the data (did you mean 'city'?)")):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert said in err and err.rstrip().endswith(listed), err
+
+
+def test_a_wide_files_columns_are_listed_up_to_a_limit():
+    from skdpgen._cli_files import LISTED_COLUMNS, not_in_the_data
+
+    columns = [f"c{i}" for i in range(LISTED_COLUMNS + 5)]
+    text = not_in_the_data("--target", "zz", columns)
+    assert text.endswith(f"'c{LISTED_COLUMNS - 1}' and 5 more")
