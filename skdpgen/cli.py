@@ -381,26 +381,37 @@ def _write_template(args, template):
 def _refuse_size(args, columns, failed):
     """Exit status 2, nothing written but a blank schema template: a table below the
     size its private schema estimate needs (public: its rows, columns, ε and δ)."""
-    written = _write_template(args, _blank_template(columns))
+    written = _write_template(args, _blank_template(columns, fill=True))
     where = (f"A schema template (one entry per column) was written to {written}: fill in "
-             "each column's type and public bounds or categories (from documentation, not "
-             f"from the rows) and rerun with --schema {written}"
+             f"each column's type ({type_words()}) and public bounds or categories (from "
+             f"documentation, not from the rows) and rerun with --schema {written}"
              if written else "Write a schema file ('skdpgen schema DATA --out FILE' writes "
              "a template) and rerun with --schema FILE")
     print(f"skdpgen: refused: nothing written to {args.out}. {failed.n_rows:,} rows are too "
           f"few to estimate the schema of these columns privately at epsilon = "
           f"{args.epsilon:g}: the estimate needs about {failed.rows_needed:,} rows at this "
-          f"epsilon, or --epsilon {failed.epsilon_needed:.2g} or more at these rows. Nothing "
+          f"epsilon, or --epsilon {failed.epsilon_needed:.2g} or more at these rows (a "
+          "weaker privacy guarantee: the bound on how much any one record can change what "
+          "is released grows with epsilon). Nothing "
           f"was read or released. {where}; or pass --allow-guesses to write anyway (every "
           "weak column is then named).", file=sys.stderr)
     return 2
 
 
-def _blank_template(columns):
+def _blank_template(columns, fill=False):
     """A schema template of column names only: every entry to fill in (nothing read
-    from the rows)."""
-    return {col: {"type": None, "bounds": None, "categories": None, "integer": None,
-                  "missing": None} for col in columns}
+    from the rows); with ``fill``, each entry's ``"_fill"`` note says the types
+    allowed and what each needs (a note: ignored when the file is read)."""
+    from .schema._text import schema_types
+
+    entry = {"type": None, "bounds": None, "categories": None, "integer": None,
+             "missing": None}
+    if fill:
+        entry["_fill"] = (f"type: one of {', '.join(schema_types())}; then the public "
+                          "bounds [lo, hi] of a numeric or datetime column, or the "
+                          "categories (a list) of a categorical one, from documentation, "
+                          "not from the rows")
+    return {col: dict(entry) for col in columns}
 
 
 def _cmd_schema(args):

@@ -566,3 +566,23 @@ def test_a_wide_files_columns_are_listed_up_to_a_limit():
     columns = [f"c{i}" for i in range(LISTED_COLUMNS + 5)]
     text = not_in_the_data("--target", "zz", columns)
     assert text.endswith(f"'c{LISTED_COLUMNS - 1}' and 5 more")
+
+
+def test_the_size_refusal_says_what_a_larger_epsilon_gives_away(tmp_path, fast_fits, capsys):
+    """Issue 66: "--epsilon 73" was suggested without a word on what it means, and the
+    blank template did not say which types are allowed."""
+    from skdpgen.schema._text import schema_types
+
+    data, _ = _declared(tmp_path)
+    assert main(["synthesize", str(data), "--target", "y", "--out",
+                 str(tmp_path / "syn.csv")]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert re.search(r"--epsilon \S+ or more at these rows \(a weaker privacy guarantee: the "
+                     r"bound on how much any one record can change what is released grows "
+                     r"with epsilon\)", err), err
+    assert "each column's type (numeric, datetime or categorical)" in err
+    template = json.loads((tmp_path / "small.y.schema.json").read_text())
+    assert list(template) == ["salary", "age", "city", "y"]
+    for entry in template.values():
+        assert entry["type"] is None
+        assert entry["_fill"].startswith(f"type: one of {', '.join(schema_types())};")
