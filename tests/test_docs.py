@@ -145,3 +145,21 @@ def test_cli_guide_says_a_column_sent_to_other_is_written_not_refused():
     assert '"other"' not in refusal
     written = text[text.index("**refuses**"):text.index("--classes a,b,c")]
     assert '``"other"``, whatever share' in written
+
+
+@pytest.mark.parametrize("page", ["doc/index.rst", "README.md"])
+def test_the_quick_start_names_the_synthesizer_the_demo_runs(page):
+    """Issue 66: the landing page called the demo "DP-HP synthesis" while ``skdpgen
+    demo`` runs its default ``--method`` (MarginalSynthesizer)."""
+    from skdpgen._cli_options import registered_methods
+    from skdpgen.cli import build_parser
+
+    method = registered_methods()[build_parser().parse_args(["demo"]).method]
+    text = " ".join((DOC.parent / page).read_text().split())
+    start = text.index("Install and run the main job")
+    quick = text[start:text.index("skdpgen demo", start)]
+    assert method.__name__ in quick
+    others = [c for name, c in registered_methods().items() if c is not method]
+    assert not any(getattr(c, "display_name", None) and c.display_name in quick
+                   for c in others), quick
+    assert "DP-HP synth" not in text
