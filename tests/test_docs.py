@@ -163,3 +163,23 @@ def test_the_quick_start_names_the_synthesizer_the_demo_runs(page):
     assert not any(getattr(c, "display_name", None) and c.display_name in quick
                    for c in others), quick
     assert "DP-HP synth" not in text
+
+
+def _first_adult_value(text, heading):
+    """The first number of the first ``adult`` row under ``heading`` (a Markdown
+    table of benchmarks/README.md)."""
+    section = text[text.index(heading):]
+    row = re.search(r"^\| adult \| \**([0-9.]+)", section, re.M)
+    return row.group(1)
+
+
+def test_the_readme_quotes_the_benchmarks_pages_numbers():
+    """Issue 66: the README gave Adult's no-schema 2-way TV as 0.056 while the
+    Benchmarks page (benchmarks/README.md, doc/_benchmark_noschema.txt) says 0.048."""
+    readme = " ".join((DOC.parent / "README.md").read_text().split())
+    est, public = re.search(r"Adult 2-way TV ([0-9.]+) against ([0-9.]+)", readme).groups()
+    bench = (DOC.parent / "benchmarks" / "README.md").read_text()
+    assert est == _first_adult_value(bench, "## Current results: without a schema")
+    assert public == _first_adult_value(bench, "## Current results: the panel")
+    shown = (DOC / "_benchmark_noschema.txt").read_text()
+    assert re.search(rf'"adult", "\**{re.escape(est)}\**"', shown)
