@@ -22,7 +22,7 @@ from pathlib import Path
 from ._cli_options import MULTILINE, type_words
 
 __all__ = ["INDEX_HEADERS", "UsageError", "all_or_nothing", "check_destinations", "columns_of_fit",
-           "comma_list", "private_source", "read_private", "read_schema", "read_table",
+           "comma_list", "no_records", "not_in_the_data", "private_source", "read_private", "read_schema", "read_table",
            "reading", "write_table"]
 
 
@@ -98,6 +98,44 @@ def read_private(args):
     return private_source(args.data, **reading(args)), leaks
 
 
+#: Column names an error lists at most (a wide file's others are counted).
+LISTED_COLUMNS = 60
+
+
+def the_columns(columns):
+    """The file's column names (public: its header) as an error lists them, at most
+    ``LISTED_COLUMNS`` of them."""
+    columns = [str(c) for c in columns]
+    listed = ", ".join(map(repr, columns[:LISTED_COLUMNS]))
+    more = len(columns) - LISTED_COLUMNS
+    return f"{listed} and {more} more" if more > 0 else listed
+
+
+def not_in_the_data(option, names, columns):
+    """The error of ``option`` naming columns that are not in the file: the names,
+    and the file's columns (public: its header), the closest first where one is
+    close."""
+    import difflib
+
+    names = [names] if isinstance(names, str) else list(names)
+    lower = {}  # each column by its name in lower case (the first of equal ones)
+    for c in map(str, columns):
+        lower.setdefault(c.lower(), c)
+    close = [lower[m] for name in names
+             for m in difflib.get_close_matches(str(name).lower(), list(lower), n=1)]
+    hint = f" (did you mean {', '.join(map(repr, dict.fromkeys(close)))}?)" if close else ""
+    listed = ", ".join(map(repr, names))
+    column = "column {} is" if len(names) == 1 else "columns {} are"
+    return (f"{option} {column.format(listed)} not in the data{hint}; its columns are: "
+            f"{the_columns(columns)}")
+
+
+def no_records(path):
+    """The error of a table with column names and no rows (0 rows: public)."""
+    return (f"{path} has no records: only its header line (the column names) was found, "
+            "so there are no rows to use")
+
+
 def columns_of_fit(source, args):
     """``(X, y, columns)`` of the fit: the feature columns and labels as blocks of
     ``source`` (:func:`~skdpgen.schema._rows.split_blocks`), and the columns written
@@ -105,11 +143,14 @@ def columns_of_fit(source, args):
     from .schema._rows import split_blocks
 
     columns = list(source.columns)
+    empty = source.is_empty() if hasattr(source, "is_empty") else source.n_rows == 0
+    if empty:  # its number of rows, 0, is public
+        raise UsageError(no_records(args.data))
     index, note = _index_column(columns, getattr(args, "keep_index", True))
     if note:
         print(note, file=sys.stderr)
     if args.target is not None and args.target not in columns:
-        raise UsageError(f"target column {args.target!r} is not in the data")
+        raise UsageError(not_in_the_data("--target", args.target, columns))
     dropped = index + _dropped_columns(columns, index, getattr(args, "drop", None),
                                        args.target)
     X, y = split_blocks(source, args.target, drop=dropped)
@@ -245,7 +286,7 @@ def _dropped_columns(columns, index, text, target):
     names = comma_list(text or "")
     missing = [c for c in names if c not in columns]
     if missing:
-        raise UsageError(f"--drop names columns that are not in the data: {missing}")
+        raise UsageError(not_in_the_data("--drop", missing, columns))
     if target in names:
         raise UsageError(f"--drop names the target {target!r}")
     left = [c for c in columns if c not in index and c not in names and c != target]

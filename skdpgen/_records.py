@@ -294,6 +294,16 @@ class RecordBlocks:
                 yield self._frame(pending, names)
             self.n_rows = total
 
+    def is_empty(self):
+        """Whether the file has no record after its header (its number of rows is 0:
+        public). Reads up to the first record only; a file object's one pass is kept."""
+        if self.n_rows is not None:
+            return self.n_rows == 0
+        if hasattr(self.path_or_buffer, "read"):
+            return False  # unknown without the pass: the fit counts it
+        with self._opened() as (_, cells):
+            return not any(len(block) for block in cells)
+
     @staticmethod
     def _frame(cells, names):
         return pd.DataFrame(np.concatenate(cells) if len(cells) > 1 else cells[0],

@@ -38,6 +38,8 @@ from ._cli_files import (
     check_destinations,
     columns_of_fit,
     comma_list,
+    no_records,
+    not_in_the_data,
     private_source,
     read_private,
     read_schema,
@@ -70,6 +72,8 @@ def _show_privacy_warnings():
                 message = message.explain("cli")
             print(f"skdpgen: PRIVACY WARNING: {message}", file=sys.stderr)
         elif not issubclass(category, (DeprecationWarning, FutureWarning)):
+            if hasattr(message, "explain"):  # its remedies in the command line's words
+                message = message.explain("cli")
             print(f"skdpgen: warning: {message}", file=sys.stderr)
 
     warnings.showwarning = show
@@ -377,26 +381,37 @@ def _write_template(args, template):
 def _refuse_size(args, columns, failed):
     """Exit status 2, nothing written but a blank schema template: a table below the
     size its private schema estimate needs (public: its rows, columns, ε and δ)."""
-    written = _write_template(args, _blank_template(columns))
+    written = _write_template(args, _blank_template(columns, fill=True))
     where = (f"A schema template (one entry per column) was written to {written}: fill in "
-             "each column's type and public bounds or categories (from documentation, not "
-             f"from the rows) and rerun with --schema {written}"
+             f"each column's type ({type_words()}) and public bounds or categories (from "
+             f"documentation, not from the rows) and rerun with --schema {written}"
              if written else "Write a schema file ('skdpgen schema DATA --out FILE' writes "
              "a template) and rerun with --schema FILE")
     print(f"skdpgen: refused: nothing written to {args.out}. {failed.n_rows:,} rows are too "
           f"few to estimate the schema of these columns privately at epsilon = "
           f"{args.epsilon:g}: the estimate needs about {failed.rows_needed:,} rows at this "
-          f"epsilon, or --epsilon {failed.epsilon_needed:.2g} or more at these rows. Nothing "
+          f"epsilon, or --epsilon {failed.epsilon_needed:.2g} or more at these rows (a "
+          "weaker privacy guarantee: the bound on how much any one record can change what "
+          "is released grows with epsilon). Nothing "
           f"was read or released. {where}; or pass --allow-guesses to write anyway (every "
           "weak column is then named).", file=sys.stderr)
     return 2
 
 
-def _blank_template(columns):
+def _blank_template(columns, fill=False):
     """A schema template of column names only: every entry to fill in (nothing read
-    from the rows)."""
-    return {col: {"type": None, "bounds": None, "categories": None, "integer": None,
-                  "missing": None} for col in columns}
+    from the rows); with ``fill``, each entry's ``"_fill"`` note says the types
+    allowed and what each needs (a note: ignored when the file is read)."""
+    from .schema._text import schema_types
+
+    entry = {"type": None, "bounds": None, "categories": None, "integer": None,
+             "missing": None}
+    if fill:
+        entry["_fill"] = (f"type: one of {', '.join(schema_types())}; then the public "
+                          "bounds [lo, hi] of a numeric or datetime column, or the "
+                          "categories (a list) of a categorical one, from documentation, "
+                          "not from the rows")
+    return {col: dict(entry) for col in columns}
 
 
 def _cmd_schema(args):
@@ -481,16 +496,21 @@ def _cmd_evaluate(args):
     """
     real = read_table(args.real)
     syn = read_table(args.synthetic)
+    for path, table in ((args.real, real), (args.synthetic, syn)):
+        if len(table) == 0:  # its number of rows, 0, is public
+            raise UsageError(no_records(path))
     real = _drop_index_absent_from(real, syn)
     if sorted(map(str, real.columns)) != sorted(map(str, syn.columns)):
         raise UsageError("the real and synthetic tables must have the same columns")
     train = None
     if args.train is not None:
         train = _drop_index_absent_from(read_table(args.train), syn)
+        if len(train) == 0:
+            raise UsageError(no_records(args.train))
         if sorted(map(str, real.columns)) != sorted(map(str, train.columns)):
             raise UsageError("the real test and training tables must have the same columns")
     if args.target is not None and args.target not in real.columns:
-        raise UsageError(f"target column {args.target!r} is not in the data")
+        raise UsageError(not_in_the_data("--target", args.target, real.columns))
     from .evaluation import evaluate_tables  # torch: once the tables are read
 
     result = evaluate_tables(

@@ -47,8 +47,14 @@ _METRICS = {
 }
 _NAMES = {"roc_auc": "ROC-AUC", "pr_auc": "PR-AUC", "f1_macro": "macro F1",
           "f1_weighted": "weighted F1", "accuracy": "accuracy", "r2": "R²"}
-BELOW_CHANCE = ("below chance: the synthetic table's relation between features and target "
-                "is inverted or absent")
+#: The margin above chance (0.5) by which a model's real-to-real ROC-AUC must
+#: exceed it for the real data to show signal: a synthetic-to-real ROC-AUC at
+#: or below chance is flagged only then (on data with no signal, chance is
+#: what the real data gives too).
+SIGNAL_MARGIN = 0.05
+BELOW_CHANCE = ("at or below chance while the real data shows signal (real->real ROC-AUC "
+                f"{0.5 + SIGNAL_MARGIN:.2f} or more): the synthetic table's relation between "
+                "features and target is inverted or absent")
 
 
 def default_models(task, random_state=0):
@@ -135,11 +141,17 @@ class TableEvaluation:
         return self.metrics[0] if self.metrics else None
 
     def below_chance(self):
-        """Models whose synthetic-to-real ROC-AUC is below 0.5."""
+        """Models whose synthetic-to-real ROC-AUC is at or below chance (0.5) while
+        their real-to-real one shows signal (``0.5 + SIGNAL_MARGIN`` or more).
+
+        A model whose real-to-real score is at chance too (no signal in the
+        real data, or none it finds) is not flagged.
+        """
         if self.metric != "roc_auc" or self.synthetic_to_real is None:
             return []
         scores = self.synthetic_to_real["roc_auc"].drop("mean")
-        return scores.index[scores < 0.5].tolist()
+        real = self.real_to_real["roc_auc"].reindex(scores.index)
+        return scores.index[(scores <= 0.5) & (real >= 0.5 + SIGNAL_MARGIN)].tolist()
 
     def to_dict(self):
         """Everything as JSON-ready Python objects (NaN as None).

@@ -111,8 +111,8 @@ def refusal_template(columns, target, schema, classes, issues):
         JSON-serializable, keyed by column in ``columns``' order.
     """
     affected = {}  # each column's parts to fill, the weightiest first
-    for i in issues:
-        if i["problem"] != "classes":
+    for i in issues:  # a declared column's bounds stay the user's
+        if i["problem"] != "classes" and not i.get("declared"):
             affected.setdefault(i["column"], set()).add(template_fill(i))
     out = {}
     for col in columns:
@@ -173,7 +173,11 @@ def describe_issues(issues, interface="python", template=None):
     ----------
     issues : list of dict
         ``{"column", "problem", "share", "detail"}`` per issue (a fitted
-        synthesizer's ``schema_issues_``).
+        synthesizer's ``schema_issues_``); ``"declared": True`` marks a
+        column whose bounds the user declared (public), told to narrow them
+        instead of declaring them. When every issue is the fit's own noise
+        (``"spread"``), the summary names no schema estimate and no schema
+        share (a larger one would leave the fit more noise).
     interface : {"python", "cli", "cli-schema"}, default="python"
         Whose options the remedies name: Python's parameters, ``skdpgen
         synthesize``'s flags, or ``skdpgen schema``'s (which writes the
@@ -204,7 +208,11 @@ def describe_issues(issues, interface="python", template=None):
     count = f"{distinct} column{'s' if distinct != 1 else ''}"
     if classes:
         count = f"{count} and the class list" if columns else "the class list"
-    lines = [f"The private schema estimate is weak for {count} at this budget:"]
+    # the fit's own noise ("spread") only: no schema estimate is at fault (it may
+    # not have been made: every column declared)
+    fit_only = not classes and all(i["problem"] == "spread" for i in columns)
+    lines = [f"The fit's one-way marginals are noisy for {count} at this budget:" if fit_only
+             else f"The private schema estimate is weak for {count} at this budget:"]
     def mark(issue):  # "its bounds are a guess" says it already
         return " [a guess]" if is_guess(issue) and issue["problem"] not in ("guess",
                                                                              "sparse") else ""
@@ -226,20 +234,23 @@ def describe_issues(issues, interface="python", template=None):
                      + ", ".join(f"{i['column']!r} {i['share']:.0%}" for i in group))
     lines += [f"  - the class list: {_what(i)}{mark(i)}" for i in classes]
     def named(part):  # each column once, in the summary's order
-        return list(dict.fromkeys(i["column"] for i in columns if template_fill(i) == part))
+        if part == "narrow":  # bounds the user declared (public): narrower ones help
+            return list(dict.fromkeys(i["column"] for i in columns if i.get("declared")))
+        return list(dict.fromkeys(i["column"] for i in columns
+                                  if template_fill(i) == part and not i.get("declared")))
 
     words = _REMEDIES[interface]
     where = (f"the schema file {template}" if template else
              "a schema file ('skdpgen schema DATA --out FILE' writes a template)")
     fix = []
-    for part in ("bounds", "categories", "missing"):
+    for part in ("bounds", "narrow", "categories", "missing"):
         cols = named(part)
         if cols:  # the file named in full once
             fix.append(words[part].format(names=", ".join(map(repr, cols)), first=cols[0],
                                           where="the schema file" if fix else where))
     if classes:
         fix.append(words["classes"])
-    fix.append(words["last"])
+    fix.append(words["last_fit" if fit_only else "last"])  # a larger schema share: more noise
     lines.append(words["head"] + "; ".join(fix) + ".")
     return "\n".join(lines)
 
@@ -253,10 +264,13 @@ _REMEDIES = {
                    "[lo, hi]}}}} (public bounds, from documentation, not from the rows)"),
         "categories": ("if the values of {names} are public knowledge (country names, "
                        "states), declare them as categories in schema="),
+        "narrow": ("narrow the declared bounds of {names} in schema= where documentation "
+                   "allows (public bounds, not from the rows)"),
         "missing": ("declare \"missing\": True in schema= for those of {names} that can be "
                     "missing (public knowledge)"),
         "classes": "pass classes=[...] (the public list of labels)",
         "last": "or raise epsilon or schema_share",
+        "last_fit": "or raise epsilon",
     },
     "cli": {
         "head": "To fix: ",
@@ -264,11 +278,14 @@ _REMEDIES = {
                    "rows) in {where} and pass it with --schema"),
         "categories": ("if the values of {names} are public knowledge (country names, "
                        "states), list them as categories in {where} and pass it with --schema"),
+        "narrow": ("narrow the bounds of {names} declared in the --schema file where "
+                   "documentation allows (public bounds, not from the rows)"),
         "missing": ("declare \"missing\": true in {where} for those of {names} that can be "
                     "missing (public knowledge) and pass it with --schema"),
         "classes": ("list every class with --classes a,b,c (or as the target's categories "
                     "in the --schema file)"),
         "last": "or raise --epsilon or --schema-share",
+        "last_fit": "or raise --epsilon",
     },
     "cli-schema": {
         "head": "To fix: ",
@@ -276,11 +293,14 @@ _REMEDIES = {
                    "documentation, not from the rows)"),
         "categories": ("if the values of {names} are public knowledge (country names, "
                        "states), list them as categories in the file"),
+        "narrow": ("narrow the bounds of {names} in the file where documentation allows "
+                   "(public bounds, not from the rows)"),
         "missing": ("set \"missing\": true in the file for those of {names} that can be "
                     "missing (public knowledge)"),
         "classes": ("list every class as the target's categories in the file (or "
                     "--classes a,b,c when you synthesize)"),
         "last": "or rerun with a larger --epsilon",
+        "last_fit": "or rerun with a larger --epsilon",
     },
 }
 

@@ -174,6 +174,11 @@ class BaseSynthesizer(PrivateEstimator):
         self.schema_ = dict(schema) if schema is not None else {}
         self.schema_issues_ = list(plan.issues_) if estimate else []
         spread = mechanism.issues()  # the releases' own weak spots (public noise levels)
+        declared = {key for key, spec in (self.schema or {}).items()
+                    if isinstance(spec, dict) and spec.get("bounds") is not None}
+        for issue in spread:  # the user's bounds (public): the remedy is to narrow them
+            if issue["column"] in declared:
+                issue["declared"] = True
         if spread:
             warnings.warn(SchemaEstimateWarning(describe_issues(spread, "python"),
                                                 issues=spread),

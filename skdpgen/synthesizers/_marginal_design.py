@@ -9,7 +9,8 @@ import sys
 from ..privacy import calibrate_gaussian
 from ._policy import POLICY
 
-__all__ = ["independence_note", "marginal_design", "pairs_needed", "selection_share"]
+__all__ = ["IndependenceWarning", "independence_note", "marginal_design", "pairs_needed",
+           "selection_share"]
 
 
 def selection_share(pair_share="auto"):
@@ -189,20 +190,61 @@ def pairs_needed(n_rows, n_columns, epsilon, delta, *, pair_share="auto"):
     return {"rows": rows, "epsilon": high, "columns": columns}
 
 
-def independence_note(n_rows, n_columns, epsilon, delta):
+def independence_note(n_rows, n_columns, epsilon, delta, interface="python"):
     """The warning of a fit whose columns are drawn independently (no pair released).
 
     From public quantities only: the rows, columns, ε and δ that would let
     the pairs be released (:func:`pairs_needed`).
+
+    Parameters
+    ----------
+    n_rows, n_columns : int
+        The table's public shape.
+    epsilon, delta : float
+        The fit's budget.
+    interface : {"python", "cli"}, default="python"
+        Whose options the remedies name: Python's (``pair_share``) or the
+        command line's, which has no flag for the pairs' share.
+
+    Returns
+    -------
+    text : str
     """
     needed = pairs_needed(n_rows, n_columns, epsilon, delta)
     ways = [f"about {needed['rows']:,} rows"]
     if needed["epsilon"] is not None:
-        ways.append(f"epsilon >= {needed['epsilon']:.2g}")
+        ways.append(f"epsilon >= {needed['epsilon']:.2g}" if interface == "python"
+                    else f"--epsilon {needed['epsilon']:.2g} or more")
     if needed["columns"] is not None:
         ways.append(f"only {needed['columns']} columns")
+    ways = ", ".join(ways)
+    if interface == "python":
+        ways += ", or pair_share set explicitly (pairs measured at that noise)"
     return (f"Every column is drawn independently of the others (given the class): at "
             f"{n_rows:,} rows, {n_columns} columns and epsilon = {epsilon:g} no pair of "
             "columns can be measured above its noise, so no two-way marginal is released. "
-            f"What would change it: {', '.join(ways)}, or pair_share set explicitly "
-            "(pairs measured at that noise).")
+            f"What would change it: {ways}.")
+
+
+class IndependenceWarning(UserWarning):
+    """A fit whose columns are drawn independently: :func:`independence_note`,
+    worded for Python (``str``) or the command line (:meth:`explain`).
+
+    ``shape``: the public ``(n_rows, n_columns, epsilon, delta)`` of the fit.
+    """
+
+    shape = None
+
+    @classmethod
+    def of(cls, n_rows, n_columns, epsilon, delta):
+        """The warning of a fit of this public shape and budget."""
+        warning = cls(independence_note(n_rows, n_columns, epsilon, delta))
+        warning.shape = (n_rows, n_columns, epsilon, delta)
+        return warning
+
+    def explain(self, interface="python"):
+        """The text of the warning, its remedies in the words of ``interface``
+        (``"python"`` or ``"cli"``)."""
+        if self.shape is None:
+            return str(self)
+        return independence_note(*self.shape, interface=interface)

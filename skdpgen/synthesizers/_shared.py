@@ -179,7 +179,8 @@ SHARED_ATTRIBUTES_DOC = """\
         ``value``: too few rows, against the noise, for "other"), ``"classes"``
         (labels folded into an other class), and ``"spread"`` (a numeric
         column whose one-way release's noise may put a tenth of its values
-        where the data has none; with a declared schema too). The fit warns with their summary
+        where the data has none; with a declared schema too, the issue's
+        ``declared`` then True where the bounds are the user's). The fit warns with their summary
         (:func:`skdpgen.schema.describe_issues`). Post-processing of the
         releases and of public quantities: no value.
     missing_label_ : object

@@ -13,7 +13,7 @@ from ..privacy import outside_stacklevel
 from ..registry import register
 from ._base import BaseSynthesizer
 from ._design import Design, GeneratorSpec
-from ._marginal_design import independence_note, marginal_design, selection_share
+from ._marginal_design import IndependenceWarning, marginal_design, selection_share
 from ._marginals import MarginalMechanism
 from ._policy import POLICY
 from ._shared import shared_constraints, shared_defaults, synthesizer_doc
@@ -227,9 +227,8 @@ class MarginalSynthesizer(BaseSynthesizer):
             raise ValueError("max_pairs has no effect with pair_share=0 (no pair is "
                              "measured); leave it at 'auto'.")
         if auto and pair_share == 0 and shape.n_columns > 1:  # never silently independent
-            warnings.warn(independence_note(shape.n_rows, shape.n_columns, shape.epsilon,
-                                            shape.delta), UserWarning,
-                          stacklevel=outside_stacklevel())
+            warnings.warn(IndependenceWarning.of(shape.n_rows, shape.n_columns, shape.epsilon,
+                                                 shape.delta), stacklevel=outside_stacklevel())
         bins = bins if self.bins == "auto" else self.bins
         max_levels = bins if self.max_levels == "auto" else self.max_levels
         learning_rate = (POLICY.mixture_learning_rate if self.learning_rate == "auto"

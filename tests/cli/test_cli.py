@@ -581,7 +581,8 @@ def test_a_table_without_rows_is_a_usage_error(tmp_path, capsys):
     (tmp_path / "t.csv").write_text("a,b,label\n")
     code = main(["synthesize", str(tmp_path / "t.csv"), "--target", "label", "--out",
                  str(tmp_path / "o.csv"), "--quiet"])
-    assert code == 2 and "Found 0 sample" in capsys.readouterr().err
+    # in the user's words (issue 66): the file has no records
+    assert code == 2 and "t.csv has no records" in capsys.readouterr().err
     assert not (tmp_path / "o.csv").exists()
 
 

@@ -148,7 +148,37 @@ def test_a_score_below_chance_is_flagged(tables):
     out, _ = _run(tables / "real.csv", tables / "inverted.csv", "--target", "label",
                        "--train", tables / "syn.csv")
     assert "logistic regression (!)" in out
-    assert "below chance: the synthetic table's relation between features and target" in out
+    assert "at or below chance while the real data shows signal" in out
+
+
+def _scored(syn, real):
+    """A binary evaluation of one model's ROC-AUCs (and their mean)."""
+    from skdpgen.evaluation._table import TableEvaluation
+
+    def frame(score):
+        return pd.DataFrame({"roc_auc": [score, score], "pr_auc": [0.5, 0.5]},
+                            index=["logistic regression", "mean"])
+
+    return TableEvaluation(
+        target="y", task="binary", metrics=["roc_auc", "pr_auc"], target_rule="",
+        classes=["0", "1"], reference="", synthetic_to_real=frame(syn),
+        real_to_real=frame(real), tv={1: 0.1, 2: None}, tv_columns={"x": 0.1},
+        kinds={"x": "numeric"}, rows={"real": 10, "synthetic": 10, "train": None})
+
+
+def test_chance_is_flagged_only_where_the_real_data_shows_signal():
+    """A synthetic ROC-AUC at chance is no fault where real->real is at chance too
+    (issue 66): flagged only from a real->real of 0.5 + SIGNAL_MARGIN."""
+    from skdpgen.evaluation._table import SIGNAL_MARGIN
+
+    assert _scored(0.5, 0.5).below_chance() == []
+    assert "(!)" not in str(_scored(0.5, 0.5))
+    assert _scored(0.42, 0.5 + SIGNAL_MARGIN / 2).below_chance() == []
+    assert not _scored(0.5, 0.51).to_dict()["models"]["logistic regression"]["below_chance"]
+    assert _scored(0.5, 0.8).below_chance() == ["logistic regression"]
+    assert _scored(0.3, 0.5 + SIGNAL_MARGIN).below_chance() == ["logistic regression"]
+    assert _scored(0.51, 0.8).below_chance() == []
+    assert "logistic regression (!)" in str(_scored(0.5, 0.8))
 
 
 def test_version_and_help(capsys):

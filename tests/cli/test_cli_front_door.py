@@ -463,3 +463,126 @@ def test_the_refusal_says_whether_allow_guesses_lifts_it(tmp_path, capsys, share
     err = capsys.readouterr().err
     assert ("--allow-guesses writes the output anyway" in err) == lifted, err
     assert ("does not apply to a class list that kept a single" in err) == (not lifted), err
+
+
+def _declared(tmp_path, n=50):
+    """A small table and a schema file that declares every column (issue 66)."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"salary": rng.normal(50_000, 10_000, n).round(),
+                          "age": rng.integers(18, 80, n),
+                          "city": rng.choice(["a", "b", "c"], n),
+                          "y": rng.choice(["yes", "no"], n)})
+    frame.to_csv(tmp_path / "small.csv", index=False)
+    (tmp_path / "schema.json").write_text(json.dumps({
+        "salary": {"type": "numeric", "bounds": [0, 200_000]},
+        "age": {"type": "numeric", "bounds": [0, 120], "integer": True},
+        "city": {"type": "categorical", "categories": ["a", "b", "c"]},
+        "y": {"type": "categorical", "categories": ["yes", "no"]}}))
+    return tmp_path / "small.csv", tmp_path / "schema.json"
+
+
+def test_a_complete_schema_is_not_told_to_declare_what_it_declares(tmp_path, fast_fits,
+                                                                    capsys):
+    """Issue 66: with every column declared, a 50-row table was told to "write the
+    public bounds of 'salary', 'age' ... and pass it with --schema" (they were in it),
+    to raise --schema-share (nothing estimated) and to set pair_share (no such flag)."""
+    data, schema = _declared(tmp_path)
+    assert main(["synthesize", str(data), "--target", "y", "--schema", str(schema),
+                 "--out", str(tmp_path / "syn.csv"), "--quiet"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "drawn independently" in err and "--epsilon 30 or more" in err
+    assert "pair_share" not in err and "epsilon >=" not in err
+    assert "schema estimate is weak" not in err and "pass it with --schema" not in err
+    assert "--schema-share" not in err
+    assert "narrow the bounds of 'salary', 'age' declared in the --schema file" in err \
+        or "narrow the bounds of 'age', 'salary' declared in the --schema file" in err
+    assert "or raise --epsilon." in err
+
+
+def test_the_summary_of_declared_bounds_spread_by_the_noise_fits_each_interface():
+    from skdpgen.schema import describe_issues
+
+    issues = [{"column": "age", "problem": "spread", "share": 0.7, "detail": "",
+               "declared": True},
+              {"column": "rain", "problem": "spread", "share": 0.3, "detail": ""}]
+    cli = " ".join(describe_issues(issues, "cli").split())
+    assert cli.startswith("The fit's one-way marginals are noisy for 2 columns")
+    assert "narrow the bounds of 'age' declared in the --schema file" in cli
+    assert "write the public bounds of 'rain'" in cli and "--schema-share" not in cli
+    python = " ".join(describe_issues(issues, "python").split())
+    assert "narrow the declared bounds of 'age' in schema=" in python
+    assert "schema_share" not in python and python.endswith("or raise epsilon.")
+    # with a weak spot of the schema estimate too, its share is a remedy again
+    mixed = issues + [{"column": "city", "problem": "categories", "share": 0.1, "detail": ""}]
+    assert "The private schema estimate is weak" in describe_issues(mixed, "cli")
+    assert "--schema-share" in describe_issues(mixed, "cli")
+
+
+def test_a_header_only_file_is_said_to_have_no_records(tmp_path, fast_fits, capsys):
+    """Issue 66: column names and no rows gave "Found 0 sample(s) while a minimum of
+    1 is required."; the error says the file has no records (0 rows: public)."""
+    data, schema = _declared(tmp_path)
+    empty = tmp_path / "empty.csv"
+    empty.write_text("salary,age,city,y\n")
+    out = tmp_path / "syn.csv"
+    for argv in (["synthesize", str(empty), "--target", "y", "--out", str(out)],
+                 ["synthesize", str(empty), "--target", "y", "--schema", str(schema),
+                  "--out", str(out)],
+                 ["schema", str(empty), "--epsilon", "1", "--out", str(tmp_path / "s.json")],
+                 ["evaluate", str(empty), str(data), "--target", "y"],
+                 ["evaluate", str(data), str(empty), "--target", "y"],
+                 ["evaluate", str(data), str(data), "--target", "y", "--train", str(empty)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err == (f"skdpgen: error: {empty} has no records: only its header line (the "
+                       "column names) was found, so there are no rows to use\n"), argv
+    assert not out.exists() and not (tmp_path / "s.json").exists()
+
+
+def test_a_column_not_in_the_data_is_told_with_the_files_columns(tmp_path, fast_fits,
+                                                                 capsys):
+    """Issue 66: a typo'd --target got no list of the columns; the error lists the
+    file's column names (its header: public), the closest first where one is close."""
+    data, _ = _declared(tmp_path)
+    listed = "its columns are: 'salary', 'age', 'city', 'y'"
+    out = str(tmp_path / "syn.csv")
+    for argv, said in (
+            (["synthesize", str(data), "--target", "Y", "--out", out],
+             "--target column 'Y' is not in the data (did you mean 'y'?)"),
+            (["schema", str(data), "--target", "income", "--epsilon", "1", "--out", out],
+             "--target column 'income' is not in the data;"),
+            (["evaluate", str(data), str(data), "--target", "agee"],
+             "--target column 'agee' is not in the data (did you mean 'age'?)"),
+            (["synthesize", str(data), "--target", "y", "--drop", "cty", "--out", out],
+             "--drop column 'cty' is not in the data (did you mean 'city'?)")):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert said in err and err.rstrip().endswith(listed), err
+
+
+def test_a_wide_files_columns_are_listed_up_to_a_limit():
+    from skdpgen._cli_files import LISTED_COLUMNS, not_in_the_data
+
+    columns = [f"c{i}" for i in range(LISTED_COLUMNS + 5)]
+    text = not_in_the_data("--target", "zz", columns)
+    assert text.endswith(f"'c{LISTED_COLUMNS - 1}' and 5 more")
+
+
+def test_the_size_refusal_says_what_a_larger_epsilon_gives_away(tmp_path, fast_fits, capsys):
+    """Issue 66: "--epsilon 73" was suggested without a word on what it means, and the
+    blank template did not say which types are allowed."""
+    from skdpgen.schema._text import schema_types
+
+    data, _ = _declared(tmp_path)
+    assert main(["synthesize", str(data), "--target", "y", "--out",
+                 str(tmp_path / "syn.csv")]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert re.search(r"--epsilon \S+ or more at these rows \(a weaker privacy guarantee: the "
+                     r"bound on how much any one record can change what is released grows "
+                     r"with epsilon\)", err), err
+    assert "each column's type (numeric, datetime or categorical)" in err
+    template = json.loads((tmp_path / "small.y.schema.json").read_text())
+    assert list(template) == ["salary", "age", "city", "y"]
+    for entry in template.values():
+        assert entry["type"] is None
+        assert entry["_fill"].startswith(f"type: one of {', '.join(schema_types())};")
