@@ -273,8 +273,14 @@ def test_the_loss_fits_the_noisy_releases_by_their_noise(monkeypatch):
         return released[name]
 
     monkeypatch.setattr(GaussianAccountant, "add_noise", spy)
+    # products only: no column joined (a joined pair's loss reads its joint, tested in
+    # test_marginal_fit.py); whether a fit joins depends on its noise
+    import dataclasses
+    import skdpgen.synthesizers._marginals as marginals
+    monkeypatch.setattr(marginals, "POLICY", dataclasses.replace(POLICY, refine_rounds=0))
     synth = MarginalSynthesizer(schema=schema, classes=["no", "yes"], **MFAST).fit(X, y)
     mech = synth.mechanism_
+    assert synth.joined_columns_ == []
     weights = synth.class_weights_
     np.testing.assert_allclose(mech.targets_["one-way marginals by class"][0],
                                (released["one-way marginals by class"] / weights).T, rtol=1e-6)
