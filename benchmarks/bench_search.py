@@ -336,31 +336,40 @@ def report(runs):
               f"of {len(h)}; TV gap mean {np.mean(gaps):.4f}, max {max(gaps):.4f}")
 
 
+#: what each scorer's choice is checked against on the held-out rows: the
+#: held-out 2-way TV (lower is better) for the distance, the panel's utility
+#: (higher is better) for the accuracy
+ORACLE = {"mmd": ("tv2_heldout", 1), "accuracy": ("utility", -1)}
+
+
 def lead_report(runs, scorer="mmd"):
     """Issue 63's check: the private choice's lead in standard errors
     (``search_report``) beside its held-out gap to the held-out best.
 
     Per run (table, seed): the lead and verdict of the private search, the
     scorer's noise per score, the chosen candidate and the held-out best
-    (lowest mean held-out 2-way TV over the draws), the gap, and the fits'
-    own noise (sd over the draws, mean over the candidates). The *seed
-    spread* of a table's run is the standard deviation over the table's
-    seeds of the held-out TV of that run's best candidate; the criterion
-    holds in a run with a lead >= CLEAR_LEAD when the choice is the held-out
-    best or its gap is at most that spread."""
+    (``ORACLE``: for ``mmd`` the lowest held-out 2-way TV, for ``accuracy``
+    the highest utility, means over the draws), the gap (how much worse the
+    choice is, >= 0), and the fits' own noise (sd over the draws, mean over
+    the candidates). The *seed spread* of a table's run is the standard
+    deviation over the table's seeds of the held-out metric of that run's
+    best candidate; the criterion holds in a run with a lead >= CLEAR_LEAD
+    when the choice is the held-out best or its gap is at most that spread."""
     runs = [r for r in runs if r["candidates"] and scorer in r["searches"]
             and "search_report" in r["searches"][scorer]]
     if not runs:
         return
-    tv = {}  # (table, seed) -> candidate -> mean held-out TV over the draws
+    metric, sign = ORACLE[scorer]
+    tv = {}  # (table, seed) -> candidate -> sign * mean held-out metric over the draws
     for r in runs:
-        tv[r["table"], r["seed"]] = {k: float(np.mean([d["tv2_heldout"] for d in v]))
+        tv[r["table"], r["seed"]] = {k: sign * float(np.nanmean([d[metric] for d in v]))
                                      for k, v in r["candidates"].items()}
     cols = ["table", "seed", "held-out", "private mean score per candidate ± se",
             "score noise sd", "chosen", "lead (se)", "verdict", "paired lead",
-            "held-out 2-way TV per candidate (fit sd)", "held-out best", "gap",
+            f"held-out {metric} per candidate (fit sd)", "held-out best", "gap",
             "seed spread of best", "criterion"]
-    print(f"\nscorer {scorer}; lead threshold {CLEAR_LEAD:g}\n")
+    print(f"\nscorer {scorer}, checked against the held-out {metric}; lead threshold "
+          f"{CLEAR_LEAD:g}\n")
     print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     verdicts = []
     for r in runs:
@@ -371,7 +380,7 @@ def lead_report(runs, scorer="mmd"):
         best = min(mean, key=mean.get)
         gap = mean[chosen] - mean[best]
         spread = float(np.std([tv[t, s][best] for (t, s) in tv if t == r["table"]], ddof=1))
-        fit_sd = float(np.mean([np.std([d["tv2_heldout"] for d in v], ddof=1)
+        fit_sd = float(np.mean([np.std([d[metric] for d in v], ddof=1)
                                 for v in r["candidates"].values()])) if all(
             len(v) > 1 for v in r["candidates"].values()) else float("nan")
         clear = rep["lead"] >= CLEAR_LEAD
@@ -389,7 +398,7 @@ def lead_report(runs, scorer="mmd"):
                 keys, rep["mean_scores"], rep["standard_errors"])),
             "–" if noise is None else ("≤ " if rep.get("score_noise_is_bound") else "")
             + f"{noise:.2g}", chosen, f"{rep['lead']:.2f}", rep["verdict"], f"{paired:.2f}",
-            "; ".join(f"{k}: {mean[k]:.4f}" for k in keys)
+            "; ".join(f"{k}: {sign * mean[k]:.4f}" for k in keys)
             + f" ({fit_sd:.4f})", best, f"{gap:+.4f}", f"{spread:.4f}",
             ("holds" if ok else "FAILS") if clear else "n/a (lead < 2)"]) + " |")
     n_clear = sum(c for _, c, _, _ in verdicts)
