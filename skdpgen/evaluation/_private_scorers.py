@@ -21,8 +21,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
 from ..kernels import RandomFourierFeatures
-from ..privacy import GaussianAccountant, active_budget, check_epsilon_delta
-from ..privacy._calibration import calibrate_gaussian
+from ..privacy import GaussianAccountant, active_budget, calibrate_gaussian, check_epsilon_delta
 from ..rows import ArrayRows, encode_labels, release_mean_embedding
 from ..utils import check_generator
 
