@@ -44,6 +44,20 @@ its defaults otherwise with the table's public schema and class list
    2-way TV over the draws) and by how much its held-out TV exceeds the
    best's.
 
+**The lead (issue 63).** Each private search's
+:func:`~skdpgen.model_selection.search_report` (mean score and standard
+error per candidate, the choice's lead over the runner-up in standard
+errors, the verdict) is kept, with the fold scores, and ``lead_report``
+prints it beside the held-out gap: the criterion is that where the lead is
+at least ``CLEAR_LEAD`` the choice is the held-out best or within the seed
+spread of the best (the sd over the table's seeds of its held-out TV).
+``--adult-split test`` holds out Adult's official test split (the search
+and the held-out fits on its train split); ``--marginal-epochs`` sets
+``MarginalSynthesizer``'s epochs; the ``Marginal-2x2`` grid is
+``pair_cells`` {5, 10} x ``bins`` {5, "auto"}::
+
+    python benchmarks/bench_search.py --panel --tables flchain,hi,adult --adult-split test --methods Marginal-2x2 --seeds 0,1,2 --draws 2 --marginal-epochs 5 --json lead.json
+
 ``refit=False``: the search's cost is ``c·3`` fits and the scorer's
 releases; a refit would be one more fit at the same ε (the held-out fit of
 the chosen candidate stands for it). Raw results with ``--json``::
@@ -65,7 +79,7 @@ from sklearn.preprocessing import FunctionTransformer
 
 from skdpgen import DPHPSynthesizer
 from skdpgen.evaluation import private_accuracy_scorer, private_neg_mmd2_scorer
-from skdpgen.model_selection import plan_search
+from skdpgen.model_selection import CLEAR_LEAD, plan_search, search_report
 from skdpgen.privacy import PrivacyBudget
 
 import _panel_data as P
@@ -130,7 +144,12 @@ PANEL_GRIDS = {
     # pair_cells changes the model only where the two-way marginals are released
     # (pair_share_ > 0: many rows for the columns at the search's epsilon per fit)
     "Marginal-pairs": ("MarginalSynthesizer", {"pair_cells": [5, 10, 20]}),
+    # issue 63's measurement (--lead): the two-way marginals' cells and the
+    # numeric columns' bins, 2 x 2
+    "Marginal-2x2": ("MarginalSynthesizer", {"pair_cells": [5, 10], "bins": [5, "auto"]}),
 }
+#: MarginalSynthesizer's settings beside the grid (--marginal-epochs)
+MARGINAL_KW = {}
 SCORERS = {"mmd": private_neg_mmd2_scorer, "accuracy": private_accuracy_scorer}
 
 
@@ -139,12 +158,13 @@ def _base(method, table, seed, steps):
 
     cls = getattr(skdpgen, PANEL_GRIDS[method][0])
     return cls(schema=table.schema, classes=list(table.classes), random_state=seed,
-               device="cpu", **(steps if method == "DP-HP" else {}))
+               device="cpu", **(steps if method == "DP-HP" else MARGINAL_KW))
 
 
 def private_choice(method, table, seed, scorer_name, epsilon, steps):
     """The private search on the fit part: (chosen params, plan, mean scores,
-    candidates, seconds, the report's epsilon, whether it is private)."""
+    candidates, seconds, the report's epsilon, whether it is private, the
+    search's :func:`~skdpgen.model_selection.search_report` as a dict)."""
     grid = PANEL_GRIDS[method][1]
     search = GridSearchCV(_base(method, table, seed, steps), grid, cv=KFold(3),
                           scoring=SCORERS[scorer_name](), refit=False)
@@ -157,7 +177,10 @@ def private_choice(method, table, seed, scorer_name, epsilon, steps):
     report = budget.report()
     return (search.best_params_, plan, list(search.cv_results_["mean_test_score"]),
             list(map(dict, search.cv_results_["params"])), time.perf_counter() - start,
-            report.epsilon, report.is_private)
+            report.epsilon, report.is_private,
+            {**search_report(search, table.X_train).to_dict(),
+             "fold_scores": [list(map(float, search.cv_results_[f"split{k}_test_score"]))
+                             for k in range(3)]})
 
 
 def held_out(method, ref, params, fit_epsilon, fit_delta, seed, val_cells, steps):
@@ -199,26 +222,29 @@ def panel_one(args, name, loaded, seed, method, save):
     from bench_peers import Reference, cells
     from skdpgen.evaluation import marginal_tv_distance
 
-    ref = Reference(loaded, "validation", seed)
+    how = args.adult_split if name == "adult" else "validation"
+    ref = Reference(loaded, how, seed)
     t = ref.table
     val_cells = cells(t, t.X_test, t.y_test)
     run = {"table": name, "seed": seed, "method": method, "epsilon": args.epsilon,
+           "held_out": how, "marginal": dict(MARGINAL_KW),
            "n_fit": len(t.X_train), "n_validation": len(t.X_test),
            "steps": args.steps if method == "DP-HP" else "default",
            "real_fit_part_tv2_heldout": marginal_tv_distance(
                val_cells[0], ref.codes, alpha=2, categories=val_cells[1]),
            "searches": {}, "candidates": {}}
     for i, scorer_name in enumerate(args.scorers):
-        chosen, plan, scores, cand, seconds, spent, private = private_choice(
+        chosen, plan, scores, cand, seconds, spent, private, lead = private_choice(
             method, t, seed, scorer_name, args.epsilon, args.steps)
         run["searches"][scorer_name] = {
             "chosen": _key(chosen), "fit_epsilon": plan.fit_epsilon,
             "fit_delta": plan.fit_delta, "n_fits": plan.n_fits,
             "n_score_releases": plan.n_score_releases,
             "private_scores": dict(zip(map(_key, cand), scores)), "seconds": seconds,
-            "report_epsilon": spent, "is_private": private}
+            "report_epsilon": spent, "is_private": private, "search_report": lead}
         print(f"  {name} seed {seed} {method} {scorer_name}: chose {_key(chosen)} "
-              f"(eps per fit {plan.fit_epsilon:.4f}, {seconds:.0f} s)", flush=True)
+              f"(eps per fit {plan.fit_epsilon:.4f}, {seconds:.0f} s; lead "
+              f"{lead['lead']:.2f} standard errors: {lead['verdict']})", flush=True)
         save(run)
         fit_budget = {(s["fit_epsilon"], s["fit_delta"]) for s in run["searches"].values()}
         if len(fit_budget) != 1:
@@ -263,7 +289,8 @@ def panel(args):
     print(machine_line())
     print(f"commit {_git_revision()}; load avg at start "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}; eps {args.epsilon}, delta 1e-5, "
-          f"KFold(3), refit=False, draws {args.draws}, threads {args.threads}, DP-HP {args.steps}",
+          f"KFold(3), refit=False, draws {args.draws}, threads {args.threads}, DP-HP {args.steps}, "
+          f"Marginal {MARGINAL_KW or 'defaults'}, adult held out: {args.adult_split}",
           flush=True)
     runs = []
 
@@ -278,6 +305,8 @@ def panel(args):
                 runs.append(panel_one(args, name, loaded, seed, method, save))
     print(f"load avg at end {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     report(runs)
+    for scorer in args.scorers:
+        lead_report(runs, scorer)
 
 
 def report(runs):
@@ -307,6 +336,79 @@ def report(runs):
               f"of {len(h)}; TV gap mean {np.mean(gaps):.4f}, max {max(gaps):.4f}")
 
 
+#: what each scorer's choice is checked against on the held-out rows: the
+#: held-out 2-way TV (lower is better) for the distance, the panel's utility
+#: (higher is better) for the accuracy
+ORACLE = {"mmd": ("tv2_heldout", 1), "accuracy": ("utility", -1)}
+
+
+def lead_report(runs, scorer="mmd"):
+    """Issue 63's check: the private choice's lead in standard errors
+    (``search_report``) beside its held-out gap to the held-out best.
+
+    Per run (table, seed): the lead and verdict of the private search, the
+    scorer's noise per score, the chosen candidate and the held-out best
+    (``ORACLE``: for ``mmd`` the lowest held-out 2-way TV, for ``accuracy``
+    the highest utility, means over the draws), the gap (how much worse the
+    choice is, >= 0), and the fits' own noise (sd over the draws, mean over
+    the candidates). The *seed spread* of a table's run is the standard
+    deviation over the table's seeds of the held-out metric of that run's
+    best candidate; the criterion holds in a run with a lead >= CLEAR_LEAD
+    when the choice is the held-out best or its gap is at most that spread."""
+    runs = [r for r in runs if r["candidates"] and scorer in r["searches"]
+            and "search_report" in r["searches"][scorer]]
+    if not runs:
+        return
+    metric, sign = ORACLE[scorer]
+    tv = {}  # (table, seed) -> candidate -> sign * mean held-out metric over the draws
+    for r in runs:
+        tv[r["table"], r["seed"]] = {k: sign * float(np.nanmean([d[metric] for d in v]))
+                                     for k, v in r["candidates"].items()}
+    cols = ["table", "seed", "held-out", "private mean score per candidate ± se",
+            "score noise sd", "chosen", "lead (se)", "verdict", "paired lead",
+            f"held-out {metric} per candidate (fit sd)", "held-out best", "gap",
+            "seed spread of best", "criterion"]
+    print(f"\nscorer {scorer}, checked against the held-out {metric}; lead threshold "
+          f"{CLEAR_LEAD:g}\n")
+    print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+    verdicts = []
+    for r in runs:
+        rep = r["searches"][scorer]["search_report"]
+        keys = [_key(p) for p in rep["params"]]
+        chosen = keys[rep["best_index"]]
+        mean = tv[r["table"], r["seed"]]
+        best = min(mean, key=mean.get)
+        gap = mean[chosen] - mean[best]
+        spread = float(np.std([tv[t, s][best] for (t, s) in tv if t == r["table"]], ddof=1))
+        fit_sd = float(np.mean([np.std([d[metric] for d in v], ddof=1)
+                                for v in r["candidates"].values()])) if all(
+            len(v) > 1 for v in r["candidates"].values()) else float("nan")
+        clear = rep["lead"] >= CLEAR_LEAD
+        ok = chosen == best or gap <= spread
+        verdicts.append((r["table"], clear, ok, chosen == best))
+        noise = rep["score_noise_std"]
+        # for information: the lead in standard errors of the fold-by-fold
+        # difference (the noise the candidates share on a fold cancels in it)
+        folds = np.asarray(rep["fold_scores"])
+        diff = folds[:, rep["best_index"]] - folds[:, rep["runner_up_index"]]
+        paired = diff.mean() / (diff.std(ddof=1) / np.sqrt(len(diff)))
+        print("| " + " | ".join([
+            r["table"], str(r["seed"]), r.get("held_out", "validation"),
+            "; ".join(f"{k}: {m:.4g} ± {e:.2g}" for k, m, e in zip(
+                keys, rep["mean_scores"], rep["standard_errors"])),
+            "–" if noise is None else ("≤ " if rep.get("score_noise_is_bound") else "")
+            + f"{noise:.2g}", chosen, f"{rep['lead']:.2f}", rep["verdict"], f"{paired:.2f}",
+            "; ".join(f"{k}: {sign * mean[k]:.4f}" for k in keys)
+            + f" ({fit_sd:.4f})", best, f"{gap:+.4f}", f"{spread:.4f}",
+            ("holds" if ok else "FAILS") if clear else "n/a (lead < 2)"]) + " |")
+    n_clear = sum(c for _, c, _, _ in verdicts)
+    print(f"\nclear leads: {n_clear} of {len(verdicts)} searches; among them the choice is "
+          f"the held-out best in {sum(c and b for _, c, _, b in verdicts)} and within the "
+          f"seed spread in {sum(c and o for _, c, o, _ in verdicts)}; among the others "
+          f"(within the noise) the held-out best in "
+          f"{sum((not c) and b for _, c, _, b in verdicts)} of {len(verdicts) - n_clear}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -325,6 +427,12 @@ def main(argv=None):
     parser.add_argument("--epsilon", type=float, default=1.0, help="--panel: the budget's epsilon")
     parser.add_argument("--threads", type=int, default=1, help="--panel: threads (default 1)")
     parser.add_argument("--json", metavar="PATH", help="--panel: write the raw runs")
+    parser.add_argument("--marginal-epochs", type=int, default=None,
+                        help="--panel: MarginalSynthesizer's epochs (its default otherwise)")
+    parser.add_argument("--adult-split", default="validation", choices=["validation", "test"],
+                        help="--panel: adult's held-out part: the validation split like "
+                             "every table's, or its official test split (the search and "
+                             "the held-out fits on its train split)")
     parser.add_argument("--report", metavar="PATH",
                         help="print the --panel table from a --json file, and stop")
     parser.add_argument("--dphp-steps", default="5,100",
@@ -332,13 +440,19 @@ def main(argv=None):
                              "example's; DPHPSynthesizer's default is 10,100)")
     args = parser.parse_args(argv)
     if args.report:
-        return report(json.loads(Path(args.report).read_text()))
+        runs = json.loads(Path(args.report).read_text())
+        report(runs)
+        for scorer in ("mmd", "accuracy"):
+            lead_report(runs, scorer)
+        return None
     if args.panel:
         args.tables, args.methods = args.tables.split(","), args.methods.split(",")
         args.scorers = args.scorers.split(",")
         args.seeds = [int(x) for x in args.seeds.split(",")]
         epochs, per_epoch = (int(x) for x in args.dphp_steps.split(","))
         args.steps = dict(epochs=epochs, steps_per_epoch=per_epoch)
+        if args.marginal_epochs is not None:
+            MARGINAL_KW["epochs"] = args.marginal_epochs
         return panel(args)
     steps = dict(epochs=2, steps_per_epoch=20) if args.quick else dict(epochs=5, steps_per_epoch=100)
     tables = {"gauss": _gauss} if args.quick else {"gauss": _gauss, "adult": _adult}

@@ -27,11 +27,15 @@ In each:
 - :class:`~skdpgen.privacy.PrivacyBudget` charges every release made inside
   its block and prints one report for the whole search.
 
-The script prints each candidate's mean score and spread over the folds,
-the choice, and by how many of the folds' standard errors it leads the
-runner-up: a lead well above 1 is a choice the noise did not make. How
-often such private choices match the candidate that is best on held-out
-real data was measured on the benchmark panel (:ref:`benchmarks`).
+:func:`~skdpgen.model_selection.search_report` prints each candidate's mean
+score and its standard error over the folds (a spread that includes the
+scorer's privacy noise, whose size per score it prints too), the choice, and
+by how many standard errors of their difference it leads the runner-up: a
+"clear lead" from 2 on, otherwise "not a clear lead: within the noise" (the
+noise could have made the choice). It reads the released scores only, so it
+costs no budget. How often such private choices match the candidate that is
+best on held-out real data was measured on the benchmark panel
+(:ref:`benchmarks`).
 
 The Pipeline's first step is data-independent (a fixed clip to public
 bounds): a step that learned from the rows would be covered by no budget.
@@ -57,7 +61,7 @@ from sklearn.preprocessing import FunctionTransformer  # noqa: E402
 
 from skdpgen import DPHPSynthesizer, MarginalSynthesizer  # noqa: E402
 from skdpgen.evaluation import private_neg_mmd2_scorer  # noqa: E402
-from skdpgen.model_selection import plan_search  # noqa: E402
+from skdpgen.model_selection import plan_search, search_report  # noqa: E402
 from skdpgen.privacy import PrivacyBudget  # noqa: E402
 
 
@@ -73,23 +77,11 @@ def private_search(estimator, grid, X, epsilon):
     return search, budget.report(), plan
 
 
-def describe(search, name):
-    """Print every candidate's score and how far the choice leads the runner-up."""
-    results = search.cv_results_
-    mean, std = results["mean_test_score"], results["std_test_score"]
-    order = np.argsort(-mean)
-    for i in order:
-        params = {k.split("__")[-1]: v for k, v in results["params"][i].items()}
-        print(f"  {name} {params}: held-out MMD² vs noisy folds {-mean[i]:.4f} "
-              f"(± {std[i]:.4f} over 3 folds)")
-    # every candidate is scored against the same noisy release of a fold, so the
-    # noise they share cancels in their difference, fold by fold
-    folds = [f"split{k}_test_score" for k in range(3)]
-    diff = np.array([results[f][order[0]] - results[f][order[1]] for f in folds])
-    lead = diff.mean() / max(diff.std(ddof=1) / np.sqrt(len(diff)), 1e-12)
-    print(f"  chosen: {search.best_params_}; it leads the runner-up by {lead:.1f} standard "
-          "errors of their fold-by-fold difference "
-          f"({'a clear' if lead > 2 else 'not a clear'} lead)")
+def describe(search, X, name):
+    """Print every candidate's score, its standard error over the folds, and how
+    far the choice leads the runner-up (:func:`~skdpgen.model_selection.search_report`)."""
+    print(f"{name}:")
+    print(search_report(search, X))
 
 
 def main(argv=None):
@@ -112,13 +104,13 @@ def main(argv=None):
     ])
     search, report, plan = private_search(
         pipe, {"synth__order": [5, 20], "synth__length_scale": [0.25, 0.5]}, X, 0.5)
-    describe(search, "DP-HP")
+    describe(search, X, "DP-HP")
     print(report)
     marginals, marginal_report, _ = private_search(
         Pipeline([("clip", FunctionTransformer(np.clip, kw_args={"a_min": -4, "a_max": 4})),
                   ("synth", MarginalSynthesizer(schema=schema, random_state=0))]),
         {"synth__bins": [10, 40]}, X, 0.5)
-    describe(marginals, "MarginalSynthesizer")
+    describe(marginals, X, "MarginalSynthesizer")
     print(f"both searches: epsilon = {report.epsilon + marginal_report.epsilon:.3f} in all "
           "(basic composition of the two reports; each is composed exactly)")
 

@@ -42,8 +42,9 @@ from .base import PrivateEstimator
 from .privacy import BudgetExceededError, active_budget, gaussian_epsilon
 from .privacy._budget import gaussian_precision, planning
 from .privacy._calibration import selection_epsilon
+from ._search_report import CLEAR_LEAD, SearchReport, search_report
 
-__all__ = ["SearchPlan", "plan_search"]
+__all__ = ["CLEAR_LEAD", "SearchPlan", "SearchReport", "plan_search", "search_report"]
 
 # splitters whose folds depend on row positions only (and public randomness)
 _POSITIONAL = (KFold, RepeatedKFold, ShuffleSplit, TimeSeriesSplit, PredefinedSplit)

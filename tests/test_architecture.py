@@ -24,7 +24,7 @@ LAYERS = [
     {"skdpgen.rows"},
     {"skdpgen.embedding"},
     {"skdpgen.release", "skdpgen._reduced_set", "skdpgen.synthesizers"},
-    {"skdpgen.evaluation", "skdpgen.audit", "skdpgen.model_selection"},
+    {"skdpgen.evaluation", "skdpgen.audit", "skdpgen.model_selection", "skdpgen._search_report"},
     {"skdpgen.cli", "skdpgen._cli_options", "skdpgen._cli_files", "skdpgen",
      "skdpgen.__main__"},
 ]
@@ -338,6 +338,8 @@ _ENGINEERING_NUMBERS = {
                 "an identifier, skipped",
     "MAX_FIT_ROWS": "the evaluation protocol: rows an evaluation model trains on, at most",
     "_SCORE_FEATURES": "the fixed kernel of a synthesizer's score: comparable across a grid",
+    "CLEAR_LEAD": "the API: search_report's documented default threshold (standard errors) "
+                  "from which a search's choice leads clearly, the user's to set",
     "SHARED_DEFAULTS": "the synthesizers' hyperparameter defaults: public API, the user's to set",
     "SHARED_CONSTRAINTS": "the synthesizers' parameter validation: the ranges of the API",
     "__doc__": "a module docstring's generated tables (their column widths)",

@@ -122,6 +122,11 @@ def test_the_tuning_search_of_the_privacy_page_runs(capsys):
     report = budget.report()
     assert report.is_private and report.epsilon == pytest.approx(1.0, rel=1e-6)
     assert "private: yes" in out
+    # search_report: every candidate with its standard error, the lead and the verdict
+    assert "Search report: 4 candidates x 3 folds" in out
+    assert out.count("(standard error ") == 4
+    assert "standard errors: clear lead" in out or "not a clear lead: within the noise" in out
+    assert len(budget.charges) == 14  # 13 fits and the scorer: the report charged nothing
 
 
 def test_the_scorer_example_of_the_evaluation_page_runs(capsys):

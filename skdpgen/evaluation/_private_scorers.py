@@ -12,6 +12,7 @@ first noise is drawn. Outside a budget they refuse to run.
 # License: BSD 3-Clause
 
 import copy
+import math
 from numbers import Integral
 
 import numpy as np
@@ -20,7 +21,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
 from ..kernels import RandomFourierFeatures
-from ..privacy import GaussianAccountant, active_budget, check_epsilon_delta
+from ..privacy import GaussianAccountant, active_budget, calibrate_gaussian, check_epsilon_delta
 from ..rows import ArrayRows, encode_labels, release_mean_embedding
 from ..utils import check_generator
 
@@ -63,6 +64,7 @@ class _PrivateScorer:
 
     _name = "private scorer"
     _release = "score"
+    noise_std_is_bound = False
 
     def __init__(self, *, epsilon=None, delta=None, n_folds=None, n_candidates=None,
                  random_state=0):
@@ -133,6 +135,18 @@ class _PrivateScorer:
         return GaussianAccountant(epsilon, delta, {self._release: (1.0, count)},
                                   label=self._name)
 
+    def noise_multiplier(self):
+        """σ of each of the scorer's planned releases (from its plan: ``epsilon``,
+        ``delta``, ``n_folds``, ``n_candidates``); computed, nothing charged."""
+        epsilon, delta = self._check_plan()
+        count = self.n_releases(self.n_candidates, self.n_folds)
+        return calibrate_gaussian(epsilon, delta) * math.sqrt(count)
+
+    def noise_std(self, fold_size):  # pragma: no cover - per scorer
+        """Standard deviation of the privacy noise in one score on a fold of
+        ``fold_size`` rows (see each scorer)."""
+        raise NotImplementedError
+
     def _sample(self, synthesizer, n):
         return synthesizer.sample(n, random_state=check_generator(self.random_state))
 
@@ -144,6 +158,7 @@ class _PrivateScorer:
 class _PrivateNegMMD2Scorer(_PrivateScorer):
     _name = "private_neg_mmd2_scorer"
     _release = "held-out embedding"
+    noise_std_is_bound = True  # noise_std is an upper bound
 
     def __init__(self, *, length_scale=1.0, n_components=1000, n_samples=None, **kwargs):
         super().__init__(**kwargs)
@@ -153,6 +168,19 @@ class _PrivateNegMMD2Scorer(_PrivateScorer):
 
     def n_releases(self, n_candidates, n_folds):
         return n_folds  # one per fold, reused by every candidate
+
+    def noise_std(self, fold_size):
+        """At most this: with noise ``e`` of std ``s = σ·2/m`` on each of the ``D``
+        coordinates of the fold's embedding, a score's noise is
+        ``2⟨μ_syn − μ_fold, e⟩ − (‖e‖² − D s²)``, of variance
+        ``4 s² ‖μ_syn − μ_fold‖² + 2 D s⁴ ≤ 16 s² + 2 D s⁴`` (the features'
+        norms are at most 1). The second term is shared by every candidate
+        scored on the fold and cancels in their differences."""
+        dimension = RandomFourierFeatures(
+            n_components=self.n_components, length_scale=self.length_scale,
+            random_state=self.random_state).fit(np.zeros((1, 1))).n_features_out_
+        s = self.noise_multiplier() * 2.0 / fold_size
+        return math.sqrt(16.0 * s ** 2 + 2.0 * dimension * s ** 4)
 
     def _fold(self, state, Z, n_folds):
         """The noisy embedding of this call's fold: released at the fold's
@@ -325,6 +353,11 @@ class _PrivateAccuracyScorer(_PrivateScorer):
 
     def n_releases(self, n_candidates, n_folds):
         return n_candidates * n_folds  # one per score: each model differs
+
+    def noise_std(self, fold_size):
+        """``σ/m``: the noise of the count (sensitivity 1) over the fold's size,
+        independent between scores (before the score is clipped to [0, 1])."""
+        return self.noise_multiplier() / fold_size
 
     def __call__(self, estimator, X, y=None):
         if y is None:
