@@ -217,13 +217,13 @@ def _check_search(search, X, y):
                          "a plan; set it to False.")
     if not (search.refit is True or search.refit is False):
         raise ValueError("plan_search supports refit=True or False.")
-    if not _raises_or_default(search.error_score):
+    error = search.error_score  # "raise", or scikit-learn's default NaN (then set to it)
+    if not (error == "raise" if isinstance(error, str) else
+            isinstance(error, numbers.Real) and not isinstance(error, bool) and math.isnan(error)):
         raise ValueError(
-            f"plan_search needs error_score='raise' (got error_score={search.error_score!r}): "
-            "with a number, a candidate whose fit or score fails gets that number as its "
-            "score and can be chosen as best_params_, and the releases it planned are never "
-            "made. Leave error_score at scikit-learn's default (plan_search sets it to "
-            "'raise') or set it to 'raise'.")
+            f"plan_search needs error_score='raise' (got error_score={error!r}): with a "
+            "number, a candidate whose fit or score fails gets it as its score and can be "
+            "chosen as best_params_. Leave error_score at its default or set it to 'raise'.")
     cv = check_cv(search.cv, y, classifier=is_classifier(search.estimator))
     if not isinstance(cv, _POSITIONAL):
         raise ValueError(  # noqa: TRY004 - a value (the folds), not a type, is wrong
@@ -237,15 +237,6 @@ def _check_search(search, X, y):
             "private_accuracy_scorer); the estimator's own score and the other scorers read "
             "the held-out rows without noise.")
     return cv.get_n_splits(X, y), scorer
-
-
-def _raises_or_default(error_score):
-    """Whether ``error_score`` is ``"raise"`` or scikit-learn's default NaN
-    (which :func:`plan_search` replaces by ``"raise"``)."""
-    if isinstance(error_score, str):
-        return error_score == "raise"
-    return (isinstance(error_score, numbers.Real) and not isinstance(error_score, bool)
-            and math.isnan(error_score))
 
 
 def _candidate(search, params):

@@ -319,7 +319,7 @@ _ENGINEERING_NUMBERS = {
     "_FIELD_LIMIT": "the csv module's field size limit, the largest a C long holds",
     "SPREAD_FACTOR": "mathematics: φ(0) = 1/√(2π), the expected positive part of N(0, 1)",
     "SCORE_SENSITIVITY": "mathematics: a pair score's replace-one sensitivity, derived in "
-                         "pair_scores (synthesizers._marginals)",
+                         "pair_scores (synthesizers._marginal_cells)",
     # public facts, protocols and the API
     "MAX_RECORD_BYTES": "the API: the command line's documented default maximum record "
                         "length, public, the user's to raise (skdpgen._records)",
@@ -338,6 +338,11 @@ _ENGINEERING_NUMBERS = {
                 "an identifier, skipped",
     "MAX_FIT_ROWS": "the evaluation protocol: rows an evaluation model trains on, at most",
     "_SCORE_FEATURES": "the fixed kernel of a synthesizer's score: comparable across a grid",
+    "LISTED_COLUMNS": "messages: the most column names an error lists (public names)",
+    "SIGNAL_MARGIN": "the evaluation protocol: a real->real ROC-AUC this far above 0.5 "
+                     "shows signal, so a synthetic one at chance is marked",
+    "BELOW_CHANCE": "messages: the below-chance mark's wording (a string built from "
+                    "SIGNAL_MARGIN)",
     "CLEAR_LEAD": "the API: search_report's documented default threshold (standard errors) "
                   "from which a search's choice leads clearly, the user's to set",
     "SHARED_DEFAULTS": "the synthesizers' hyperparameter defaults: public API, the user's to set",

@@ -118,12 +118,10 @@ def refusal_template(columns, target, schema, classes, issues):
     for col in columns:
         if col == target:
             classes = None if classes is None else list(classes)
-            if any(i["problem"] == "classes" for i in issues):
-                entry = {"type": "categorical", "categories": None, "_estimated": classes,
+            out[col] = ({"type": "categorical", "categories": None, "_estimated": classes,
                          "_fill": "list every class of the target (public, from documentation)"}
-            else:
-                entry = {"type": "categorical", "categories": classes}
-            out[col] = entry
+                        if any(i["problem"] == "classes" for i in issues)
+                        else {"type": "categorical", "categories": classes})
             continue
         entry = dict(schema.get(col, {"type": None}))
         parts = sorted(affected.get(col, ()), key=_WEIGHT.get, reverse=True)
@@ -173,11 +171,9 @@ def describe_issues(issues, interface="python", template=None):
     ----------
     issues : list of dict
         ``{"column", "problem", "share", "detail"}`` per issue (a fitted
-        synthesizer's ``schema_issues_``); ``"declared": True`` marks a
-        column whose bounds the user declared (public), told to narrow them
-        instead of declaring them. When every issue is the fit's own noise
-        (``"spread"``), the summary names no schema estimate and no schema
-        share (a larger one would leave the fit more noise).
+        synthesizer's ``schema_issues_``); ``"declared": True``: bounds the
+        user declared, told to narrow them. When every issue is the fit's
+        own noise (``"spread"``), no schema estimate nor share is named.
     interface : {"python", "cli", "cli-schema"}, default="python"
         Whose options the remedies name: Python's parameters, ``skdpgen
         synthesize``'s flags, or ``skdpgen schema``'s (which writes the
@@ -208,11 +204,9 @@ def describe_issues(issues, interface="python", template=None):
     count = f"{distinct} column{'s' if distinct != 1 else ''}"
     if classes:
         count = f"{count} and the class list" if columns else "the class list"
-    # the fit's own noise ("spread") only: no schema estimate is at fault (it may
-    # not have been made: every column declared)
     fit_only = not classes and all(i["problem"] == "spread" for i in columns)
-    lines = [f"The fit's one-way marginals are noisy for {count} at this budget:" if fit_only
-             else f"The private schema estimate is weak for {count} at this budget:"]
+    what = "fit's one-way marginals are noisy" if fit_only else "private schema estimate is weak"
+    lines = [f"The {what} for {count} at this budget:"]
     def mark(issue):  # "its bounds are a guess" says it already
         return " [a guess]" if is_guess(issue) and issue["problem"] not in ("guess",
                                                                              "sparse") else ""
@@ -250,7 +244,7 @@ def describe_issues(issues, interface="python", template=None):
                                           where="the schema file" if fix else where))
     if classes:
         fix.append(words["classes"])
-    fix.append(words["last_fit" if fit_only else "last"])  # a larger schema share: more noise
+    fix.append(words.get("last_fit", words["last"]) if fit_only else words["last"])
     lines.append(words["head"] + "; ".join(fix) + ".")
     return "\n".join(lines)
 
@@ -264,8 +258,7 @@ _REMEDIES = {
                    "[lo, hi]}}}} (public bounds, from documentation, not from the rows)"),
         "categories": ("if the values of {names} are public knowledge (country names, "
                        "states), declare them as categories in schema="),
-        "narrow": ("narrow the declared bounds of {names} in schema= where documentation "
-                   "allows (public bounds, not from the rows)"),
+        "narrow": "narrow the declared bounds of {names} in schema= where documentation allows",
         "missing": ("declare \"missing\": True in schema= for those of {names} that can be "
                     "missing (public knowledge)"),
         "classes": "pass classes=[...] (the public list of labels)",
@@ -279,7 +272,7 @@ _REMEDIES = {
         "categories": ("if the values of {names} are public knowledge (country names, "
                        "states), list them as categories in {where} and pass it with --schema"),
         "narrow": ("narrow the bounds of {names} declared in the --schema file where "
-                   "documentation allows (public bounds, not from the rows)"),
+                   "documentation allows"),
         "missing": ("declare \"missing\": true in {where} for those of {names} that can be "
                     "missing (public knowledge) and pass it with --schema"),
         "classes": ("list every class with --classes a,b,c (or as the target's categories "
@@ -293,14 +286,12 @@ _REMEDIES = {
                    "documentation, not from the rows)"),
         "categories": ("if the values of {names} are public knowledge (country names, "
                        "states), list them as categories in the file"),
-        "narrow": ("narrow the bounds of {names} in the file where documentation allows "
-                   "(public bounds, not from the rows)"),
+        "narrow": "narrow the bounds of {names} in the file where documentation allows",
         "missing": ("set \"missing\": true in the file for those of {names} that can be "
                     "missing (public knowledge)"),
         "classes": ("list every class as the target's categories in the file (or "
                     "--classes a,b,c when you synthesize)"),
         "last": "or rerun with a larger --epsilon",
-        "last_fit": "or rerun with a larger --epsilon",
     },
 }
 

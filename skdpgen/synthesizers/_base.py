@@ -173,17 +173,7 @@ class BaseSynthesizer(PrivateEstimator):
         self.release_misfit_ = mechanism.release_misfit(network, spec.noise_dim, device=device)
         self.schema_ = dict(schema) if schema is not None else {}
         self.schema_issues_ = list(plan.issues_) if estimate else []
-        spread = mechanism.issues()  # the releases' own weak spots (public noise levels)
-        declared = {key for key, spec in (self.schema or {}).items()
-                    if isinstance(spec, dict) and spec.get("bounds") is not None}
-        for issue in spread:  # the user's bounds (public): the remedy is to narrow them
-            if issue["column"] in declared:
-                issue["declared"] = True
-        if spread:
-            warnings.warn(SchemaEstimateWarning(describe_issues(spread, "python"),
-                                                issues=spread),
-                          stacklevel=outside_stacklevel())
-            self.schema_issues_ += spread
+        self.schema_issues_ += self._release_issues(mechanism)
         self.missing_label_ = plan.class_missing_
         self.design_ = design
         self.encoder_ = encoder
@@ -196,6 +186,22 @@ class BaseSynthesizer(PrivateEstimator):
         self.calibration_ = calibration
         if calibration is not None:  # post-processing: generated rows and the release
             calibration.fit(lambda m, c: self._generate(m, c, rng), class_weights, rng)
+
+    def _release_issues(self, mechanism):
+        """The releases' own weak spots (public noise levels), warned of once; a
+        column whose bounds the user declared (public) is marked: the remedy is to
+        narrow them."""
+        spread = mechanism.issues()
+        declared = {key for key, spec in (self.schema or {}).items()
+                    if isinstance(spec, dict) and spec.get("bounds") is not None}
+        for issue in spread:
+            if issue["column"] in declared:
+                issue["declared"] = True
+        if spread:
+            warnings.warn(SchemaEstimateWarning(describe_issues(spread, "python"),
+                                                issues=spread),
+                          stacklevel=outside_stacklevel())
+        return spread
 
     def _schema_plan(self, table, image_shape):
         """What the schema leaves out, from public facts (names, the schema)."""

@@ -11,129 +11,23 @@ from scipy.stats import chi2
 
 from ..kernels import MarginalFeatures
 from ..schema import kind_of
+from ._marginal_cells import ordered_slots, pair_groups, pair_scores, simplex_projection
 from ._mechanism import Mechanism, batch_weights
 from ._network import MixtureGenerator
 from ._policy import POLICY
 
-__all__ = ["MarginalMechanism", "pair_scores"]
+__all__ = ["MarginalMechanism"]
 
 ONE_WAY = "one-way marginals"
 ONE_WAY_BY_CLASS = "one-way marginals by class"
 TWO_WAY = "two-way marginals"
 TWO_WAY_BY_CLASS = "two-way marginals by class"
 PAIR_SELECTION = "pair selection"
-#: A pair score's replace-one sensitivity, in rows (:func:`pair_scores`).
+#: A pair score's replace-one sensitivity, in rows (:func:`~skdpgen.synthesizers._marginal_cells.pair_scores`).
 SCORE_SENSITIVITY = 2.0
 #: The expected positive part of a cell's Gaussian noise, in standard
 #: deviations: ``φ(0) = 1/√(2π)`` (:meth:`MarginalMechanism.issues`).
 SPREAD_FACTOR = 1.0 / math.sqrt(2.0 * math.pi)
-
-
-def pair_scores(candidates, counts, one_way, n_rows):
-    """Each pair's distance from independence: ``Σ_cells |N_ab − n p_a p_b|``.
-
-    Parameters
-    ----------
-    candidates : MarginalFeatures
-        Fitted, degree 2: the candidate pairs and their (coarse) cells.
-    counts : ndarray of shape (candidates.n_features_out_,)
-        Every candidate's cell counts (rows), in the map's layout.
-    one_way : list of ndarray
-        Per block, the proportions of its coarse cells (public: a released
-        model).
-    n_rows : int
-
-    Returns
-    -------
-    scores : ndarray of shape (n_candidates,)
-
-    Notes
-    -----
-    **Sensitivity.** Every encoded row is one-hot in every block (the
-    encoder's construction, whatever the record: see
-    :meth:`~skdpgen.schema.TableEncoder.transform`), so each row counts
-    once in each pair's table. Replacing one row takes 1 from one cell of
-    each table and adds 1 to one cell (possibly the same); ``n_rows`` and
-    ``one_way`` are public, and ``|·|`` is 1-Lipschitz cell by cell, so
-    each score moves by at most 2 and the vector of ``M`` scores by at
-    most ``2√M`` in L2 norm, attained when the row leaves a cell above its
-    independence count for one below it in every pair.
-    (MST's measure of a pair's dependence, McKenna et al. 2021.)
-    """
-    sizes, offsets = candidates.sizes_, candidates.offsets_
-    out = np.empty(len(candidates.marginals_))
-    for i, (a, b) in enumerate(candidates.marginals_):
-        table = counts[offsets[i]:offsets[i + 1]].reshape(int(sizes[a]), int(sizes[b]))
-        out[i] = np.abs(table - n_rows * np.outer(one_way[a], one_way[b])).sum()
-    return out
-
-
-def simplex_projection(values):
-    """The probability vector nearest to ``values`` (Euclidean projection).
-
-    ``max(values - t, 0)`` with the threshold ``t`` at which it sums to 1:
-    the maximum-likelihood histogram under i.i.d. Gaussian noise on its
-    cells (Duchi et al., 2008). Small noisy cells become exactly 0.
-
-    Examples
-    --------
-    >>> from skdpgen.synthesizers._marginals import simplex_projection
-    >>> simplex_projection([0.7, 0.5, -0.1]).tolist()
-    [0.6, 0.4, 0.0]
-    """
-    v = np.asarray(values, dtype=float)
-    u = np.sort(v)[::-1]
-    cum = np.cumsum(u) - 1.0
-    k = np.nonzero(u - cum / np.arange(1, len(u) + 1) > 0)[0][-1]
-    return np.maximum(v - cum[k] / (k + 1), 0.0)
-
-
-def ordered_slots(encoder):
-    """Per one-hot block, its ordered cells (integer levels, bins, points) or 0.
-
-    A block's slot of its own (missing values, a binned column's exact
-    zeros) is not one of them. A function of the public encoding only
-    (:meth:`~skdpgen.schema.TableEncoder.cell_order`).
-    """
-    return [0 if order is None else int(np.sum(order >= 0)) for order in encoder.cell_order()]
-
-
-def pair_groups(encoder, cells=POLICY.pair_cells):
-    """The coarse cells of each one-hot block in the two-way marginals.
-
-    An ordered column (integer levels, numeric or date bins) wider than
-    ``cells`` has its consecutive cells merged into ``cells`` groups of
-    nearly equal numbers of cells (a value of the spec's ``"points"`` with
-    the bin it lies in; a slot of missing values, or of a binned column's
-    exact zeros, stays a group of its own); categorical columns and
-    narrow ordered ones keep their cells. A function of the public encoding
-    only.
-
-    Parameters
-    ----------
-    encoder : TableEncoder
-        Fitted, every column one-hot.
-    cells : int, default=POLICY.pair_cells
-
-    Returns
-    -------
-    groups : list
-        Per block, None or an array of coarse cell indices (the ``groups``
-        of :class:`~skdpgen.kernels.MarginalFeatures`).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from skdpgen.schema import TableEncoder
-    >>> from skdpgen.synthesizers._marginals import pair_groups
-    >>> schema = {"age": {"type": "numeric", "bounds": [0, 99], "integer": True},
-    ...           "sex": {"type": "categorical", "categories": ["f", "m"]}}
-    >>> X = pd.DataFrame({"age": [30, 40], "sex": ["f", "m"]})
-    >>> enc = TableEncoder(schema, max_levels=100).fit(X)
-    >>> [None if g is None else int(g.max()) + 1 for g in pair_groups(enc, 8)]
-    [8, None]
-    """
-    return encoder.coarse_cells(cells)
 
 
 class MarginalMechanism(Mechanism):
@@ -153,7 +47,7 @@ class MarginalMechanism(Mechanism):
       2), over all rows and within each class; or, with ``n_pairs`` below
       the number of pairs, only the ``n_pairs`` pairs that
     * ``"pair selection"`` chose: every pair's distance from independence
-      under the released one-way marginals (:func:`pair_scores`), released
+      under the released one-way marginals (:func:`~skdpgen.synthesizers._marginal_cells.pair_scores`), released
       once with ``selection_share`` of the budget; the pairs of the
       ``n_pairs`` largest noisy scores are measured (report-noisy-max on a
       Gaussian release).
@@ -200,7 +94,7 @@ class MarginalMechanism(Mechanism):
     ``√2/n`` (:meth:`~skdpgen.synthesizers.ReleaseContext.release_embedding`),
     calibrated and composed by the fit's accountant. The pair selection's
     scores have replace-one L2 sensitivity ``2√M`` in rows for ``M``
-    candidate pairs (derived in :func:`pair_scores`; the one-way model they
+    candidate pairs (derived in :func:`~skdpgen.synthesizers._marginal_cells.pair_scores`; the one-way model they
     read is an earlier release, so the selection composes adaptively,
     exactly, as one more Gaussian release); which pairs are measured is a
     function of that release. The generator, the loss and the division by
@@ -380,7 +274,7 @@ class MarginalMechanism(Mechanism):
 
         A candidate pair's score is ``2n`` times the total variation between
         its joint distribution and the product of its one-way marginals
-        (:func:`pair_scores`); a pair not among the measured ones is named
+        (:func:`~skdpgen.synthesizers._marginal_cells.pair_scores`); a pair not among the measured ones is named
         when its noisy score less two noise standard deviations still puts
         that distance above ``tv`` (a relation such as ``agesq = age²``
         that the synthetic rows lose). Post-processing of the selection's
@@ -432,11 +326,9 @@ class MarginalMechanism(Mechanism):
         energy = np.array([((t - np.outer(model[a], model[b])) ** 2).sum() * (n / sigma) ** 2
                            for (a, b), t in zip(self.pairwise_.marginals_, tables)])
         related = chi2.sf(energy, cells) < POLICY.misfit_level / len(tables)
-        keys = self._block_keys
         named = np.nonzero((spread >= share) & related)[0]
-        excess = (energy - cells) / np.sqrt(2 * cells)
-        return [(keys[self.pairwise_.marginals_[i][0]], keys[self.pairwise_.marginals_[i][1]])
-                for i in named[np.argsort(-excess[named], kind="stable")]]
+        order = named[np.argsort(-((energy - cells) / np.sqrt(2 * cells))[named], kind="stable")]
+        return [tuple(self._block_keys[a] for a in self.pairwise_.marginals_[i]) for i in order]
 
     def pair_names(self):
         """The measured pairs, as pairs of column keys (empty when none)."""
@@ -553,11 +445,8 @@ class MarginalMechanism(Mechanism):
         distribution per component over a group's cells, at most
         ``POLICY.joint_cells`` of them), strongest misfit first, and
         training goes on (``POLICY.refine_steps`` steps between tests), at
-        most ``POLICY.refine_rounds`` times. A product
-        of one distribution per column cannot hold several sharp relations
-        (a column and its square, a code and its label) at once; a joint can.
-        Post-processing: the misfits read the releases, their public noise
-        levels and the model.
+        most ``POLICY.refine_rounds`` times. Post-processing: the misfits
+        read the releases, their public noise levels and the model.
 
         Returns
         -------

@@ -14,7 +14,7 @@ from skdpgen.privacy import GaussianAccountant, calibrate_gaussian, reproducible
 from skdpgen.schema import TableEncoder
 from skdpgen.synthesizers import MixtureGenerator
 from skdpgen.synthesizers._marginal_design import marginal_design
-from skdpgen.synthesizers._marginals import pair_groups, simplex_projection
+from skdpgen.synthesizers._marginal_cells import pair_groups, simplex_projection
 from skdpgen.synthesizers._policy import POLICY
 
 FAST = dict(epochs=2, steps_per_epoch=20, batch_size=40, random_state=0, device="cpu")

@@ -17,7 +17,8 @@ import pytest
 
 from skdpgen import MarginalSynthesizer
 from skdpgen.kernels import MarginalFeatures
-from skdpgen.synthesizers._marginals import PAIR_SELECTION, SCORE_SENSITIVITY, pair_scores
+from skdpgen.synthesizers._marginal_cells import pair_scores
+from skdpgen.synthesizers._marginals import PAIR_SELECTION, SCORE_SENSITIVITY
 
 
 def _counts(codes, sizes, pairs):

@@ -1,0 +1,121 @@
+"""The cells of the marginal mechanism: pair scores, projections, ordered slots, coarse cells.
+
+Functions of released counts or of the public encoding only; the mechanism
+(:mod:`skdpgen.synthesizers._marginals`) composes them.
+"""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import numpy as np
+
+from ._policy import POLICY
+
+__all__ = ["ordered_slots", "pair_groups", "pair_scores", "simplex_projection"]
+
+
+def pair_scores(candidates, counts, one_way, n_rows):
+    """Each pair's distance from independence: ``Σ_cells |N_ab − n p_a p_b|``.
+
+    Parameters
+    ----------
+    candidates : MarginalFeatures
+        Fitted, degree 2: the candidate pairs and their (coarse) cells.
+    counts : ndarray of shape (candidates.n_features_out_,)
+        Every candidate's cell counts (rows), in the map's layout.
+    one_way : list of ndarray
+        Per block, the proportions of its coarse cells (public: a released
+        model).
+    n_rows : int
+
+    Returns
+    -------
+    scores : ndarray of shape (n_candidates,)
+
+    Notes
+    -----
+    **Sensitivity.** Every encoded row is one-hot in every block (the
+    encoder's construction, whatever the record: see
+    :meth:`~skdpgen.schema.TableEncoder.transform`), so each row counts
+    once in each pair's table. Replacing one row takes 1 from one cell of
+    each table and adds 1 to one cell (possibly the same); ``n_rows`` and
+    ``one_way`` are public, and ``|·|`` is 1-Lipschitz cell by cell, so
+    each score moves by at most 2 and the vector of ``M`` scores by at
+    most ``2√M`` in L2 norm, attained when the row leaves a cell above its
+    independence count for one below it in every pair.
+    (MST's measure of a pair's dependence, McKenna et al. 2021.)
+    """
+    sizes, offsets = candidates.sizes_, candidates.offsets_
+    out = np.empty(len(candidates.marginals_))
+    for i, (a, b) in enumerate(candidates.marginals_):
+        table = counts[offsets[i]:offsets[i + 1]].reshape(int(sizes[a]), int(sizes[b]))
+        out[i] = np.abs(table - n_rows * np.outer(one_way[a], one_way[b])).sum()
+    return out
+
+
+def simplex_projection(values):
+    """The probability vector nearest to ``values`` (Euclidean projection).
+
+    ``max(values - t, 0)`` with the threshold ``t`` at which it sums to 1:
+    the maximum-likelihood histogram under i.i.d. Gaussian noise on its
+    cells (Duchi et al., 2008). Small noisy cells become exactly 0.
+
+    Examples
+    --------
+    >>> from skdpgen.synthesizers._marginal_cells import simplex_projection
+    >>> simplex_projection([0.7, 0.5, -0.1]).tolist()
+    [0.6, 0.4, 0.0]
+    """
+    v = np.asarray(values, dtype=float)
+    u = np.sort(v)[::-1]
+    cum = np.cumsum(u) - 1.0
+    k = np.nonzero(u - cum / np.arange(1, len(u) + 1) > 0)[0][-1]
+    return np.maximum(v - cum[k] / (k + 1), 0.0)
+
+
+def ordered_slots(encoder):
+    """Per one-hot block, its ordered cells (integer levels, bins, points) or 0.
+
+    A block's slot of its own (missing values, a binned column's exact
+    zeros) is not one of them. A function of the public encoding only
+    (:meth:`~skdpgen.schema.TableEncoder.cell_order`).
+    """
+    return [0 if order is None else int(np.sum(order >= 0)) for order in encoder.cell_order()]
+
+
+def pair_groups(encoder, cells=POLICY.pair_cells):
+    """The coarse cells of each one-hot block in the two-way marginals.
+
+    An ordered column (integer levels, numeric or date bins) wider than
+    ``cells`` has its consecutive cells merged into ``cells`` groups of
+    nearly equal numbers of cells (a value of the spec's ``"points"`` with
+    the bin it lies in; a slot of missing values, or of a binned column's
+    exact zeros, stays a group of its own); categorical columns and
+    narrow ordered ones keep their cells. A function of the public encoding
+    only.
+
+    Parameters
+    ----------
+    encoder : TableEncoder
+        Fitted, every column one-hot.
+    cells : int, default=POLICY.pair_cells
+
+    Returns
+    -------
+    groups : list
+        Per block, None or an array of coarse cell indices (the ``groups``
+        of :class:`~skdpgen.kernels.MarginalFeatures`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skdpgen.schema import TableEncoder
+    >>> from skdpgen.synthesizers._marginal_cells import pair_groups
+    >>> schema = {"age": {"type": "numeric", "bounds": [0, 99], "integer": True},
+    ...           "sex": {"type": "categorical", "categories": ["f", "m"]}}
+    >>> X = pd.DataFrame({"age": [30, 40], "sex": ["f", "m"]})
+    >>> enc = TableEncoder(schema, max_levels=100).fit(X)
+    >>> [None if g is None else int(g.max()) + 1 for g in pair_groups(enc, 8)]
+    [8, None]
+    """
+    return encoder.coarse_cells(cells)
