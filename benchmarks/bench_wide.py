@@ -76,7 +76,9 @@ def run(name, seed):
     r_real = real[numeric].corr().abs()
     r_syn = X[numeric].apply(pd.to_numeric, errors="coerce").corr().abs()
     measured = {frozenset(p) for p in synth.measured_pairs_}
-    named = {frozenset(p) for p in list(synth.unmatched_marginals_) + synth.weakened_pairs_}
+    named = {frozenset(p) for p in  # (neither attribute before issue 62: nothing named)
+             list(getattr(synth, "unmatched_marginals_", []))
+             + list(getattr(synth, "weakened_pairs_", []))}
     rows = []
     for i, a in enumerate(numeric):
         for b in numeric[i + 1:]:
@@ -86,7 +88,8 @@ def run(name, seed):
                              "real": r_real.loc[a, b], "synthetic": r_syn.loc[a, b],
                              "measured": pair in measured, "named": pair in named})
     return rows, {"table": name, "seed": seed, "fit_s": seconds, "steps": len(synth.loss_history_),
-                  "pairs": len(synth.measured_pairs_), "joined": len(synth.joined_columns_)}
+                  "pairs": len(synth.measured_pairs_),
+                  "joined": len(getattr(synth, "joined_columns_", []))}
 
 
 def main(argv=None):

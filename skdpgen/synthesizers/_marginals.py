@@ -445,7 +445,9 @@ class MarginalMechanism(Mechanism):
         distribution per component over a group's cells, at most
         ``POLICY.joint_cells`` of them), strongest misfit first, and
         training goes on (``POLICY.refine_steps`` steps between tests), at
-        most ``POLICY.refine_rounds`` times. Post-processing: the misfits
+        most ``POLICY.refine_rounds`` times; when no join is possible,
+        training stops and the failing marginals are named (more steps
+        alone fit the noise of every other cell). Post-processing: the misfits
         read the releases, their public noise levels and the model.
 
         Returns
@@ -458,11 +460,11 @@ class MarginalMechanism(Mechanism):
         if self._refinements >= POLICY.refine_rounds:
             return False
         failing = [m for m in self.misfit(network) if m["failed"]]
-        if not failing:
+        # more steps without a join fit the noise of every other cell (bundesliga's
+        # 3-way TV 0.348 -> 0.423): training goes on only for the capacity a join adds
+        if not failing or not network.join(self._grown_groups(network, failing)):
             return False
-        groups = self._grown_groups(network, failing)
-        if network.join(groups):
-            self.joined_ = [tuple(self._block_keys[a] for a in g) for g in network.groups]
+        self.joined_ = [tuple(self._block_keys[a] for a in g) for g in network.groups]
         self._refinements += 1
         self._refined_at = len(self._losses)
         return True
