@@ -131,11 +131,26 @@ def doc_block_run(tmp_path, monkeypatch, fast_python_fits):
         plt.close("all")
 
 
+def _exec(block, namespace):
+    exec(compile(block.code, str(block), "exec"), namespace)  # noqa: S102 - our own docs
+    return namespace
+
+
+#: The namespace each shared setting leaves (run once; blocks get a copy).
+_SETTINGS = {}
+
+
 def run_block(block):
-    """Execute ``block`` (after its page's shared settings) in a fresh namespace."""
+    """Execute ``block`` in a fresh namespace: a copy of what its page's shared
+    settings define (each run once, by its own test or the first block after it)."""
     namespace = {"__name__": "__doc_block__"}
-    for part in [*_settings(block), block]:
-        exec(compile(part.code, str(part), "exec"), namespace)  # noqa: S102 - our own docs
+    for setting in _settings(block):
+        if str(setting) not in _SETTINGS:
+            _SETTINGS[str(setting)] = _exec(setting, dict(namespace))
+        namespace = dict(_SETTINGS[str(setting)])
+    namespace = _exec(block, namespace)
+    if block.setting:
+        _SETTINGS[str(block)] = dict(namespace)
     return namespace
 
 
