@@ -30,7 +30,8 @@ BUDGET_S = 30
 #: found by a piece of their code, not run twice.
 RUN_IN_TEST_DOCS = {
     "plan_search(search, X)": "test_docs.py::test_the_tuning_search_of_the_privacy_page_runs",
-    "private_accuracy_scorer()": "test_docs.py::test_the_scorer_example_of_the_evaluation_page_runs",
+    "private_accuracy_scorer()":
+        "test_docs.py::test_the_scorer_example_of_the_evaluation_page_runs",
 }
 
 
