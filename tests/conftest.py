@@ -62,3 +62,29 @@ def fast_fits(monkeypatch):
     monkeypatch.setattr(cli, "_build", small)
     # main() routes warnings to one-line messages; undo that after the test
     monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
+
+
+#: Small fits for the synthesizers not in ``FAST_FITS`` (``fast_python_fits``).
+SMALL_FIT = dict(epochs=1, steps_per_epoch=5)
+
+
+@pytest.fixture
+def fast_python_fits(monkeypatch):
+    """Every synthesizer fit made in the test is small: the equivalent of
+    ``fast_fits`` for Python code (the documentation's blocks).
+
+    ``BaseSynthesizer.fit`` first sets the small parameters of ``FAST_FITS``
+    (``SMALL_FIT`` for other synthesizers), then fits as written; estimators
+    that a search clones are made small at their own fit.
+    """
+    from skdpgen.synthesizers._base import BaseSynthesizer
+
+    fit = BaseSynthesizer.fit
+
+    def small_fit(self, *args, **kwargs):
+        small = FAST_FITS.get(type(self).__name__, SMALL_FIT)
+        params = self.get_params(deep=False)
+        self.set_params(**{k: v for k, v in small.items() if k in params})
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(BaseSynthesizer, "fit", small_fit)
