@@ -105,6 +105,8 @@ class SynthesisPolicy(Policy):
             "columns) at most this many times ...")
     refine_steps: int = rule(
         25, "... testing every marginal again after this many steps")
+    join_steps: int = rule(
+        100, "... for this many steps after the last join (no longer without one)")
     plateau_steps: int = rule(
         100, "the loss has stopped falling when it fell by less than plateau over this "
              "many steps ...")
