@@ -38,7 +38,11 @@ def documented_attributes(cls, conditional=False):
 
 
 def fitted_attributes(est):
-    return {name for name in vars(est) if name.endswith("_") and not name.startswith("_")}
+    """Fitted attributes: set by fit, or properties computed from them when read."""
+    computed = {name for name in dir(type(est))
+                if isinstance(getattr(type(est), name, None), property)}
+    return {name for name in set(vars(est)) | computed
+            if name.endswith("_") and not name.startswith("_")}
 
 
 def _table(n=400):

@@ -170,7 +170,6 @@ class BaseSynthesizer(PrivateEstimator):
         # the latent noise is drawn on the training device: no host round trips
         self.loss_history_ = trainer.train(network, mechanism, context,
                                            torch_generator(rng, device))
-        self.release_misfit_ = mechanism.release_misfit(network, spec.noise_dim, device=device)
         self.schema_ = dict(schema) if schema is not None else {}
         self.schema_issues_ = list(plan.issues_) if estimate else []
         self.schema_issues_ += self._release_issues(mechanism)
@@ -186,6 +185,16 @@ class BaseSynthesizer(PrivateEstimator):
         self.calibration_ = calibration
         if calibration is not None:  # post-processing: generated rows and the release
             calibration.fit(lambda m, c: self._generate(m, c, rng), class_weights, rng)
+
+    @property
+    def release_misfit_(self):
+        """Each kernel release's distance from the fitted generator, in units of its
+        noise (:meth:`Mechanism.release_misfit
+        <skdpgen.synthesizers.Mechanism.release_misfit>`), computed when read:
+        post-processing of the fitted model (a fixed public seed: the same each
+        time)."""
+        check_is_fitted(self)
+        return self.mechanism_.release_misfit(self.network_, self.design_.generator.noise_dim)
 
     def _release_issues(self, mechanism):
         """The releases' own weak spots (public noise levels), warned of once; a

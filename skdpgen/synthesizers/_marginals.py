@@ -23,7 +23,7 @@ ONE_WAY_BY_CLASS = "one-way marginals by class"
 TWO_WAY = "two-way marginals"
 TWO_WAY_BY_CLASS = "two-way marginals by class"
 PAIR_SELECTION = "pair selection"
-#: A pair score's replace-one sensitivity, in rows (:func:`~skdpgen.synthesizers._marginal_cells.pair_scores`).
+#: A pair score's replace-one sensitivity, in rows (``pair_scores``).
 SCORE_SENSITIVITY = 2.0
 #: The expected positive part of a cell's Gaussian noise, in standard
 #: deviations: ``φ(0) = 1/√(2π)`` (:meth:`MarginalMechanism.issues`).
@@ -47,7 +47,7 @@ class MarginalMechanism(Mechanism):
       2), over all rows and within each class; or, with ``n_pairs`` below
       the number of pairs, only the ``n_pairs`` pairs that
     * ``"pair selection"`` chose: every pair's distance from independence
-      under the released one-way marginals (:func:`~skdpgen.synthesizers._marginal_cells.pair_scores`), released
+      under the released one-way marginals (``pair_scores``), released
       once with ``selection_share`` of the budget; the pairs of the
       ``n_pairs`` largest noisy scores are measured (report-noisy-max on a
       Gaussian release).
@@ -94,7 +94,7 @@ class MarginalMechanism(Mechanism):
     ``√2/n`` (:meth:`~skdpgen.synthesizers.ReleaseContext.release_embedding`),
     calibrated and composed by the fit's accountant. The pair selection's
     scores have replace-one L2 sensitivity ``2√M`` in rows for ``M``
-    candidate pairs (derived in :func:`~skdpgen.synthesizers._marginal_cells.pair_scores`; the one-way model they
+    candidate pairs (derived in ``pair_scores``; the one-way model they
     read is an earlier release, so the selection composes adaptively,
     exactly, as one more Gaussian release); which pairs are measured is a
     function of that release. The generator, the loss and the division by
@@ -274,7 +274,7 @@ class MarginalMechanism(Mechanism):
 
         A candidate pair's score is ``2n`` times the total variation between
         its joint distribution and the product of its one-way marginals
-        (:func:`~skdpgen.synthesizers._marginal_cells.pair_scores`); a pair not among the measured ones is named
+        (``pair_scores``); a pair not among the measured ones is named
         when its noisy score less two noise standard deviations still puts
         that distance above ``tv`` (a relation such as ``agesq = age²``
         that the synthetic rows lose). Post-processing of the selection's
@@ -420,8 +420,8 @@ class MarginalMechanism(Mechanism):
         (after a :meth:`refine` that went on, every ``POLICY.refine_steps``
         steps), or whose loss fell by less than ``POLICY.plateau`` of itself
         over the last ``POLICY.plateau_steps`` steps; the trainer then asks
-        :meth:`refine` whether every measured marginal is matched too. A function of the releases and their
-        public noise levels only.
+        :meth:`refine` whether every measured marginal is matched too. Of the
+        releases and their public noise levels only.
         """
         loss = float(loss)
         if not hasattr(self, "_losses"):  # a network other than a mixture
@@ -456,9 +456,8 @@ class MarginalMechanism(Mechanism):
         more : bool
             Whether training goes on.
         """
-        if not isinstance(network, MixtureGenerator) or self.pairwise_ is None:
-            return False
-        if self._refinements >= POLICY.refine_rounds:
+        if (not isinstance(network, MixtureGenerator) or self.pairwise_ is None
+                or self._refinements >= POLICY.refine_rounds):
             return False
         failing = [m for m in self.misfit(network) if m["failed"]]
         if not failing:
@@ -515,8 +514,8 @@ class MarginalMechanism(Mechanism):
             ``excess`` (``(chi2 − entries) / √(2·entries)``) and ``failed``.
         """
         network = self._mixture if network is None else network
-        k = max(self.n_classes_, 1)
-        labels = torch.arange(network.n_rows, device=network.logits.device) % k
+        labels = torch.arange(network.n_rows, device=network.logits.device) % max(
+            self.n_classes_, 1)
         was = network.training
         network.train()
         with torch.no_grad():
@@ -528,8 +527,9 @@ class MarginalMechanism(Mechanism):
                        else weights @ self._class_weights.to(weights)[:, None])
             out = []
             for name, feature_map, w in self._loss_terms(weights, overall):
-                means = self._means(feature_map, generated, w)
-                square = ((self._on_device[name].to(means.device) - means) ** 2
+                means = self._means(feature_map, generated, w, network)
+                target = torch.as_tensor(self.targets_[name][0], device=means.device)
+                square = ((target - means) ** 2
                           * self._inverse[name].to(means.device)).double().cpu().numpy().sum(0)
                 for m, lo, hi in zip(feature_map.marginals_, feature_map.offsets_[:-1],
                                      feature_map.offsets_[1:]):
@@ -554,11 +554,11 @@ class MarginalMechanism(Mechanism):
         return [(name, fmap, w) for name, fmap, w in terms if fmap is not None
                 and (self.by_class or not name.endswith("by class"))]
 
-    def _means(self, feature_map, generated, weights):
+    def _means(self, feature_map, generated, weights, mixture=None):
         """The model's marginals under ``feature_map``: the mixture's products,
         and for pairs inside a joined group, its joint (shape ``(k, features)``)."""
         means = feature_map.raw_feature_sum(generated, weights).T
-        mixture = getattr(self, "_mixture", None)
+        mixture = getattr(self, "_mixture", None) if mixture is None else mixture
         if feature_map is not self.pairwise_ or mixture is None or not mixture.groups:
             return means
         tables = mixture.pair_tables()

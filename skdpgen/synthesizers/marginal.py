@@ -7,6 +7,7 @@ import warnings
 from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from ..base import estimator_init
 from ..privacy import outside_stacklevel
@@ -250,13 +251,25 @@ class MarginalSynthesizer(BaseSynthesizer):
         self.pair_share_ = mechanism.pair_share
         self.measured_pairs_ = mechanism.pair_names()
         self.joined_columns_ = list(getattr(mechanism, "joined_", []))
-        misfit = mechanism.misfit(self.network_)
-        self.unmatched_marginals_ = sorted({m["columns"] for m in misfit if m["failed"]},
-                                           key=lambda c: (len(c), c))
-        self.marginal_misfit_ = misfit
-        self.weakened_pairs_ = mechanism.weakened_pairs()
         encoding = self.design_.encoding
         self.bins_, self.max_levels_ = encoding["bins"], encoding["max_levels"]
+
+    # computed when read (post-processing of the fitted model and the releases): a fit
+    # that is not asked does not pay for them
+    @property
+    def marginal_misfit_(self):
+        check_is_fitted(self)
+        return self.mechanism_.misfit(self.network_)
+
+    @property
+    def unmatched_marginals_(self):
+        return sorted({m["columns"] for m in self.marginal_misfit_ if m["failed"]},
+                      key=lambda c: (len(c), c))
+
+    @property
+    def weakened_pairs_(self):
+        check_is_fitted(self)
+        return self.mechanism_.weakened_pairs()
 
 
 MarginalSynthesizer.__doc__ = synthesizer_doc(MarginalSynthesizer.__doc__, names=_SHARED)
