@@ -463,7 +463,8 @@ class MarginalMechanism(Mechanism):
         if not failing:
             return False
         # more steps without a join fit other cells' noise (bundesliga 3-way TV 0.35 -> 0.42)
-        if network.join(self._grown_groups(network, failing)):
+        if network.join(self._grown_groups(network, failing)):  # only joints train on:
+            network.logits.requires_grad_(False)  # the rest would fit its noise further
             self.joined_ = [tuple(self._block_keys[a] for a in g) for g in network.groups]
             self._joined_at = len(self._losses)
         elif not self.joined_ or len(self._losses) - self._joined_at >= POLICY.join_steps:
