@@ -114,11 +114,15 @@ def pairs_note(model, shown=8):
     return note
 
 
-def misfit_note(model, level=2.0):
+def misfit_note(model, level=None):
     """The kernel releases a generator does not reproduce within their noise
     (``release_misfit_``: post-processing of the releases and the generator);
     None when every release's misfit is below ``level`` times the noise's own,
-    and for a mixture (whose marginals are named one by one instead)."""
+    and for a mixture (whose marginals are named one by one instead); ``level``
+    defaults to ``POLICY.release_misfit_level``."""
+    from .synthesizers._policy import POLICY
+
+    level = POLICY.release_misfit_level if level is None else level
     far = {name: ratio for name, ratio in getattr(model, "release_misfit_", {}).items()
            if ratio > level}
     if not far:

@@ -448,8 +448,8 @@ class MarginalMechanism(Mechanism):
         most ``POLICY.refine_rounds`` times, while a join was made in the
         last ``POLICY.join_steps`` steps, and only the joints train on (all
         parameters would fit every cell's noise: bundesliga's 3-way TV 0.35
-        -> 0.41); otherwise training stops, the failing marginals named. Post-processing: the misfits
-        read the releases, their public noise levels and the model.
+        -> 0.41); otherwise training stops, the failing marginals named.
+        Post-processing: of the releases, their noise levels and the model.
 
         Returns
         -------

@@ -349,7 +349,8 @@ class Mechanism:
                else np.array([context.noise_std(name, feature_map.max_row_distance)]))
         if not hasattr(self, "released_"):
             self.released_ = {}
-        self.released_[name] = (feature_map, std, by_class)  # the last release of each
+        # the last release of each, and (over all rows) the released class proportions
+        self.released_[name] = (feature_map, std, None if by_class else context.class_weights)
         return target
 
     def release_misfit(self, network, noise_dim, *, rows_per_class=2048, device="cpu"):
@@ -390,15 +391,15 @@ class Mechanism:
         with torch.no_grad():
             generated = network(z, labels)
             half = [slice(0, len(z) // 2), slice(len(z) // 2, len(z))]  # each: every class
-            for name, (feature_map, std, by_class) in released.items():
+            for name, (feature_map, std, proportions) in released.items():
                 target = np.asarray(self.targets_[name][-1], dtype=float)
                 misfit = []
                 for part in half:
                     rows = generated[part]
                     cls = None if labels is None else labels[part]
                     w = batch_weights(cls, self.n_classes_, rows)
-                    if not by_class and self.n_classes_:
-                        w = w.mean(dim=1, keepdim=True)  # rows of every class alike
+                    if proportions is not None:  # over all rows: the classes' mixture
+                        w = w @ torch.as_tensor(proportions).to(w)[:, None]
                     misfit.append(target - feature_map.raw_feature_sum(rows, w).T.double()
                                   .cpu().numpy())
                 product = misfit[0] * misfit[1] / np.asarray(std, dtype=float)[:, None] ** 2

@@ -113,6 +113,9 @@ class SynthesisPolicy(Policy):
     plateau: float = rule(0.01, "... (a share of the loss)")
     joint_cells: int = rule(
         2000, "a joined group of columns holds at most this many cells per component")
+    release_misfit_level: float = rule(
+        2.0, "the summary names a kernel release the generator is farther from than this "
+             "many times its noise's own misfit")
     weak_pair_spread: float = rule(
         0.4, "a strongly related measured pair is named weakened when its cells' noise "
              "could spread this share of the rows off the relation")
