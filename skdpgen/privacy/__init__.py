@@ -262,6 +262,7 @@ class GaussianAccountant:
         }
         self._made = {name: [] for name in self.plan}
         self._thresholds = dict.fromkeys(self.selections, 0)  # selections made, by name
+        self._rounds = {}  # name -> fractions spent in rounds (open_round)
         seed = _NOISE_SEED.get()
         self._tape = active_tape()
         self.reproducible = seed is not None or self._tape is not None
@@ -304,6 +305,9 @@ class GaussianAccountant:
                 f"release {name!r} of an accountant that was not charged to the active "
                 "PrivacyBudget (created outside its block); nothing was released.")
         planned = self.plan[name][1]
+        if name in self._rounds:
+            raise RuntimeError(f"release {name!r} is spent in rounds (open_round); it "
+                               "cannot be made directly.")
         if len(self._made[name]) >= planned:
             raise RuntimeError(
                 f"release {name!r} was planned {planned} time(s); making another "
@@ -324,6 +328,81 @@ class GaussianAccountant:
             )
         rng = self._seeded if self._seeded is not None else _fresh_generator()
         return value + _gaussian_noise(rng, sigma * sensitivity, value.shape)
+
+    def open_round(self, name, fraction):
+        """Spend ``fraction`` of the planned release ``name`` as a round of its own.
+
+        A release planned with share ``w`` may be spent as a *privacy
+        filter*: in rounds whose fractions ``f_1, f_2, ...`` (of ``w``) are
+        chosen as the fit goes, each after reading the releases before it,
+        as long as ``Σ f_i ≤ 1``. Round ``i`` is a new release named
+        ``"{name}, round {i}"`` with noise multiplier ``σ / √(w·f_i)``, made
+        with :meth:`add_noise` as any planned release (``count`` 1) and
+        listed on a line of its own in the report. A release spent in rounds
+        cannot also be made directly, nor the other way round.
+
+        Parameters
+        ----------
+        name : str
+            A release planned in ``shares`` with count 1, not a selection.
+        fraction : float
+            In (0, 1]: the part of the release's share this round spends.
+
+        Returns
+        -------
+        round_name : str
+            The round's release name.
+
+        Notes
+        -----
+        **Privacy.** The plan's Gaussian releases compose exactly when
+        ``Σ count_i/σ_i² = 1/σ²`` (Dong, Roth & Su 2019). The rounds of a
+        filter add ``Σ_i w·f_i/σ² ≤ w/σ²``, the planned release's own term,
+        whatever fractions the earlier releases led to: Gaussian mechanisms
+        whose noise multipliers are chosen adaptively compose as the
+        Gaussian mechanism of the summed precision as long as that sum is
+        capped in advance (Smith & Thakurta 2022, "Fully adaptive
+        composition for Gaussian differential privacy"). So the fit stays
+        (ε, δ)-DP at the plan's budget; a filter not spent in full spends
+        less.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skdpgen.privacy import GaussianAccountant
+        >>> acc = GaussianAccountant(1.0, 1e-5, {"first": 0.5, "rounds": 0.5})
+        >>> second = acc.open_round("rounds", 0.25)
+        >>> second
+        'rounds, round 1'
+        >>> bool(np.isclose(acc.noise_multipliers[second],
+        ...                 acc.noise_multiplier_total / np.sqrt(0.5 * 0.25)))
+        True
+        >>> noisy = acc.add_noise(second, np.zeros(2), sensitivity=1.0)
+        >>> round(acc.round_left("rounds"), 2)
+        0.75
+        """
+        if name not in self.plan or name in self.selections or self.plan[name][1] != 1:
+            raise KeyError(f"{name!r} is not a planned release of count 1 that rounds "
+                           "may spend.")
+        if self._made[name]:
+            raise RuntimeError(f"release {name!r} was made directly; it has no rounds left.")
+        fraction = float(fraction)
+        if not 0.0 < fraction <= self.round_left(name) + 1e-12:
+            raise RuntimeError(
+                f"a round of {fraction:g} of {name!r} would exceed its share "
+                f"({self.round_left(name):.3g} left); nothing was released.")
+        spent = self._rounds.setdefault(name, [])
+        spent.append(fraction)
+        round_name = f"{name}, round {len(spent)}"
+        share = self.plan[name][0] * fraction
+        self.plan[round_name] = (share, 1)
+        self.noise_multipliers[round_name] = self.noise_multiplier_total / math.sqrt(share)
+        self._made[round_name] = []
+        return round_name
+
+    def round_left(self, name):
+        """The fraction of release ``name``'s share that rounds may still spend."""
+        return max(1.0 - sum(self._rounds.get(name, ())), 0.0)
 
     def select(self, name, keys, counts, *, public=()):
         """Partition selection: which keys to keep, from their noisy counts.
