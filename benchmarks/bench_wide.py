@@ -57,7 +57,7 @@ def load(name):
     return pd.read_pickle(path, compression="xz").drop(columns=["rownames"])
 
 
-def run(name, seed):
+def run(name, seed, rounds=1):
     """One fit: a row per strongly related numeric pair, and the fit's time."""
     from skdpgen import MarginalSynthesizer
 
@@ -68,7 +68,7 @@ def run(name, seed):
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        synth = MarginalSynthesizer(random_state=seed).fit(text, y, epsilon=epsilon,
+        synth = MarginalSynthesizer(random_state=seed, rounds=rounds).fit(text, y, epsilon=epsilon,
                                                            delta=1e-5)
     seconds = time.perf_counter() - t0
     X, _ = synth.sample(len(real), random_state=seed)
@@ -96,11 +96,12 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tables", default=",".join(TABLES))
     p.add_argument("--seeds", default="0")
+    p.add_argument("--rounds", type=int, default=1, help="MarginalSynthesizer's rounds")
     args = p.parse_args(argv)
     pairs, fits = [], []
     for name in args.tables.split(","):
         for seed in map(int, args.seeds.split(",")):
-            rows, fit = run(name, seed)
+            rows, fit = run(name, seed, args.rounds)
             pairs += rows
             fits.append(fit)
             print(f"{name} seed {seed}: fit {fit['fit_s']:.1f} s, {fit['steps']} steps, "

@@ -133,6 +133,8 @@ SYNTHESIZERS = {
                                                       **MARGINAL_FAST),
     # the pairs chosen privately (3 of the 10), then measured
     "marginals-selected": lambda: MarginalSynthesizer(max_pairs=3, **MARGINAL_FAST),
+    # a second round measures again the pairs the first one's releases choose
+    "marginals-rounds": lambda: MarginalSynthesizer(rounds=2, pair_share=0.5, **MARGINAL_FAST),
     "kme-fourier": lambda: KMESynthesizer(features=RandomFourierFeatures(n_components=40, random_state=0),
                                           **FAST),
 }

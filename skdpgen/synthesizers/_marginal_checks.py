@@ -56,43 +56,98 @@ class MarginalChecks:
                                                 for i in order if strong[i])
                 if (a, b) not in measured]
 
-    def weakened_pairs(self, share=POLICY.weak_pair_spread):
-        """Related measured pairs whose release is too noisy to keep them sharp.
+    def pair_evidence(self):
+        """What the releases say of each measured pair, every round combined.
 
-        A measured pair's table of ``c`` cells carries noise ``σ`` (rows) on
-        each cell of the overall release; a fit gives a cell the data leaves
-        empty the noise's positive part, ``σ/√(2π)`` on average, so up to
-        ``cσ/√(2π)`` rows of a relation may be spread off it (the one-way
-        rule of :meth:`issues`, for pairs; a bound: a fit stopped at its
-        noise spreads less). A pair is named when that is at least ``share``
-        of the rows (``POLICY.weak_pair_spread``: an exact square on 4,000
-        rows, whose bound is 28 %, comes back; on a 9,822-row survey of 348
-        measured pairs, bound 80 %, a column and its square went from
-        correlation 0.99 to 0.57) and its release departs from the product
-        of the released one-way marginals beyond its noise (a chi-squared
-        test at ``POLICY.misfit_level`` over the number of pairs, on the
-        pair's own release: the selection's scores would favour the pairs
-        their noise pushed up). Such a relation comes back weakened (a
-        column and its square much less correlated) even when every
-        marginal is matched within its noise. Post-processing of the
+        For each pair of ``pairwise_`` (in its order): the overall
+        releases' estimate of its coarse table (each cell the
+        precision-weighted mean of the first release and any later round's,
+        in shares of the rows), the noise standard deviation of that
+        estimate on a cell (rows), its number of cells ``c``, ``energy``:
+        the squared distance of the estimate from the product of its own
+        margins over its noise variance (at independence, about a
+        chi-squared variable of ``free = (r − 1)(k − 1)`` degrees of freedom
+        for an ``r × k`` table), and ``noise_ratio``: the norm of the noise
+        on the table over the norm of its departure from independence,
+        ``√(c / (energy − free))`` (the departure's squared norm is
+        ``energy − free`` noise variances in expectation).
+        Post-processing of the releases and their public noise levels.
+
+        Returns
+        -------
+        evidence : dict
+            ``tables`` (list of arrays), ``sigma``, ``cells``, ``energy``,
+            ``free`` and ``noise_ratio`` (arrays of shape ``(n_pairs,)``).
+        """
+        n = self._n_rows
+        pairs = self.pairwise_
+        first = self._rows_std(TWO_WAY, pairs)
+        tables = [t * (1.0 / first ** 2) for t in pairs.cells(self.targets_[TWO_WAY][0][0])]
+        precision = np.full(len(tables), 1.0 / first ** 2)
+        index = {tuple(m): i for i, m in enumerate(pairs.marginals_)}
+        for overall, _, fmap in getattr(self, "_remeasured", ()):
+            std = self._rows_std(overall, fmap)
+            for m, t in zip(fmap.marginals_, fmap.cells(self.targets_[overall][0][0])):
+                i = index[tuple(m)]
+                tables[i] = tables[i] + t / std ** 2
+                precision[i] += 1.0 / std ** 2
+        tables = [t / p for t, p in zip(tables, precision)]
+        sigma = 1.0 / np.sqrt(precision)
+        # against the product of the table's own margins (those of the one-way
+        # release carry noise of their own): (r - 1)(c - 1) degrees of freedom
+        energy = np.array([((t - np.outer(t.sum(1), t.sum(0))) ** 2).sum() * (n / s) ** 2
+                           for t, s in zip(tables, sigma)])
+        free = np.array([(t.shape[0] - 1) * (t.shape[1] - 1) for t in tables])
+        cells = np.diff(pairs.offsets_)
+        signal = np.maximum(energy - free, 1e-12)  # its expected part beyond the noise
+        return {"tables": tables, "sigma": sigma, "cells": cells, "energy": energy,
+                "free": free, "noise_ratio": np.sqrt(cells / signal)}
+
+    def _rows_std(self, name, feature_map):
+        """Release ``name``'s noise on a cell of ``feature_map``'s marginals, in rows."""
+        std = float(1.0 / np.sqrt(self._inverse[name].cpu().numpy().reshape(-1)[0]))
+        return std * math.sqrt(len(feature_map.marginals_)) * self._n_rows
+
+    def weakened_pairs(self, level=POLICY.weak_pair_noise):
+        """Related measured pairs whose releases are too noisy to keep them sharp.
+
+        A measured pair whose releases (every round combined:
+        :meth:`pair_evidence`) depart from the product of their own margins
+        beyond their noise (a chi-squared test at ``POLICY.misfit_level``
+        over the number of pairs: the selection's scores would favour the
+        pairs their noise pushed up), by at least ``POLICY.related_share``
+        of the rows in norm, is named when
+        the noise on its table is at least ``level`` of that departure, in
+        norm (``noise_ratio``; ``POLICY.weak_pair_noise``). A fit matches
+        the releases within their noise; where the noise is of the order
+        of the relation, that fit spreads the relation's rows into cells
+        the data leaves empty (a column and its square much less correlated)
+        even when every marginal is matched. Measured on a 9,822-row survey
+        at ε = 1: pairs at ratios 0.17-0.21 kept 0.8-0.9 of their
+        correlation, pairs at 0.3-0.9 kept 0.3-0.7. Post-processing of the
         releases and their public noise levels: the most related first, as
         pairs of column keys.
         """
         if self.pairwise_ is None:
             return []
-        n = self._n_rows
-        sigma = float(1.0 / np.sqrt(self._inverse[TWO_WAY].cpu().numpy()[0, 0])) \
-            * math.sqrt(len(self.pairwise_.marginals_)) * n  # rows of noise a cell
-        cells = np.diff(self.pairwise_.offsets_)
-        spread = SPREAD_FACTOR * sigma * cells / n
-        model = self.independence_model(self.targets_[ONE_WAY][0][0])
-        tables = self.pairwise_.cells(self.targets_[TWO_WAY][0][0])
-        energy = np.array([((t - np.outer(model[a], model[b])) ** 2).sum() * (n / sigma) ** 2
-                           for (a, b), t in zip(self.pairwise_.marginals_, tables)])
-        related = chi2.sf(energy, cells) < POLICY.misfit_level / len(tables)
-        named = np.nonzero((spread >= share) & related)[0]
-        order = named[np.argsort(-((energy - cells) / np.sqrt(2 * cells))[named], kind="stable")]
-        return [tuple(self._block_keys[a] for a in self.pairwise_.marginals_[i]) for i in order]
+        keys = self._block_keys
+        return [tuple(keys[a] for a in self.pairwise_.marginals_[i])
+                for i in self._weak(self.pair_evidence(), level)]
+
+    def _weak(self, evidence, level):
+        """Indices of the strongly related pairs whose noise ratio is at least
+        ``level``, the most related first.
+
+        Related: beyond the noise (the chi-squared test of :meth:`weakened_pairs`),
+        by a departure from independence of at least ``POLICY.related_share`` of
+        the rows, in norm (``σ·√(energy − free)`` rows; a departure of a few rows a
+        cell, which a test on many rows finds, is no relation to keep sharp)."""
+        free, energy = evidence["free"], evidence["energy"]
+        departure = evidence["sigma"] * np.sqrt(np.maximum(energy - free, 0.0))
+        related = ((chi2.sf(energy, free) < POLICY.misfit_level / len(free))
+                   & (departure >= POLICY.related_share * self._n_rows))
+        named = np.nonzero((evidence["noise_ratio"] >= level) & related)[0]
+        return named[np.argsort(-departure[named], kind="stable")]
 
     def issues(self):
         """Ordered columns whose one-way release may spread many rows by its noise.

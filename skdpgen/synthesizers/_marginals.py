@@ -19,6 +19,9 @@ from ._policy import POLICY
 
 __all__ = ["MarginalMechanism"]
 
+REMEASURED = "remeasured pairs"
+REMEASURED_BY_CLASS = "remeasured pairs by class"
+
 #: A pair score's replace-one sensitivity, in rows (``pair_scores``).
 SCORE_SENSITIVITY = 2.0
 
@@ -78,6 +81,15 @@ class MarginalMechanism(MarginalChecks, Mechanism):
     selection_share : float, default=POLICY.selection_share
         The pair selection's share of the mechanism's budget (taken from
         ``pair_share``), when there is one.
+    rounds : int, default=1
+        How many rounds measure the pairs. With more than one (and pairs to
+        measure), ``round_share`` of the budget is held back as a privacy
+        filter (:meth:`~skdpgen.privacy.GaussianAccountant.open_round`) and
+        spent, in equal parts, by each later round when the model has
+        converged on the releases before it (:meth:`next_round`).
+    round_share : float, default=POLICY.round_share
+        The later rounds' share of the mechanism's budget, with ``rounds``
+        above 1.
 
     Notes
     -----
@@ -95,12 +107,25 @@ class MarginalMechanism(MarginalChecks, Mechanism):
     """
 
     def __init__(self, *, pair_share, pair_cells=POLICY.pair_cells, by_class=True,
-                 n_pairs=None, selection_share=POLICY.selection_share):
+                 n_pairs=None, selection_share=POLICY.selection_share, rounds=1,
+                 round_share=POLICY.round_share):
         self.pair_share = pair_share
         self.pair_cells = pair_cells
         self.by_class = by_class
         self.n_pairs = n_pairs
         self.selection_share = selection_share
+        self.rounds = rounds
+        self.round_share = round_share
+
+    @property
+    def in_rounds(self):
+        """Whether later rounds measure pairs again (``rounds`` > 1, pairs measured)."""
+        return self.rounds > 1 and self.pair_share > 0
+
+    @property
+    def planned_rounds(self):
+        """The rounds released: ``rounds``, or 1 when no pair is measured."""
+        return self.rounds if self.in_rounds else 1
 
     @property
     def selects(self):
@@ -127,6 +152,7 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         self._groups = pair_groups(encoder, self.pair_cells)
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
         self._reused, self.reused_columns_ = None, []
+        self._remeasured = []  # per later round: (overall, by class, map) release names
         self.features_ = MarginalFeatures(category_sizes=sizes, degree=1).fit(zeros)
         self.pairwise_ = self.candidates_ = None
         if len(sizes) > 1 and self.pair_share > 0:
@@ -139,6 +165,16 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         return self
 
     def budget_shares(self, epochs):
+        shares = self._first_round_shares()
+        if not self.in_rounds:
+            return shares
+        shares = {name: share * (1.0 - self.round_share) for name, share in shares.items()}
+        if not self.by_class:
+            return {**shares, REMEASURED: self.round_share}
+        return {**shares, REMEASURED: self.round_share / 2,
+                REMEASURED_BY_CLASS: self.round_share / 2}
+
+    def _first_round_shares(self):
         one, two = 1.0 - self.pair_share, self.pair_share
         selection = {}
         if two and self.selects:
@@ -244,12 +280,73 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         self._n_rows = context.rows.n_rows
         self._cell_std = (float(self._inverse[ONE_WAY][0])
                           * math.sqrt(len(self.features_.marginals_)))
-        # each release's entries weighted by their inverse noise variance (a
-        # release without noise, epsilon = inf, at a thousandth of one row)
+        self._as_inverse(context)
+
+    def _as_inverse(self, context):
+        """Each release's entries weighted by their inverse noise variance, on the
+        training device (a release without noise, epsilon = inf, at a thousandth of
+        one row)."""
         floor = 1e-3 / context.rows.n_rows
-        self._inverse = {name: torch.as_tensor(1.0 / np.maximum(std[:, None], floor) ** 2,
-                                               dtype=torch.float32, device=context.device)
-                         for name, std in self._inverse.items()}
+        self._inverse = {name: std if torch.is_tensor(std) else torch.as_tensor(
+            1.0 / np.maximum(std[:, None], floor) ** 2, dtype=torch.float32,
+            device=context.device) for name, std in self._inverse.items()}
+
+    def next_round(self, network, context):
+        """Measure again the related pairs whose noise could spread them most.
+
+        With ``rounds`` above 1, when the model has converged on the releases
+        so far: the measured pairs whose releases (every round combined:
+        :meth:`pair_evidence`) depart from independence beyond their noise
+        with noise at least ``POLICY.weak_pair_noise`` of that departure
+        (:meth:`weakened_pairs`), the most related first, as many as this
+        round's part of the filter brings below that level most of (at
+        least one); every measured pair when none is weakened (two Gaussian
+        measurements of a marginal are worth one at their summed precision:
+        nothing is lost). They are released over all rows and by class as
+        the first round's pairs are, at their own noise, and the loss reads
+        every release (their Gaussian likelihood). The choice reads the
+        releases and public noise levels only; the model trains on from
+        where it is.
+
+        Returns
+        -------
+        released : bool
+        """
+        if not self.in_rounds or self.pairwise_ is None or \
+                len(self._remeasured) >= self.rounds - 1:
+            return False
+        accountant = context.accountant
+        fraction = accountant.round_left(REMEASURED) / (self.rounds - 1 - len(self._remeasured))
+        # one cell's noise, in rows, for one pair measured at this fraction
+        unit = (accountant.noise_multiplier_total * math.sqrt(2.0)
+                / math.sqrt(accountant.plan[REMEASURED][0] * fraction))
+        chosen = self._remeasure_choice(unit)
+        fmap = MarginalFeatures(category_sizes=self._sizes, degree=2, groups=self._groups,
+                                marginals=[self.pairwise_.marginals_[i] for i in chosen]
+                                ).fit(self._zeros)
+        names = (accountant.open_round(REMEASURED, fraction),
+                 accountant.open_round(REMEASURED_BY_CLASS, fraction) if self.by_class
+                 else None)
+        self._release_marginals(context, [(*names, fmap)])
+        self._as_inverse(context)
+        self._remeasured.append((*names, fmap))
+        self._entries += sum(self.targets_[name][0].size for name in names if name)
+        self._refined_at = len(getattr(self, "_losses", ()))  # the stop rule starts again
+        return True
+
+    def _remeasure_choice(self, unit):
+        """Indices of the measured pairs a round measures again (:meth:`next_round`),
+        ``unit`` the noise in rows on a cell of one pair measured alone."""
+        evidence = self.pair_evidence()
+        weak = self._weak(evidence, POLICY.weak_pair_noise)
+        if not len(weak):
+            return list(range(len(self.pairwise_.marginals_)))
+        sigma, ratio = evidence["sigma"][weak], evidence["noise_ratio"][weak]
+        for k in range(len(weak), 0, -1):  # the most that all come below the level
+            joint = 1.0 / np.sqrt(1.0 / sigma[:k] ** 2 + 1.0 / (unit * math.sqrt(k)) ** 2)
+            if (ratio[:k] * joint / sigma[:k] < POLICY.weak_pair_noise).all():
+                break
+        return sorted(weak[:k].tolist())
 
     def __getstate__(self):
         state = super().__getstate__()  # device tensors on the CPU: loads anywhere
@@ -394,15 +491,17 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         terms = [(ONE_WAY_BY_CLASS, self.features_, by_class),
                  (TWO_WAY_BY_CLASS, self.pairwise_, by_class),
                  (ONE_WAY, self.features_, overall), (TWO_WAY, self.pairwise_, overall)]
+        for name, name_by_class, fmap in getattr(self, "_remeasured", ()):
+            terms += [(name_by_class, fmap, by_class), (name, fmap, overall)]
         return [(name, fmap, w) for name, fmap, w in terms if fmap is not None
-                and (self.by_class or not name.endswith("by class"))]
+                and name is not None and (self.by_class or not name.endswith("by class"))]
 
     def _means(self, feature_map, generated, weights, mixture=None):
         """The model's marginals under ``feature_map``: the mixture's products,
         and for pairs inside a joined group, its joint (shape ``(k, features)``)."""
         means = feature_map.raw_feature_sum(generated, weights).T
         mixture = getattr(self, "_mixture", None) if mixture is None else mixture
-        if feature_map is not self.pairwise_ or mixture is None or not mixture.groups:
+        if feature_map.degree != 2 or mixture is None or not mixture.groups:
             return means
         tables = mixture.pair_tables()
         scale = 1.0 / math.sqrt(len(feature_map.marginals_))

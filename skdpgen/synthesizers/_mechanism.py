@@ -220,7 +220,9 @@ class Mechanism:
     e.g. feature maps fitted on the encoded width), declares its releases
     (:meth:`budget_shares`), makes them epoch by epoch through a
     :class:`ReleaseContext` (:meth:`release`), and scores a batch of
-    generated rows against them (:meth:`loss`). The synthesizer adds the
+    generated rows against them (:meth:`loss`). A mechanism that learns in
+    rounds releases more when the model has converged on what it has
+    (:meth:`next_round`). The synthesizer adds the
     label proportions, plans the budget and trains; see
     :class:`~skdpgen.KMESynthesizer`.
 
@@ -287,6 +289,39 @@ class Mechanism:
     def converged(self, loss):
         """Whether training may stop after a step of this ``loss`` (a tensor);
         by default never (every planned step is taken)."""
+        return False
+
+    #: The most rounds the mechanism releases (the first included): the trainer
+    #: ends a round when the model has converged, or when it has used its equal part
+    #: of the training steps left, and then asks for the next (:meth:`next_round`).
+    planned_rounds = 1
+
+    def next_round(self, network, context):
+        """Called when :meth:`converged`: release the next round, or say there is none.
+
+        A mechanism that learns in rounds plans one release of its
+        :meth:`budget_shares` as a privacy filter and spends it here, round
+        by round (:meth:`GaussianAccountant.open_round
+        <skdpgen.privacy.GaussianAccountant.open_round>` through
+        ``context.accountant``, then the releases of
+        :class:`ReleaseContext` under the round's name), choosing what to
+        measure from its earlier releases and ``network``, the model fitted
+        to them so far (post-processing); the trainer then fits on from
+        where the model is. By default there is no round after the first.
+        Called when the model has converged, and when a round has used its
+        part of the steps (:attr:`planned_rounds`).
+
+        Parameters
+        ----------
+        network : torch.nn.Module
+            The generator as trained so far.
+        context : ReleaseContext
+
+        Returns
+        -------
+        released : bool
+            Whether a round was released (training goes on).
+        """
         return False
 
     def refine(self, network):

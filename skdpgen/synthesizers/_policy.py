@@ -116,9 +116,16 @@ class SynthesisPolicy(Policy):
     release_misfit_level: float = rule(
         2.0, "the summary names a kernel release the generator is farther from than this "
              "many times its noise's own misfit")
-    weak_pair_spread: float = rule(
-        0.4, "a strongly related measured pair is named weakened when its cells' noise "
-             "could spread this share of the rows off the relation")
+    weak_pair_noise: float = rule(
+        0.25, "a related measured pair is named weakened when the noise on its table is "
+              "this share of its departure from independence, or more (in norm)")
+    related_share: float = rule(
+        0.1, "... and departs from independence by this share of the rows or more (norm "
+             "of its table's departure, less the noise's expectation)")
+    round_share: float = rule(
+        0.3, "rounds > 1: the marginal mechanism's share held for its later rounds, which "
+             "measure again the pairs named weakened, as many as they bring below it "
+             "(at least one; every measured pair when none is named)")
     strong_pair_tv: float = rule(
         0.1, "a pair not measured is named when its noisy score puts its distance from "
              "independence (total variation) above this by two noise stds")

@@ -17,10 +17,16 @@ class GeneratorTrainer:
     (:meth:`~skdpgen.synthesizers.Mechanism.release`), then takes
     ``steps_per_epoch`` Adam steps on the mechanism's loss of a generated
     batch. At a step the mechanism calls converged
-    (:meth:`~skdpgen.synthesizers.Mechanism.converged`), training stops
-    unless its :meth:`~skdpgen.synthesizers.Mechanism.refine` says to go on
-    (the optimizer is built again when that changed the network's
-    parameters). Batches are class-balanced (``arange(batch) % n_classes``), so every
+    (:meth:`~skdpgen.synthesizers.Mechanism.converged`), the mechanism may
+    release its next round, reading the model fitted so far
+    (:meth:`~skdpgen.synthesizers.Mechanism.next_round`: release, fit until
+    converged, next round; each of the mechanism's
+    :attr:`~skdpgen.synthesizers.Mechanism.planned_rounds` ends at the latest
+    when it has used its equal part of the steps left); when it has none,
+    training stops unless its
+    :meth:`~skdpgen.synthesizers.Mechanism.refine` says to go on. The
+    optimizer is built again after a round, and when a refinement changed
+    the network's parameters. Batches are class-balanced (``arange(batch) % n_classes``), so every
     class is present in every batch. The generator never sees private data:
     only the mechanism's noisy releases enter the loss.
 
@@ -96,6 +102,10 @@ class GeneratorTrainer:
             with cpu_threads(threads):
                 mechanism.release(0, context)
             mechanism.initialize(network)  # from the first releases (post-processing)
+            # a mechanism in rounds: each round ends when the model has converged, or
+            # at the latest when it has used its part of the steps
+            planned, rounds = max(int(getattr(mechanism, "planned_rounds", 1)), 1), 1
+            round_end = total // planned
             steps = self._steps(total)
             iterator = iter(steps)  # held: a bar's iterator dropped at a break closes it
             for step in iterator:
@@ -109,10 +119,18 @@ class GeneratorTrainer:
                 loss.backward()
                 optimizer.step()
                 history[step] = loss.detach()
-                if mechanism.converged(history[step]):
+                converged = mechanism.converged(history[step])
+                if converged or step + 1 == round_end:  # this round is done
+                    with cpu_threads(threads):  # a round's releases: passes over the rows
+                        released = _optional(mechanism, "next_round", network, context)
+                    if released:  # the next round gets its part of the steps left
+                        rounds += 1
+                        round_end = step + 1 + (total - step - 1) // max(planned - rounds + 1, 1)
+                        optimizer = optimizer_of(network)
+                        continue
+                if converged:
                     before = [id(p) for p in network.parameters()]
-                    refine = getattr(mechanism, "refine", None)  # optional in the protocol
-                    if refine is not None and refine(network):  # not done after all
+                    if _optional(mechanism, "refine", network):  # not done after all
                         if [id(p) for p in network.parameters()] != before:
                             optimizer = optimizer_of(network)
                         continue
@@ -121,6 +139,12 @@ class GeneratorTrainer:
                     break
             getattr(steps, "close", lambda: None)()
         return history.cpu().double().numpy()
+
+
+def _optional(mechanism, method, *args):
+    """A method of the protocol a mechanism may leave out (False: nothing to do)."""
+    method = getattr(mechanism, method, None)
+    return bool(method is not None and method(*args))
 
 
 def _note_early_stop(steps, done, total):

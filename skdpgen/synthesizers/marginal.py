@@ -111,6 +111,14 @@ class MarginalSynthesizer(BaseSynthesizer):
         their cells.
     learning_rate : float or "auto", default="auto"
         Adam's learning rate of the mixture's logits. ``"auto"``: 0.1.
+    rounds : int, default=1
+        How many rounds measure the pairs. Above 1, a share of the budget
+        (0.3) is held back and spent, once the mixture has converged on the
+        first releases, on measuring again the related pairs whose noise
+        could spread their relation most (a column and its square), at less
+        noise (:meth:`MarginalMechanism.next_round
+        <skdpgen.synthesizers.MarginalMechanism.next_round>`); each round is
+        a line of the privacy report. An error where no pair is measured.
     {shared_parameters}
 
     Attributes
@@ -137,12 +145,12 @@ class MarginalSynthesizer(BaseSynthesizer):
         not reproduce within their noise (empty when it reproduces every
         one); the command line's summary names them.
     weakened_pairs_ : list of tuple
-        Strongly related measured pairs whose two-way release is too noisy to
-        keep them sharp (:meth:`MarginalMechanism.weakened_pairs
+        Related measured pairs whose two-way releases are too noisy to keep
+        them sharp (:meth:`MarginalMechanism.weakened_pairs
         <skdpgen.synthesizers.MarginalMechanism.weakened_pairs>`: the noise
-        on their cells could spread ``POLICY.weak_pair_spread`` of the rows
-        or more off the relation): they come back weakened even when matched
-        within their noise.
+        on their table is at least a quarter of its departure from
+        independence): they come back weakened even when matched within
+        their noise.
     joined_columns_ : list of tuple
         The groups of columns the mixture holds jointly (one joint
         distribution per component): the columns of pairs it could not
@@ -209,10 +217,11 @@ class MarginalSynthesizer(BaseSynthesizer):
         "max_pairs": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
         "pair_cells": [Interval(Integral, 2, None, closed="left")],
         "learning_rate": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+        "rounds": [Interval(Integral, 1, None, closed="left")],
     }
     __init__ = estimator_init(n_components=250, pair_share="auto", bins="auto",
                               max_levels="auto", max_pairs="auto", pair_cells=POLICY.pair_cells,
-                              learning_rate="auto", **shared_defaults(_SHARED))
+                              learning_rate="auto", rounds=1, **shared_defaults(_SHARED))
     _batch_name = "n_components"
     #: What progress bars and summaries call the estimator.
     display_name = "Marginal synthesizer"
@@ -230,6 +239,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         if auto and pair_share == 0 and shape.n_columns > 1:  # never silently independent
             warnings.warn(IndependenceWarning.of(shape.n_rows, shape.n_columns, shape.epsilon,
                                                  shape.delta), stacklevel=outside_stacklevel())
+        if self.rounds > 1 and pair_share == 0:
+            raise ValueError(f"rounds={self.rounds} has no effect: no pair is measured "
+                             f"({shape.n_rows:,} rows, {shape.n_columns} columns, epsilon = "
+                             f"{shape.epsilon:g}); leave it at 1.")
         bins = bins if self.bins == "auto" else self.bins
         max_levels = bins if self.max_levels == "auto" else self.max_levels
         learning_rate = (POLICY.mixture_learning_rate if self.learning_rate == "auto"
@@ -237,7 +250,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         mechanism = MarginalMechanism(
             pair_share=pair_share, pair_cells=self.pair_cells, by_class=shape.labeled,
             n_pairs=n_pairs if 0 < n_pairs < pairs else None,
-            selection_share=selection_share(self.pair_share))
+            selection_share=selection_share(self.pair_share), rounds=self.rounds)
         # a latent coordinate to choose the component, one per group of columns
         # the fit may join (MixtureGenerator.join: at most one per two columns)
         generator = GeneratorSpec(kind="mixture", learning_rate=learning_rate,
