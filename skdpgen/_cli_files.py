@@ -231,7 +231,7 @@ def all_or_nothing():
 
 
 def read_schema(path):
-    from .schema._text import schema_types
+    from .schema import schema_types
 
     if path is None:
         return {}

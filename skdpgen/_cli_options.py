@@ -14,7 +14,7 @@ __all__ = ["MULTILINE", "build_parser", "registered_methods", "type_words"]
 
 def type_words():
     """The schema's column types, as every message names them (one list)."""
-    from .schema._text import schema_types
+    from .schema import schema_types
 
     types = schema_types()
     return ", ".join(types[:-1]) + " or " + types[-1]

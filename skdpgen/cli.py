@@ -402,7 +402,7 @@ def _blank_template(columns, fill=False):
     """A schema template of column names only: every entry to fill in (nothing read
     from the rows); with ``fill``, each entry's ``"_fill"`` note says the types
     allowed and what each needs (a note: ignored when the file is read)."""
-    from .schema._text import schema_types
+    from .schema import schema_types
 
     entry = {"type": None, "bounds": None, "categories": None, "integer": None,
              "missing": None}

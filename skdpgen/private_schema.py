@@ -31,7 +31,7 @@ Kinds
 A column whose kind the schema does not declare gets two
 releases: ``schema: kinds``, the counts of its values' canonical forms,
 from which its kind (numeric, bool, datetime or categorical) is decided
-(:func:`skdpgen.schema._text.kind_from_forms`), and ``schema: values``,
+(:func:`skdpgen.schema.kinds._text.kind_from_forms`), and ``schema: values``,
 the statistic of that kind below, scaled to sensitivity √2 so that every
 column's values release looks the same in the report. A column whose kind
 is declared gets the release of its kind directly.
@@ -319,7 +319,7 @@ of :math:`n`):
 # skdpgen.schema._ranges, _flags and the kinds' modules, on the grids of _grids.
 # This module is the public face.
 
-from .schema._categorical import map_unlisted
+from .schema.kinds._categorical import map_unlisted
 from .schema._dtypes import column_kind
 from .schema._flags import flag_stds
 from .schema._grids import numeric_grid, time_grid

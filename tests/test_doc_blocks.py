@@ -112,16 +112,18 @@ def _out_of_time(signum, frame):
 
 @pytest.fixture
 def doc_block_run(tmp_path, monkeypatch, fast_python_fits):
-    """Temporary working directory, Agg backend, registry restored, time budget."""
+    """Temporary working directory, Agg backend, registries restored, time budget."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from skdpgen import registry
+    from skdpgen.schema.kinds import _registry as kinds
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(registry, "_METHODS", dict(registry._METHODS))  # @register in a block
+    saved = [(table, dict(table)) for table in (kinds.KINDS, kinds._DECLARABLE)]
     previous = signal.signal(signal.SIGALRM, _out_of_time)
     signal.setitimer(signal.ITIMER_REAL, BUDGET_S)
     try:
@@ -130,6 +132,9 @@ def doc_block_run(tmp_path, monkeypatch, fast_python_fits):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         plt.close("all")
+        for table, before in saved:  # register_kind in a block (shared, not replaced)
+            table.clear()
+            table.update(before)
 
 
 def _exec(block, namespace):

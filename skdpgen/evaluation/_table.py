@@ -267,9 +267,11 @@ def _target(frames, spec, col):
                     f"{MAX_CLASSES}) -> regression, metric R²")
             return "regression", rule, None, values
     source = "the schema" if spec and spec.get("categories") else "the real test table"
-    first = read_column(frames[0][col], spec, kind="categorical", key=col)
+    if kind_of(kind).is_bounded:  # few values: read as categories
+        kind = "categorical"
+    first = read_column(frames[0][col], spec, kind=kind, key=col)
     classes = first.levels[:len(spec["categories"])] if source == "the schema" else first.levels
-    labels = [first.values] + [read_column(f[col], spec, kind="categorical", key=col).values
+    labels = [first.values] + [read_column(f[col], spec, kind=kind, key=col).values
                                for f in frames[1:]]
     if len(classes) < 2:
         raise ValueError(f"The target {col!r} holds a single class in {source}: "

@@ -50,7 +50,7 @@ from sklearn.utils.validation import validate_data
 
 from .._dask import meta
 from ..schema._canonical import canonical, canonical_keys, numbers_table, sort_keys
-from ..schema._categorical import record_class_list_leak
+from ..schema.kinds._categorical import record_class_list_leak
 from ..schema._rows import TableRows, table_rows
 from ._blocks import BlockRows
 from ._distributed import DaskRows, unique_labels

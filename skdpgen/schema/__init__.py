@@ -139,9 +139,6 @@ from ._canonical import numbers_table
 from ._diagnostics import ColumnRead, check_table, read_column
 from ._dtypes import kinds_from_dtypes
 from ._issues import SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError, describe_issues
-from ._kind import ColumnKind
-from ._numeric import bin_index
-from ._text import kind_of, partial_kind
 from ._table import (
     TableEncoder,
     as_frame,
@@ -151,8 +148,19 @@ from ._table import (
     output_dtype,
     paired_frames,
 )
+from .kinds import (
+    ColumnCodec,
+    ColumnKind,
+    bin_index,
+    kind_of,
+    partial_kind,
+    register_kind,
+    schema_types,
+    unregister_kind,
+)
 
 __all__ = [
+    "ColumnCodec",
     "ColumnKind",
     "ColumnRead",
     "SchemaEstimateError",
@@ -173,4 +181,7 @@ __all__ = [
     "partial_kind",
     "paired_frames",
     "read_column",
+    "register_kind",
+    "schema_types",
+    "unregister_kind",
 ]

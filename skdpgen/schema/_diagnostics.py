@@ -16,22 +16,11 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._canonical import (
-    DAY_NS,
-    MISSING,
-    canonical,
-    canonical_keys,
-    key_order,
-    labels_series,
-    table_frame,
-)
-from ._datetime import timestamp_ns
+from ._canonical import MISSING, canonical, canonical_keys, labels_series, table_frame
 from ._table import check_spec
-from ._text import KINDS, _declared_kind, kind_of
+from .kinds import kind_of
 
 __all__ = ["ColumnRead", "check_table", "read_column"]
-
-_NAT = np.iinfo(np.int64).min
 
 
 class ColumnRead(NamedTuple):
@@ -41,13 +30,6 @@ class ColumnRead(NamedTuple):
     values: object
     bounds: tuple = None
     levels: list = None
-
-
-def _spec_kind(spec):
-    """The kind a spec (complete or type-only) declares, or None."""
-    if not spec or spec.get("type") is None:
-        return None
-    return kind_of(spec).name if spec["type"] in KINDS else spec["type"]
 
 
 def read_column(column, spec=None, *, kind=None, key=None):
@@ -68,11 +50,14 @@ def read_column(column, spec=None, *, kind=None, key=None):
         One column, in any form.
     spec : dict, default=None
         Its schema entry, complete or type-only (``{"type": "numeric"}``).
-    kind : {"numeric", "datetime", "categorical", "bool"}, default=None
-        Read the column as this kind (another table's kind of the same
-        column). By default the spec's type, else the kind the exact
-        counts of the values' canonical forms give (the rule of the private
-        estimate, :func:`skdpgen.schema._text.kind_from_forms`).
+    kind : str, default=None
+        Read the column as the kind of this name (``"numeric"``,
+        ``"datetime"``, ``"categorical"``, ``"bool"`` or a registered
+        kind's; another table's kind of the same column). By default the
+        spec's kind, else the kind the exact counts of the values' canonical
+        forms give (the rule of the private estimate,
+        :func:`skdpgen.schema.kinds._text.kind_from_forms`). The kind reads
+        the values (:meth:`~skdpgen.schema.ColumnKind.read_values`).
     key : object, default=None
         The column's name, for error messages.
 
@@ -89,7 +74,9 @@ def read_column(column, spec=None, *, kind=None, key=None):
         numeric and datetime columns, else None; ``levels``, for
         categorical and bool columns: the spec's categories as text keys,
         in their order, then the other values the column holds, in key
-        order (bools, numbers, then text), else None.
+        order (bools, numbers, then text), else None. A registered kind's
+        column is read as its kind reads it (by default as a categorical
+        one).
 
     Examples
     --------
@@ -107,29 +94,13 @@ def read_column(column, spec=None, *, kind=None, key=None):
     """
     spec = dict(spec or {})
     canon = canonical(column)
-    kind = kind or _spec_kind(spec) or KINDS["text"].read(key, canon, None).name
-    bounds = None
-    if kind in ("numeric", "datetime") and spec.get("bounds") is not None \
-            and _declared_kind(spec) is None:
-        bounds = check_spec(key, spec)["bounds"]
-    if kind == "numeric":
-        return ColumnRead(kind, canon.numbers(), None if bounds is None else
-                          tuple(float(b) for b in bounds))
-    if kind == "datetime":
-        ns = canon.datetimes(spec.get("timezone"))
-        days = ns / DAY_NS
-        days[ns == _NAT] = np.nan
-        return ColumnRead(kind, days, None if bounds is None else
-                          tuple(timestamp_ns(b) / DAY_NS for b in bounds))
-    if kind not in ("categorical", "bool"):
-        raise ValueError(f"Unknown kind {kind!r} of column {key!r}.")
-    keys = canon.keys().tolist()
-    values = np.array([np.nan if k is None else str(k) for k in keys], dtype=object)
-    levels = [str(k) for k in canonical_keys(spec.get("categories") or [])[0]]
-    seen = {str(k): k for k in keys if k is not None}
-    levels += [str(k) for k in sorted((k for t, k in seen.items() if t not in set(levels)),
-                                      key=key_order)]
-    return ColumnRead(kind, values, None, levels)
+    if kind is not None:
+        kind = kind_of(kind)
+    elif spec.get("type") is not None:
+        kind = kind_of(spec)
+    else:  # the rule of the private estimate, on exact counts
+        kind = kind_of("text").read(key, canon, None)
+    return ColumnRead(kind.name, *kind.read_values(key, canon, spec))
 
 
 def check_table(X, schema, y=None, classes=None):
@@ -184,23 +155,8 @@ def check_table(X, schema, y=None, classes=None):
         declared = bool(spec.get("missing", False))
         counts = dict(missing=int(missing.sum()), imputed=0, not_parsed=0, clipped=0,
                       unlisted=0)
-        if spec["type"] == "numeric":
-            x = canon.numbers()
-            counts["not_parsed"] = int(np.sum(np.isnan(x) & ~missing))
-            lo, hi = spec["bounds"]
-            counts["clipped"] = int(np.sum((x < lo) | (x > hi)))
-            absent = np.isnan(x)
-        elif spec["type"] == "datetime":
-            ns = canon.datetimes(spec.get("timezone"))
-            absent = ns == _NAT
-            counts["not_parsed"] = int(np.sum(absent & ~missing))
-            lo, hi = (timestamp_ns(b) for b in spec["bounds"])
-            counts["clipped"] = int(np.sum(~absent & ((ns < lo) | (ns > hi))))
-        else:
-            known = set(canonical_keys(spec["categories"])[1])
-            counts["unlisted"] = int(sum(t is not None and t not in known
-                                         for t in canon.tags()))
-            absent = missing
+        found, absent = kind_of(spec).check_values(key, canon, spec)
+        counts.update(found)
         counts["imputed"] = 0 if declared else int(np.sum(absent))
         rows[key] = counts
     if y is not None and classes is not None:

@@ -15,6 +15,8 @@ privately, without the kind release.
 
 import pandas as pd
 
+from .kinds import kind_of
+
 __all__ = ["column_kind", "kinds_from_dtypes"]
 
 
@@ -111,13 +113,7 @@ def kinds_from_dtypes(frame):
     out = {}
     for col in frame.columns:
         dtype = frame[col].dtype
-        kind = column_kind(dtype)
-        if kind == "text":
-            continue
-        spec = {"type": kind}
-        if kind == "datetime" and isinstance(dtype, pd.DatetimeTZDtype):
-            spec["timezone"] = str(dtype.tz)
-        if kind == "categorical" and dtype.ordered:
-            spec["ordered"] = True
-        out[col] = spec
+        spec = kind_of(column_kind(dtype)).spec_from_dtype(dtype)  # None: left out
+        if spec is not None:
+            out[col] = spec
     return out

@@ -22,7 +22,13 @@ import warnings
 
 from ..privacy import outside_stacklevel
 from ._canonical import canonical
-from ._categorical import (
+from ._issues import SchemaEstimateWarning, describe_issues
+from ._present import check_present
+from ._shares import auto_share, epsilon_needed, rows_needed
+from ._flags import flag_stds
+from ._rows import TableRows, table_rows
+from .kinds import EstimateContext, kind_of, partial_kind
+from .kinds._categorical import (
     _other_label,
     estimate_class_list,
     key_counts,
@@ -30,13 +36,6 @@ from ._categorical import (
     record_class_list_leak,
     sorted_tags,
 )
-from ._issues import SchemaEstimateWarning, describe_issues
-from ._present import check_present
-from ._shares import auto_share, epsilon_needed, rows_needed
-from ._kind import EstimateContext
-from ._flags import flag_stds
-from ._rows import TableRows, table_rows
-from ._text import KINDS as _KIND, _declared_kind
 from ._policy import POLICY
 from ._releases import (
     CLASSES,
@@ -153,7 +152,7 @@ class SchemaPlan:
         self.classes = None if classes is None else list(classes)
         self.estimate_classes = bool(estimate_classes)
         self.estimated = {c: k for c, k in zip(self.columns, self.kinds)
-                          if c not in self.schema or _declared_kind(self.schema[c])}
+                          if c not in self.schema or partial_kind(self.schema[c])}
         self.class_other_ = None
         self.noisy_ = {}
         self.counts_ = {}
@@ -206,7 +205,7 @@ class SchemaPlan:
         kinds = []
         for c in columns:
             spec = schema.get(c)
-            declared = None if spec is None else (_declared_kind(spec) or spec.get("type"))
+            declared = None if spec is None else (partial_kind(spec) or spec.get("type"))
             if declared is None:
                 declared = "numeric" if bounds is not None else "text"
             kinds.append(declared)
@@ -224,11 +223,11 @@ class SchemaPlan:
         """
         counts = dict.fromkeys(RELEASE_ORDER, 0)
         for key, kind in self.estimated.items():
-            if kind == "text":  # its kind first, then its values
+            if kind_of(kind).decides_kind:  # its kind first, then its values
                 counts[KINDS] += 1
                 counts[VALUES] += 1
             else:  # the kind's own release, as estimate() makes it
-                counts[_KIND[kind].own_release(self._context(key))[0]] += 1
+                counts[kind_of(kind).own_release(self._context(key))[0]] += 1
         counts[CLASSES] = int(self.estimate_classes)
         return {name: c for name, c in counts.items() if c}
 
@@ -342,13 +341,9 @@ class SchemaPlan:
     # -- reading the rows ------------------------------------------------------
     def _context(self, key, accountant=None, release=""):
         """What the kind of column ``key`` may use besides its rows (see
-        :class:`~skdpgen.schema._kind.EstimateContext`)."""
-        partial = self.schema.get(key) or {}
-        bounds = self.bounds
-        if partial.get("type") == "numeric" and partial.get("bounds") is not None and (
-                None not in list(partial["bounds"])):
-            bounds = partial["bounds"]
-        return EstimateContext(partial=partial, bounds=bounds,
+        :class:`~skdpgen.schema.kinds._kind.EstimateContext`)."""
+        # (an estimated column's spec is partial: its own bounds, if any, are open)
+        return EstimateContext(partial=self.schema.get(key) or {}, bounds=self.bounds,
                                flag_stds=getattr(self, "_flag_stds", POLICY.flag_stds),
                                accountant=accountant, release=release, noisy=self.noisy_,
                                counts=self.counts_, present=self.present_)
@@ -357,8 +352,8 @@ class SchemaPlan:
         """The form counts of columns of unknown kind, the labels' keys."""
         out = {}
         for key, kind in self.estimated.items():
-            if kind == "text":
-                out[("forms", key)] = _KIND["text"].statistic(part[key], None)
+            if kind_of(kind).decides_kind:
+                out[("forms", key)] = kind_of(kind).statistic(part[key], None)
         if self.estimate_classes:
             out["classes"] = key_counts(canonical(y))
         return out
@@ -420,13 +415,13 @@ class SchemaPlan:
         ``n`` stays the same and is public). Each record adds a 0/1 vector
         ``c(x)`` to the released statistic, so ``Δ = max ‖c(x) − c(x')‖₂``;
         each kind derives its own in the Notes of its ``statistic``
-        (:mod:`skdpgen.schema._numeric`, ``_datetime``, ``_bool``,
+        (:mod:`skdpgen.schema.kinds._numeric`, ``_datetime``, ``_bool``,
         ``_categorical``, ``_text``), and the labels' is that of the
         categories (missing labels are one more key, None: a label changed to or
         from missing moves one count between two keys, ``√2``).
 
         * ``schema: kinds``, ``[numbers, bools, dates, text, missing]``:
-          ``Δ = √2`` (:meth:`skdpgen.schema._text.TextKind.statistic`).
+          ``Δ = √2`` (:meth:`skdpgen.schema.kinds._text.TextKind.statistic`).
         * ``schema: values``: the statistic of the kind just estimated from
           the column's ``schema: kinds`` release — numeric (``√7``),
           datetime (``√3``), bool (``1``) or the partition selection of its
@@ -479,7 +474,8 @@ class SchemaPlan:
 
     def _estimate_passes(self, rows, accountant):
         first = {}
-        if self.estimate_classes or "text" in self.estimated.values():
+        deciding = any(kind_of(k).decides_kind for k in self.estimated.values())
+        if self.estimate_classes or deciding:
             first = rows.partition_sums(self._first_pass, labels=self.estimate_classes)
         n = rows.n_rows  # counted by the first pass over Dask rows, when not before
         if n < 1:  # public: nothing is released, and every share below is of n rows
@@ -487,11 +483,10 @@ class SchemaPlan:
         self._flag_stds = flag_stds(len(self.estimated))
         kinds = {}
         for key, planned in self.estimated.items():
-            if planned == "text":  # the kind, privately, from the noisy form counts
+            kinds[key] = kind_of(planned)
+            if kinds[key].decides_kind:  # the kind, privately, from the noisy form counts
                 context = self._context(key, accountant, KINDS)
-                kinds[key] = _KIND["text"].privatize(key, first[("forms", key)], n, context)
-            else:
-                kinds[key] = _KIND[planned]
+                kinds[key] = kinds[key].privatize(key, first[("forms", key)], n, context)
         self.kinds_ = {key: kind.name for key, kind in kinds.items()}
         values = rows.partition_sums(self._value_pass(kinds))
         schema = {}
@@ -500,7 +495,7 @@ class SchemaPlan:
                 schema[key] = copy.deepcopy(self.schema[key])
                 continue
             kind = kinds[key]
-            if self.estimated[key] == "text":  # one release, whatever the kind
+            if kind_of(self.estimated[key]).decides_kind:  # one release, whatever the kind
                 context = self._context(key, accountant, VALUES)
                 context.scaled_sensitivity = SENSITIVITY[VALUES]
             else:
@@ -560,8 +555,8 @@ class SchemaPlan:
                     schema[key] = copy.deepcopy(self.schema[key])
                     continue
                 canon = rows.canonical(key)
-                kind = _KIND[self.estimated[key]]
-                if kind.name == "text":
+                kind = kind_of(self.estimated[key])
+                if kind.decides_kind:
                     kind = kind.read(key, canon, None)
                 schema[key] = kind.read(key, canon, self._context(key))
         classes = self.classes

@@ -7,7 +7,7 @@ its rows at exactly 40; equal-width bins of its estimated bounds would
 spread them over their bin (40 and 41, or 37 to 41). A sub-bin whose count
 stands far above its neighbours' is a point mass; it becomes a value of the
 spec's ``"points"``, which a binned encoding keeps in a cell of its own
-(:class:`~skdpgen.schema._numeric.Binned`). None of it reads a row.
+(:class:`~skdpgen.schema.kinds._binned.Binned`). None of it reads a row.
 
 The spec's points are checked here too, and the public rule that gives a
 binned column's exact zeros a cell of their own wherever its bounds hold 0

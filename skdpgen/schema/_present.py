@@ -12,7 +12,7 @@ from ..privacy import outside_stacklevel
 from ._issues import SchemaEstimateWarning
 from ._policy import POLICY
 from ._releases import KINDS
-from ._text import kind_of
+from .kinds import kind_of
 
 __all__ = ["check_present", "present_rows"]
 
@@ -32,7 +32,7 @@ def present_rows(plan, key, n, accountant):
     needs ``POLICY.type_stds · √2 · s_k`` present rows: the form that
     holds them then beats another form's noise (the difference's noise
     is ``√2 s_k``) at ``type_stds`` standard deviations, below which
-    :func:`~skdpgen.schema._text.kind_from_forms` picks noise (a column
+    :func:`~skdpgen.schema.kinds._text.kind_from_forms` picks noise (a column
     of 23 numbers among 4,000 rows came out datetime, bool or
     categorical in 27 of 50 simulated releases at ``s_k = 49``).
     """
@@ -104,19 +104,8 @@ def check_present(plan, key, spec, n, accountant):
     if estimate < needed:
         plan._sparse.append(key)
         share = min(max(estimate, 0.0) / n, 1.0)
-        _warn_sparse(key, _written_as(spec), _spec_part(spec), share, most)
+        _warn_sparse(key, kind_of(spec).written_as(spec), _spec_part(spec), share, most)
     return spec
-
-
-def _written_as(spec):
-    """What an estimated spec writes, in words, without a value: its kind, and
-    the bounds of a numeric or datetime column (post-processing)."""
-    kind = kind_of(spec)
-    if kind.is_bounded:
-        return f"{'numbers' if kind.is_numeric else 'dates'} in {list(spec['bounds'])}"
-    if kind.name == "bool":
-        return "true/false values"
-    return f"categorical values ({len(spec['categories'])} categories)"
 
 
 def _spec_part(spec):

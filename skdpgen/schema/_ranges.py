@@ -5,7 +5,7 @@ quantities (``n``, the noise standard deviation, the grids of
 :mod:`skdpgen.schema._grids`): a column's range and bounds from a noisy
 histogram (the integer and missing flags are in
 :mod:`skdpgen.schema._flags`, a column's kind from its noisy form counts in
-:mod:`skdpgen.schema._text`). None of it reads a row, so it can be tested
+:mod:`skdpgen.schema.kinds._text`). None of it reads a row, so it can be tested
 by simulation and swapped without touching the privacy analysis, which
 lives in :mod:`skdpgen.schema._plan` alone. The rules are explained in
 :mod:`skdpgen.private_schema`.

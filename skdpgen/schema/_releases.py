@@ -14,7 +14,7 @@ the documentation's release table (:mod:`skdpgen.private_schema`).
 
 import math
 
-from ._text import KINDS as _KIND
+from .kinds import KINDS as _KIND
 
 __all__ = [
     "RELEASE_ORDER",

@@ -9,9 +9,8 @@ import pandas as pd
 from ..privacy import leak_ledger
 from ..utils import check_generator
 from ._canonical import table_frame
-from ._kind import EmptyCodec, EstimateContext
 from ._rows import table_rows
-from ._text import KINDS, kind_of, schema_types
+from .kinds import EmptyCodec, EstimateContext, kind_of, schema_types
 
 __all__ = [
     "TableEncoder",
@@ -120,9 +119,7 @@ def encodes_as_levels(spec, max_levels):
     >>> encodes_as_levels(spec, 100), encodes_as_levels(spec, 0)
     (True, False)
     """
-    if spec["type"] != "numeric":
-        return False
-    return KINDS["numeric"].encodes_as_levels(spec, max_levels)
+    return kind_of(spec).encodes_as_levels(spec, max_levels)
 
 
 def check_spec(key, spec):
@@ -147,17 +144,7 @@ def check_spec(key, spec):
     kind = spec.get("type")
     if kind not in schema_types():
         raise ValueError(f"Schema column {key!r} has unknown type {kind!r}.")
-    from ._kind import flag
-
-    missing = flag(key, spec, "missing")
-    out = KINDS[kind].check_spec(key, spec)
-    if missing:
-        out["missing"] = True
-    if flag(key, spec, "empty"):  # written missing in every row (any kind)
-        out["missing"] = out["empty"] = True
-        out.pop("impute", None)
-        out.pop("zero", None)
-    return out
+    return kind_of(kind).resolve(key, spec)
 
 
 def output_dtype(spec):
@@ -373,7 +360,7 @@ class TableEncoder:
         self.codecs_ = [EmptyCodec(c) if c.spec.get("empty") else c for c in self.codecs_]
         codecs = self.codecs_
         self.level_columns_ = [c.key for c in codecs if c.width and not c.binned
-                               and c.spec["type"] == "numeric"]
+                               and kind_of(c.spec).is_numeric]
         self.binned_columns_ = [c.key for c in codecs if c.binned]
         self.numeric_columns_ = [c.key for c in codecs if c.numeric]
         self.n_numeric_ = len(self.numeric_columns_)
@@ -456,7 +443,7 @@ class TableEncoder:
             lo, hi = self.bounds
             return check_spec(key, {"type": "numeric", "bounds": [lo, hi]})
         canon = table.canonical(key)  # a Dask column is computed on this (leaking) path
-        kind = KINDS["text"].read(key, canon, None)
+        kind = kind_of("text").read(key, canon, None)
         return check_spec(key, kind.read(key, canon, EstimateContext()))
 
     # -- encoding ----------------------------------------------------------

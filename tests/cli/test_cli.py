@@ -487,7 +487,7 @@ def test_every_interface_names_the_same_schema_types(tmp_path, capsys):
     "numeric, datetime, categorical or bool"; both now name the types a schema
     accepts, from one list."""
     from skdpgen.schema._table import check_spec
-    from skdpgen.schema._text import schema_types
+    from skdpgen.schema import schema_types
 
     pd.DataFrame({"a": [1, 2]}).to_csv(tmp_path / "t.csv", index=False)
     assert main(["schema", str(tmp_path / "t.csv"), "--out", str(tmp_path / "s.json")]) == 0

@@ -257,7 +257,7 @@ def test_refusal_output_never_quotes_a_value(tmp_path, fast_fits, capsys):
 
 
 def test_declared_datetimes_come_back_in_whole_seconds():
-    from skdpgen.schema._datetime import _decode_datetime
+    from skdpgen.schema.kinds._datetime import _decode_datetime
 
     spec = {"type": "datetime", "bounds": [pd.Timestamp("1970-01-01"), pd.Timestamp("1983-01-01")],
             "timezone": None}
@@ -571,7 +571,7 @@ def test_a_wide_files_columns_are_listed_up_to_a_limit():
 def test_the_size_refusal_says_what_a_larger_epsilon_gives_away(tmp_path, fast_fits, capsys):
     """Issue 66: "--epsilon 73" was suggested without a word on what it means, and the
     blank template did not say which types are allowed."""
-    from skdpgen.schema._text import schema_types
+    from skdpgen.schema import schema_types
 
     data, _ = _declared(tmp_path)
     assert main(["synthesize", str(data), "--target", "y", "--out",

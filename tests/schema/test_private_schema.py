@@ -329,7 +329,7 @@ def test_rare_values_folded_into_a_kept_value_are_named():
     category are written as the kept value of largest count ('Husband'); the
     summary says so from a twentieth of the rows (issue 55: it was unsaid)."""
     from skdpgen.schema import describe_issues
-    from skdpgen.schema._categorical import fold_rare
+    from skdpgen.schema.kinds._categorical import fold_rare
 
     kept = [(2, "Husband"), (2, "Not-in-family"), (2, "Own-child"), (2, "Unmarried")]
     n, s = 1000, 15.0  # the residual's noise: 30 rows; the 'other' test: 90
@@ -583,7 +583,7 @@ def test_flag_threshold_bounds_the_tables_false_flag_rate(d):
 
 
 def test_wide_tables_raise_the_flag_threshold(monkeypatch):
-    from skdpgen.schema import _numeric as ps  # where numeric columns decide their flags
+    from skdpgen.schema.kinds import _numeric as ps  # where numeric columns decide their flags
 
     seen = []
     original = ps._flags
@@ -1129,7 +1129,7 @@ def test_times_on_the_hour_are_estimated_and_written_on_the_hour():
     seconds. Its noisy count of values not on the hour (noise √2 times a
     bin's, the weight that keeps the release's sensitivity √3) says they all
     are: "resolution": "hour" (wrong w.p. 3e-5 at four noise stds)."""
-    from skdpgen.schema._datetime import _decode_datetime
+    from skdpgen.schema.kinds._datetime import _decode_datetime
     from skdpgen.schema._table import check_spec
 
     rng = np.random.default_rng(4)
@@ -1179,7 +1179,7 @@ def test_kind_decision_misses_a_pure_column_rarely(n, s):
     though the statistic holds several noisy counts) missed the raw CSV test's
     column (n = 3,000, s = 53) in ~0.14 % of fits, which failed a CI run."""
     from skdpgen.schema._policy import POLICY
-    from skdpgen.schema._text import kind_from_forms
+    from skdpgen.schema.kinds._text import kind_from_forms
 
     rng = np.random.default_rng(0)  # simulated noise for a test of post-processing
     draws = 400_000
@@ -1213,7 +1213,7 @@ def test_kind_of_a_column_the_tests_cannot_read():
     too few rows): the largest noisy count decides, as likely a guess as any;
     a column whose forms clear the noise but mix (half numbers, half text) is
     categorical."""
-    from skdpgen.schema._text import kind_from_forms
+    from skdpgen.schema.kinds._text import kind_from_forms
 
     rng = np.random.default_rng(1)
     s = 50.0
@@ -1252,7 +1252,7 @@ def test_a_column_of_numbers_is_numeric_where_the_majority_test_failed():
     former rule (a majority by four standard deviations, else text) typed a
     column of numbers categorical in 29 % of estimates; the largest count
     with the share test, in none of 20,000 simulated releases."""
-    from skdpgen.schema._text import kind_from_forms
+    from skdpgen.schema.kinds._text import kind_from_forms
 
     rng = np.random.default_rng(5)
     s, n = 110.0, 1000
@@ -1303,7 +1303,7 @@ def _numeric_estimate(noisy, s, n):
     problems."""
     import types
 
-    from skdpgen.schema._numeric import NumericKind
+    from skdpgen.schema.kinds._numeric import NumericKind
 
     context = types.SimpleNamespace(bounds=None, flag_stds=4.0, partial={})
     with warnings.catch_warnings(record=True) as caught:
@@ -1319,7 +1319,7 @@ def test_a_zero_one_column_gets_no_level_two():
     400 simulated releases at s = 40 gave [0, 2] or [0, 3], 1 of 400 with the
     rule). A lone weak end bin the fine range does not reach is dropped."""
     from skdpgen.schema._grids import _numeric_grid
-    from skdpgen.schema._numeric import _numeric_statistic
+    from skdpgen.schema.kinds._numeric import _numeric_statistic
 
     lower, _, groups, _ = _numeric_grid()
     s, zero_one = 40.0, np.r_[np.zeros(3600), np.ones(2400)]
@@ -1365,7 +1365,7 @@ def test_a_range_of_few_bins_the_fine_grid_did_not_locate_is_named_spread():
     range is named "spread" (93 of 100 simulated releases; 15 of 20 fails
     w.p. about 3e-3 at that rate); a normal column's range of four bins is
     not (0 of 100)."""
-    from skdpgen.schema._numeric import _numeric_statistic
+    from skdpgen.schema.kinds._numeric import _numeric_statistic
 
     rng = np.random.default_rng(11)
     years = np.random.default_rng(1).integers(1990, 2016, 1265).astype(float)

@@ -656,7 +656,7 @@ def test_synthetic_numbers_are_written_to_the_output_step(bins):
     """Issue 40: '32139.64749485716' carried digits no release resolved. Values
     come back to a ten-thousandth of the public range (10 on [0, 1e5]), bounds
     exact, and a binned value stays in its bin."""
-    from skdpgen.schema._numeric import output_step
+    from skdpgen.schema.kinds._numeric import output_step
 
     schema = {"income": {"type": "numeric", "bounds": [0, 1e5]},
               "share": {"type": "numeric", "bounds": [0, 1]}}

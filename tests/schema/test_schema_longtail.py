@@ -15,9 +15,9 @@ import pytest
 from skdpgen.privacy import GaussianAccountant, reproducible_noise
 from skdpgen.schema._grids import _numeric_grid
 from skdpgen.schema._issues import SchemaEstimateWarning
-from skdpgen.schema._kind import EstimateContext
+from skdpgen.schema.kinds._kind import EstimateContext
 from skdpgen.schema._mass import _outside_mass
-from skdpgen.schema._numeric import NumericKind, _numeric_statistic, numeric_layout
+from skdpgen.schema.kinds._numeric import NumericKind, _numeric_statistic, numeric_layout
 from skdpgen.schema._plan import SchemaPlan
 from skdpgen.schema._rows import table_rows
 
@@ -175,7 +175,7 @@ def test_a_decade_is_taken_only_on_significant_mass():
 def test_the_rows_outside_are_counted_for_the_bounds_written(monkeypatch):
     # a 0/1 column whose ones alone clear the noise: its range of one integer
     # becomes [0, 1]; the zeros are inside those bounds, not "outside"
-    import skdpgen.schema._numeric as numeric
+    import skdpgen.schema.kinds._numeric as numeric
     from skdpgen.private_schema import estimate_schema
     from skdpgen.privacy import reproducible_noise
 

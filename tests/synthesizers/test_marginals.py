@@ -433,7 +433,7 @@ def test_the_schema_estimates_counts_are_measurements_of_the_loss(monkeypatch):
     """Measure once: an estimated categorical column's released counts (its
     kept values; the cell the rare values join left out) are one more term
     of the loss, each cell's squared misfit over its noise variance."""
-    from skdpgen.schema._categorical import measured_cells
+    from skdpgen.schema.kinds._categorical import measured_cells
 
     rng = np.random.default_rng(0)
     n = 3000

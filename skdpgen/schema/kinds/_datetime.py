@@ -10,15 +10,15 @@ from datetime import tzinfo
 import numpy as np
 import pandas as pd
 
-from ..privacy import record_leak
-from ._canonical import DAY_NS, HOUR_NS, canonical
-from ._kind import ColumnCodec, ColumnKind, flag, record_present
-from ._issues import _empty, _missing_flag, _warn_guess, _warn_outside
-from ._numeric import Binned
-from ._ranges import _bonferroni_z
-from ._grids import _N_YEARS, _year_label, year_positions
-from ._flags import _flags
-from ._ranges import _occupied_range
+from ...privacy import record_leak
+from .._canonical import DAY_NS, HOUR_NS, MISSING, canonical
+from .._flags import _flags
+from .._grids import _N_YEARS, _year_label, year_positions
+from .._issues import _empty, _missing_flag, _warn_guess, _warn_outside
+from .._ranges import _bonferroni_z
+from .._ranges import _occupied_range
+from ._binned import Binned
+from ._kind import ColumnCodec, ColumnKind, complete_bounds, flag, open_bounds, record_present
 
 __all__ = ["DatetimeKind", "timestamp_ns", "wall_ns"]
 
@@ -214,6 +214,37 @@ class DatetimeKind(ColumnKind):
 
     def codec(self, key, spec, *, max_levels=0, bins=0):
         return _Binned(key, spec, bins) if bins else _Scaled(key, spec)
+
+    def is_partial(self, spec):
+        return open_bounds(spec)
+
+    def spec_from_dtype(self, dtype):
+        """``{"type": "datetime"}``, with the timezone of a tz-aware dtype."""
+        spec = {"type": "datetime"}
+        if isinstance(dtype, pd.DatetimeTZDtype):
+            spec["timezone"] = str(dtype.tz)
+        return spec
+
+    def written_as(self, spec):
+        return f"dates in {list(spec['bounds'])}"
+
+    def read_values(self, key, canon, spec):
+        """The values as days since 1970-01-01 (UTC instants with the spec's
+        timezone, else wall times; NaN: missing or not a date), the bounds too."""
+        ns = canon.datetimes(spec.get("timezone"))
+        days = ns / DAY_NS
+        days[ns == _NAT] = np.nan
+        bounds = complete_bounds(self, key, spec)
+        return days, None if bounds is None else tuple(timestamp_ns(b) / DAY_NS
+                                                       for b in bounds), None
+
+    def check_values(self, key, canon, spec):
+        """Values that are no date are not parsed; dates outside the bounds clipped."""
+        ns = canon.datetimes(spec.get("timezone"))
+        absent = ns == _NAT
+        lo, hi = (timestamp_ns(b) for b in spec["bounds"])
+        return {"not_parsed": int(np.sum(absent & (canon.form != MISSING))),
+                "clipped": int(np.sum(~absent & ((ns < lo) | (ns > hi))))}, absent
 
     def read(self, key, canon, context):
         record_leak(

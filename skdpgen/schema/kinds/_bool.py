@@ -6,19 +6,14 @@
 import numpy as np
 import pandas as pd
 
-from ..privacy import record_leak
-from ._canonical import MISSING
+from ...privacy import record_leak
+from .._canonical import MISSING
+from .._flags import _flags
+from .._issues import _missing_flag
 from ._categorical import CategoricalKind, _OneHot
-from ._issues import _missing_flag
-from ._flags import _flags
 from ._kind import record_present
 
-__all__ = ["BoolKind", "is_bool_categories"]
-
-
-def is_bool_categories(categories):
-    """Whether a category list makes a bool column (bools only)."""
-    return all(isinstance(c, (bool, np.bool_)) for c in categories)
+__all__ = ["BoolKind"]
 
 
 class _BoolOneHot(_OneHot):
@@ -34,6 +29,9 @@ class BoolKind(CategoricalKind):
     name = "bool"
     release = "schema: missing"
     sensitivity = 1.0
+
+    def written_as(self, spec):
+        return "true/false values"
 
     def output_dtype(self, spec):
         return pd.BooleanDtype() if spec.get("missing", False) else np.dtype(bool)

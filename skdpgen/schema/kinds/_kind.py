@@ -9,6 +9,12 @@ its own, which owns everything about that kind:
 * ``codec(key, spec, **options)``: a :class:`ColumnCodec` that encodes a
   column's values, read through their canonical forms (any form, never an
   error), and decodes generated ones;
+* what the rest of the library asks of a column: its class attributes
+  (``is_numeric``, ``is_bounded``, ``has_categories``, ``decides_kind``)
+  and ``of_spec``, ``is_partial``, ``encodes_as_levels``,
+  ``spec_from_dtype``, ``written_as``, and the data holder's diagnostics
+  ``read_values`` and ``check_values`` (each with a default that suits a
+  kind declared complete, whose values are read as keys);
 * ``read(key, canon, context)``: the leaky read of a spec from exact values
   (``infer_schema="data"``), recording what it reads as leaks;
 * ``release`` and ``sensitivity``: its own private release when its kind is
@@ -19,7 +25,8 @@ its own, which owns everything about that kind:
 :class:`~skdpgen.schema.TableEncoder` composes per-column codecs, the way
 :class:`~sklearn.compose.ColumnTransformer` composes transformers, and
 :class:`~skdpgen.private_schema.SchemaPlan` composes the kinds' releases.
-Adding a kind touches one module (and :data:`KINDS`) plus its tests.
+Adding a kind touches one module plus its registration
+(:func:`~skdpgen.schema.register_kind`), and its tests.
 """
 
 # Authors: the skdpgen developers
@@ -30,9 +37,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._policy import POLICY
+from .._canonical import MISSING, canonical_keys, key_order
+from .._policy import POLICY
 
-__all__ = ["ColumnCodec", "ColumnKind", "EmptyCodec", "EstimateContext", "flag", "one_hot_rows"]
+__all__ = ["ColumnCodec", "ColumnKind", "EmptyCodec", "EstimateContext", "complete_bounds",
+           "flag", "key_read", "one_hot_rows", "open_bounds"]
 
 
 def flag(key, spec, name):
@@ -61,6 +70,36 @@ def is_missing_scalar(value):
         return bool(pd.isna(value))
     except (TypeError, ValueError):  # list-likes
         return False
+
+
+def open_bounds(spec):
+    """Whether a bounded kind's spec leaves its bounds out, or one of them open
+    (``None``): the spec declares the kind only (:meth:`ColumnKind.is_partial`)."""
+    bounds = spec.get("bounds")
+    return bounds is None or None in list(bounds)
+
+
+def complete_bounds(kind, key, spec):
+    """The resolved bounds of a complete ``spec`` read as ``kind``, or None when
+    the spec has none or is partial (:meth:`ColumnKind.read_values`)."""
+    if spec.get("bounds") is None or kind.is_partial(spec):
+        return None
+    return kind.resolve(key, spec)["bounds"]
+
+
+def key_read(canon, spec):
+    """``(values, None, levels)``: a column read as keys (see
+    :meth:`ColumnKind.read_values`): each value's key as text (``"True"``,
+    ``"3"``, ``"2024-03-01"``; NaN where missing), and the levels: the
+    spec's categories as text keys, in their order, then the other values
+    the column holds, in key order (bools, numbers, then text)."""
+    keys = canon.keys().tolist()
+    values = np.array([np.nan if k is None else str(k) for k in keys], dtype=object)
+    levels = [str(k) for k in canonical_keys(spec.get("categories") or [])[0]]
+    seen = {str(k): k for k in keys if k is not None}
+    levels += [str(k) for k in sorted((k for t, k in seen.items() if t not in set(levels)),
+                                      key=key_order)]
+    return values, None, levels
 
 
 def one_hot_rows(codes, width):
@@ -162,6 +201,17 @@ class ColumnCodec:
     binned : bool
         Whether its one-hot block is bins whose values are drawn uniformly
         at decoding (one offset per row).
+
+    Examples
+    --------
+    >>> from skdpgen.schema import ColumnCodec, kind_of
+    >>> spec = {"type": "categorical", "categories": ["a", "b"], "missing": True}
+    >>> codec = kind_of(spec).codec("letter", spec)
+    >>> isinstance(codec, ColumnCodec), codec.numeric, codec.width
+    (True, False, 3)
+    >>> numeric, block, missing = codec.encode(["b", None])
+    >>> block.tolist()
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
 
     numeric = False
@@ -187,9 +237,18 @@ class ColumnCodec:
 class ColumnKind:
     """A kind of column: see the module docstring for the protocol.
 
-    Code outside :mod:`skdpgen.schema` asks a column's kind what it is
-    (:attr:`is_numeric`, :attr:`is_bounded`, :attr:`has_categories`) through
-    :func:`~skdpgen.schema.kind_of`, never by comparing its ``"type"``.
+    Code outside the kind's module asks a column's kind what it is
+    (:attr:`is_numeric`, :attr:`is_bounded`, :attr:`has_categories`, ...)
+    through :func:`~skdpgen.schema.kind_of`, never by comparing its
+    ``"type"``. A new kind subclasses it, implements :meth:`check_spec`,
+    :meth:`output_dtype` and :meth:`codec` (a :class:`ColumnCodec`), and is
+    added with :func:`~skdpgen.schema.register_kind`.
+
+    Examples
+    --------
+    >>> from skdpgen.schema import ColumnKind, kind_of
+    >>> isinstance(kind_of("numeric"), ColumnKind), kind_of("numeric").is_bounded
+    (True, True)
     """
 
     #: The kind's name (``"numeric"``, ``"datetime"``, ``"categorical"``, ``"bool"``).
@@ -209,9 +268,26 @@ class ColumnKind:
     #: Whether its spec lists its values as ``categories`` (categorical and
     #: bool columns).
     has_categories = False
+    #: Whether its release decides the column's kind, whose values are
+    #: released afterwards as that kind's (a column of unknown kind, text).
+    decides_kind = False
 
     def check_spec(self, key, spec):  # pragma: no cover - each kind implements it
         raise NotImplementedError
+
+    def resolve(self, key, spec):
+        """The resolved (validated, normalized) ``spec`` of column ``key``: its
+        :meth:`check_spec`, with the ``"missing"`` and ``"empty"`` flags every
+        kind takes (:func:`~skdpgen.schema._table.check_spec`)."""
+        missing = flag(key, spec, "missing")
+        out = self.check_spec(key, spec)
+        if missing:
+            out["missing"] = True
+        if flag(key, spec, "empty"):  # written missing in every row (any kind)
+            out["missing"] = out["empty"] = True
+            out.pop("impute", None)
+            out.pop("zero", None)
+        return out
 
     def require(self, key, spec, field):
         """``spec[field]``, or the error of a spec that lacks it (a public schema)."""
@@ -247,6 +323,61 @@ class ColumnKind:
         noisy, s = context.add_noise(statistic, self.own_release(context)[1])
         context.noisy[key] = noisy
         return self.estimate(key, noisy, s, n, context)
+
+    # -- what the library asks of a column (defaults: a kind declared complete)
+    def of_spec(self, spec):
+        """The kind of a column whose spec names this kind (``self``; a
+        categorical spec whose categories are bools is a bool column)."""
+        return self
+
+    def is_partial(self, spec):
+        """Whether ``spec`` declares the kind only, the rest to be estimated
+        privately (by default never: a kind without a release is declared
+        complete)."""
+        return False
+
+    def encodes_as_levels(self, spec, max_levels):
+        """Whether the codec encodes ``spec`` as a one-hot block of its
+        integers (:func:`~skdpgen.schema.encodes_as_levels`)."""
+        return False
+
+    def spec_from_dtype(self, dtype):
+        """The type-only spec that a public ``dtype`` of the kind declares
+        (:func:`~skdpgen.schema.kinds_from_dtypes`), or None to leave the
+        kind private."""
+        return {"type": self.name}
+
+    def written_as(self, spec):
+        """What an estimated spec writes, in words, without a value (the
+        words of a warning, post-processing)."""
+        return f"{self.name} values"
+
+    def read_values(self, key, canon, spec):
+        """``(values, bounds, levels)``: the column as the data holder's
+        diagnostics read it (:func:`~skdpgen.schema.read_column`, not for
+        release).
+
+        By default as keys (:func:`key_read`): the values' keys as text and
+        the levels; a bounded kind returns numbers on its line and its
+        complete spec's bounds in their unit, with no levels.
+        """
+        return key_read(canon, spec)
+
+    def check_values(self, key, canon, spec):
+        """``(counts, absent)``: what a complete ``spec`` does to the column's
+        values (:func:`~skdpgen.schema.check_table`, not for release).
+
+        ``counts`` holds some of ``not_parsed``, ``clipped`` and ``unlisted``
+        (missing ones count 0); ``absent`` marks the rows without a value
+        (imputed unless the spec declares ``"missing"``). By default the
+        missing values are absent and the values outside the spec's
+        ``categories`` (when it lists some) unlisted.
+        """
+        unlisted = 0
+        if spec.get("categories") is not None:
+            known = set(canonical_keys(spec["categories"])[1])
+            unlisted = int(sum(t is not None and t not in known for t in canon.tags()))
+        return {"unlisted": unlisted}, canon.form == MISSING
 
 
 class EmptyCodec:

@@ -9,15 +9,16 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from ..privacy import record_leak, selection_threshold
-from .._dask import map_labels
-from ._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
+from ..._dask import map_labels
+from ...privacy import record_leak, selection_threshold
+from .._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
+from .._issues import _missing_flag, _warn_folded, _warn_folded_values, _warn_other
+from .._policy import POLICY
 from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows, record_present
-from ._issues import _missing_flag, _warn_folded, _warn_folded_values, _warn_other
-from ._policy import POLICY
+from ._registry import kind_of
 
-__all__ = ["CategoricalKind", "estimate_class_list", "fold_rare", "key_counts",
-           "map_unlisted", "public_keys", "record_class_list_leak", "select_kept"]
+__all__ = ["CategoricalKind", "estimate_class_list", "fold_rare", "is_bool_categories",
+           "key_counts", "map_unlisted", "public_keys", "record_class_list_leak", "select_kept"]
 
 
 def key_counts(canon):
@@ -169,6 +170,11 @@ def estimate_class_list(context, stats, n):
     return labels + [missing], other, missing, kept_noisy
 
 
+def is_bool_categories(categories):
+    """Whether a category list makes a bool column (bools only)."""
+    return all(isinstance(c, (bool, np.bool_)) for c in categories)
+
+
 def all_numbers(categories):
     """Whether every category is a number (bools included)."""
     return all(isinstance(c, (int, float, np.integer, np.floating, bool, np.bool_))
@@ -254,6 +260,25 @@ class CategoricalKind(ColumnKind):
 
     def codec(self, key, spec, *, max_levels=0, bins=0):
         return _OneHot(key, spec)
+
+    def of_spec(self, spec):
+        """A bool column when the spec's categories are bools, else this kind."""
+        if spec.get("categories") and is_bool_categories(spec["categories"]):
+            return kind_of("bool")
+        return self
+
+    def is_partial(self, spec):
+        return not spec.get("categories")
+
+    def spec_from_dtype(self, dtype):
+        """``{"type": ...}``, ordered as an ordered categorical dtype is."""
+        spec = super().spec_from_dtype(dtype)
+        if getattr(dtype, "ordered", False):
+            spec["ordered"] = True
+        return spec
+
+    def written_as(self, spec):
+        return f"categorical values ({len(spec['categories'])} categories)"
 
     def read(self, key, canon, context):
         stats = key_counts(canon)

@@ -6,58 +6,21 @@
 import numpy as np
 import pandas as pd
 
-from ..privacy import record_leak
-from ._kind import ColumnCodec, ColumnKind, flag, one_hot_rows, record_present
-from ._points import _check_points, point_masses, zero_cell
-from ._grids import FINE_BINS, _fine_positions, _integer_bins, _numeric_grid, _numeric_positions
-from ._flags import _flags
-from ._ranges import (_bonferroni_z, _finish_bounds, _numeric_range, _refined_range,
+from ...privacy import record_leak
+from .._canonical import MISSING, canonical
+from .._flags import _flags
+from .._grids import FINE_BINS, _fine_positions, _integer_bins, _numeric_grid, _numeric_positions
+from .._issues import _empty, _missing_flag, _warn_guess, _warn_outside_share, _warn_unlocated
+from .._mass import _follow_mass, _outside_mass, _trim_tail
+from .._points import _check_points, point_masses, zero_cell
+from .._policy import POLICY
+from .._ranges import (_bonferroni_z, _finish_bounds, _numeric_range, _refined_range,
                       _unlocated_share)
-from ._issues import _empty, _missing_flag, _warn_guess, _warn_outside_share, _warn_unlocated
-from ._mass import _follow_mass, _outside_mass, _trim_tail
-from ._policy import POLICY
+from ._binned import Binned, _snap
+from ._kind import (ColumnCodec, ColumnKind, complete_bounds, flag, one_hot_rows, open_bounds,
+                    record_present)
 
-__all__ = ["Binned", "NumericKind", "bin_block", "bin_index", "n_levels", "numeric_layout"]
-
-#: A position within this fraction of a bin's width below a bin edge is on the
-#: edge (see :func:`bin_index`).
-EDGE_TOLERANCE = 1e-9
-
-
-def bin_index(unit, bins):
-    """The equal-width bin of positions on ``[0, 1]``, each bin ``[a, b)``.
-
-    The position of a value ``v`` in public bounds ``[lo, hi]`` is ``(v −
-    lo)/(hi − lo)``; bin ``k`` holds ``[k/bins, (k+1)/bins)``, the last one
-    its upper edge too, and positions outside ``[0, 1]`` fall in the outer
-    bins. A position within ``EDGE_TOLERANCE`` of a bin's width below an
-    edge counts as on it: floating point puts a round value on round bounds
-    a hair below its edge (``0.1`` on ``[0, 1]`` scaled to ``[-1, 1]`` and
-    back is ``0.0999…98``), and it belongs with the values above it. The one
-    rule for every binning of a numeric or date column: the encoding, and
-    the cells of :func:`~skdpgen.evaluation.marginal_tv_distance`.
-
-    Parameters
-    ----------
-    unit : array-like of float
-        Positions in the public range (NaN not allowed).
-    bins : int
-
-    Returns
-    -------
-    codes : ndarray of int
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdpgen.schema import bin_index
-    >>> z = np.array([0.1, 0.3, 0.7]) * 2 - 1  # scaled to [-1, 1] ...
-    >>> bin_index((z + 1) / 2, 10).tolist()  # ... and back
-    [1, 3, 7]
-    """
-    u = np.asarray(unit, dtype=float) * bins + EDGE_TOLERANCE
-    return np.clip(np.floor(u), 0, bins - 1).astype(np.intp)
-
+__all__ = ["NumericKind", "n_levels", "numeric_layout"]
 
 def n_levels(lo, hi):
     """How many integers lie in ``[lo, hi]``."""
@@ -109,75 +72,6 @@ class _Scaled(ColumnCodec):
         return _numeric_output(self.spec, values, missing, is_frame)
 
 
-class Binned:
-    """A one-hot block over ``bins`` equal-width bins of the bounds, decoded
-    uniformly inside the bin: mixed into a scaled codec, whose ``unit_values``
-    it bins and whose ``decode_unit`` it decodes with.
-
-    The block's slots: the bins; then one slot per value of the spec's
-    ``"points"`` (a point mass: the rows holding exactly that value); then
-    one for missing values or exact zeros, when the spec has them. A
-    numeric column whose bounds hold 0 has its exact zeros in a slot of
-    their own even when its spec does not say ``"zero"`` (the public rule of
-    :func:`~skdpgen.schema._points.zero_cell`).
-    """
-
-    numeric = False
-    binned = True
-
-    def __init__(self, key, spec, bins):
-        super().__init__(key, spec)
-        self.bins = bins
-        self.zero, points = self.point_cells(spec)
-        self.points = np.asarray(points, dtype=float)
-        self.indicator = False
-        self.extra = self.bins + self.points.size  # the missing (or zero) slot
-        self.width = self.extra + int(bool(spec.get("missing", False)) or self.zero)
-
-    def point_cells(self, spec):
-        """Whether the exact zeros take a last slot of their own, and the values
-        of the point slots (the spec's ``"zero"`` and ``"points"``)."""
-        # "zero" (numeric only): the exact zeros in a last slot of their own
-        zero = bool(spec.get("zero", False)) and not spec.get("missing", False)
-        return zero, spec.get("points", ())
-
-    @property
-    def slot_bins(self):
-        """The bin of each slot of the block (a point's: the bin it lies in), -1
-        for the missing or zero slot: the slots' order along the values."""
-        at = self.unit_bins(self.points) if self.points.size else np.zeros(0, np.intp)
-        return np.concatenate([np.arange(self.bins), at,
-                               [-1] * (self.width - self.extra)]).astype(np.intp)
-
-    def unit_bins(self, values):
-        """The bins of the (present) ``values``."""
-        z, _ = self.unit_values(None, np.asarray(values, dtype=float))
-        return bin_index((z + 1.0) / 2.0, self.bins)
-
-    def encode(self, column):
-        z, missing = self.unit_values(column)
-        block = bin_block(self.spec, z, missing, self.bins)
-        numbers = _numbers(column) if self.points.size or self.zero else None
-        if self.points.size:  # a point's rows in its slot, not in their bin
-            at = np.searchsorted(self.points, numbers)
-            inside = at < self.points.size
-            hit = inside & (self.points[np.minimum(at, self.points.size - 1)] == numbers)
-            cells = np.zeros((len(block), self.points.size), dtype=block.dtype)
-            cells[np.flatnonzero(hit), at[hit]] = 1.0
-            block[hit] = 0.0
-            block = np.hstack([block[:, :self.bins], cells, block[:, self.bins:]])
-        if self.zero:
-            zero = numbers == 0.0
-            block = np.hstack([block, zero[:, None].astype(block.dtype)])
-            block[zero, :self.extra] = 0.0
-        return None, block, missing
-
-    def decode(self, numeric, code, missing, offset, is_frame):
-        missing = (code >= self.extra) if self.spec.get("missing") else np.zeros(len(code), bool)
-        unit = (np.clip(code, 0, self.bins - 1) + offset) / self.bins
-        return self.decode_unit(unit, missing, is_frame)
-
-
 class _Binned(Binned, _Scaled):
     def point_cells(self, spec):
         """The rule of :func:`zero_cell`: exact zeros in a cell of their own
@@ -219,23 +113,6 @@ class _Binned(Binned, _Scaled):
         inside = np.where(point, at, inside)  # a point: its value
         return _numeric_output(self.spec, np.where(zero, 0.0, inside), missing, is_frame,
                                rounded=True)
-
-
-def _snap(edges, bounds, bins):
-    """Bin edges within ``EDGE_TOLERANCE`` of a bin's width of an integer, on it
-    (the edges of :func:`bin_index`: an integer on an edge starts the bin above)."""
-    near = np.round(edges)
-    tol = EDGE_TOLERANCE * (float(bounds[1]) - float(bounds[0])) / bins
-    return np.where(np.abs(edges - near) <= tol, near, edges)
-
-
-def bin_block(spec, z, missing, bins):
-    """One-hot block of a binned column from its values on [-1, 1] (missing: last slot)."""
-    codes = bin_index((z + 1.0) / 2.0, bins)
-    codes = np.where(missing, bins // 2, codes).astype(np.intp)  # "impute": the centre
-    if spec.get("missing", False):
-        codes[missing] = bins
-    return one_hot_rows(codes, bins + int(bool(spec.get("missing", False))))
 
 
 class _Levels(ColumnCodec):
@@ -290,7 +167,7 @@ def _zero_snapped(bounds):
 
     Examples
     --------
-    >>> from skdpgen.schema._numeric import _zero_snapped
+    >>> from skdpgen.schema.kinds._numeric import _zero_snapped
     >>> _zero_snapped([-1.25e-06, 10.0]), _zero_snapped([-0.5, 10.0])
     ([0.0, 10.0], [-0.5, 10.0])
     """
@@ -312,8 +189,6 @@ def _bin_edges(first, last):
 def _numbers(column):
     """A column's values as numbers through their canonical forms (NaN: missing or
     not a number)."""
-    from ._canonical import canonical
-
     return canonical(column).numbers()
 
 
@@ -331,7 +206,7 @@ def output_step(bounds):
 
     Examples
     --------
-    >>> from skdpgen.schema._numeric import output_step
+    >>> from skdpgen.schema.kinds._numeric import output_step
     >>> output_step([0, 100_000]), output_step([0, 1]), output_step([17, 90])
     (10.0, 0.0001, 0.001)
     """
@@ -465,6 +340,24 @@ class NumericKind(ColumnKind):
         if "levels" in spec:
             return bool(spec["levels"])
         return 1 <= n_levels(*spec["bounds"]) <= max_levels
+
+    def is_partial(self, spec):
+        return open_bounds(spec)
+
+    def written_as(self, spec):
+        return f"numbers in {list(spec['bounds'])}"
+
+    def read_values(self, key, canon, spec):
+        """The values as numbers (NaN: missing or not a number), the bounds as floats."""
+        bounds = complete_bounds(self, key, spec)
+        return canon.numbers(), None if bounds is None else tuple(map(float, bounds)), None
+
+    def check_values(self, key, canon, spec):
+        """Values that are no number are not parsed; numbers outside the bounds clipped."""
+        x = canon.numbers()
+        lo, hi = spec["bounds"]
+        return {"not_parsed": int(np.sum(np.isnan(x) & (canon.form != MISSING))),
+                "clipped": int(np.sum((x < lo) | (x > hi)))}, np.isnan(x)
 
     def codec(self, key, spec, *, max_levels=0, bins=0):
         if self.encodes_as_levels(spec, max_levels):
