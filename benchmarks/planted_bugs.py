@@ -132,10 +132,10 @@ BUGS = {
         ["tests/privacy/test_search_guard.py"]),
     "block-rows-as-list": (  # every block read before the first is summed
         "skdpgen/rows/_blocks.py",
-        [("        for frame, y in self.table.blocks(labels=labeled):\n"
+        [("        for frame, y in self.frames(labels=labeled):\n"
           "            yield self.read(frame), (self._encode(y) if labeled else None)",
           "        return [(self.read(frame), (self._encode(y) if labeled else None))\n"
-          "                for frame, y in self.table.blocks(labels=labeled)]")],
+          "                for frame, y in self.frames(labels=labeled)]")],
         ["tests/rows/test_chunked_rows.py"]),
 }
 

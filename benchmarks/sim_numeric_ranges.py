@@ -34,7 +34,7 @@ import pandas as pd
 from skdpgen.privacy import GaussianAccountant, reproducible_noise
 from skdpgen.schema._issues import is_guess
 from skdpgen.schema._plan import SchemaPlan
-from skdpgen.schema._rows import table_rows
+from skdpgen.rows import table_rows
 
 
 def _shapes(rng, n):

@@ -138,9 +138,9 @@ def no_records(path):
 
 def columns_of_fit(source, args):
     """``(X, y, columns)`` of the fit: the feature columns and labels as blocks of
-    ``source`` (:func:`~skdpgen.schema._rows.split_blocks`), and the columns written
+    ``source`` (:func:`~skdpgen.rows.split_blocks`), and the columns written
     (the target included), in the file's order. Decided from the header alone."""
-    from .schema._rows import split_blocks
+    from .rows import split_blocks
 
     columns = list(source.columns)
     empty = source.is_empty() if hasattr(source, "is_empty") else source.n_rows == 0

@@ -49,7 +49,7 @@ def partition_sums(func, X, y=None):
     client; no column is computed there. ``y`` must be a Dask collection
     partitioned like ``X`` (a column of the same Dask DataFrame, or a Dask
     array with the same row chunks): the caller,
-    :class:`skdpgen.schema._rows.TableRows`, has checked that it is one.
+    :class:`skdpgen.rows.TableRows`, has checked that it is one.
     """
     import dask
     import dask.array as da

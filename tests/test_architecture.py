@@ -15,11 +15,20 @@ from skdpgen.rows import chunk_feature_sums
 
 PACKAGE = Path(skdpgen.__file__).parent
 
+#: The private table's backends (:func:`skdpgen.rows.table_rows`), below the schema;
+#: :mod:`skdpgen.rows` itself (``make_rows``, which encodes) sits above it.
+DATA_LAYER = {"skdpgen.rows._base", "skdpgen.rows._table", "skdpgen.rows._memory",
+              "skdpgen.rows._distributed", "skdpgen.rows._blocks", "skdpgen.schema._canonical"}
+
 # Lower layers never import higher ones (same layer is allowed).
 LAYERS = [
     {"skdpgen.privacy", "skdpgen.utils", "skdpgen._dask", "skdpgen._device", "skdpgen.registry"},
     {"skdpgen.base"},
     {"skdpgen.kernels"},
+    # the data layer: the private table's backends, whose raw columns the schema
+    # estimate reads (so below it) and whose encoded features the releases sum;
+    # they read a value by its canonical form (a module that imports nothing)
+    DATA_LAYER,
     {"skdpgen.schema", "skdpgen.private_schema", "skdpgen.datasets"},
     {"skdpgen.rows"},
     {"skdpgen.embedding"},
@@ -461,11 +470,15 @@ def test_a_fit_hands_the_raw_table_to_one_place():
             sys.setprofile(None)
     from_fit = [(module, name) for caller, function, module, name in hops
                 if function == "_fit_private"]
-    assert from_fit == [("skdpgen.schema._rows", "table_rows")]
+    assert from_fit == [("skdpgen.rows._table", "table_rows")]
     readers = {module for *_, module, _ in hops} - {
         "skdpgen.synthesizers._base", "skdpgen.base"}
-    assert readers == {"skdpgen.schema._rows", "skdpgen._dask", "skdpgen.schema._canonical",
-                       "skdpgen.schema._table", "skdpgen.rows._memory"}
+    # the backend (its base, its dispatch), make_rows' header check (scikit-learn's
+    # validate_data, handed the table by the backend), the value reading, and the
+    # encoder's column order
+    assert readers == {"skdpgen.rows._table", "skdpgen.rows._base", "skdpgen.rows._memory",
+                       "skdpgen.rows", "skdpgen._dask", "skdpgen.schema._canonical",
+                       "skdpgen.schema._table"}
 
 
 #: The names of the built-in column kinds (``skdpgen.schema.kinds.KINDS``).

@@ -1,15 +1,16 @@
 """The private-rows layer: the one interface to the data of a fit.
 
-A fit first makes its raw private table once, :func:`table_rows` (from the
-schema layer, whose private estimate reads the table through it before any
-encoding: its module states that protocol); that object alone decides
-whether the rows are in memory or held by Dask. Every estimator then reads
-its private data through :func:`make_rows`, once per fit, given that table
-(or a raw one, which it wraps the same way). It validates the rows (or encodes them with a public
-:class:`~skdpgen.schema.TableEncoder`), checks the labels and turns them into
-class codes (taking the class list from ``classes=``, or from the data as a
-recorded leak), and returns an object with one interface whether the rows
-are in memory or held by Dask:
+A fit makes its private table once, with :func:`table_rows`, the one place
+that decides which backend holds it: :class:`ArrayRows` (in memory),
+:class:`DaskRows` (held by Dask) or :class:`BlockRows` (read a block at a
+time from a file: :func:`split_blocks`). The one object it returns serves
+every reader: the schema estimate and a public encoder's fit read its raw
+columns (:class:`TableRows` states that protocol), then :func:`make_rows`,
+once per fit, validates the rows and sets their encoding (or encodes them
+with a public :class:`~skdpgen.schema.TableEncoder`), checks the labels
+and turns them into class codes (taking the class list from ``classes=``,
+or from the data as a recorded leak), on the same object, which then
+offers one interface whatever its backend:
 
 ``n_rows``, ``n_columns``
     The number of rows (public, as in DP-MERF and DP-HP; for Dask counted
@@ -48,18 +49,18 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import validate_data
 
-from .._dask import meta
-from ..schema._canonical import canonical, canonical_keys, numbers_table, sort_keys
+from ..schema._canonical import canonical, canonical_keys, sort_keys
 from ..schema.kinds._categorical import record_class_list_leak
-from ..schema._rows import TableRows, table_rows
-from ._blocks import BlockRows
-from ._distributed import DaskRows, unique_labels
+from ._base import TableRows
+from ._blocks import BlockColumns, BlockLabels, BlockRows, split_blocks
+from ._distributed import DaskRows
 from ._memory import ArrayRows, chunk_feature_sums
 from ._release import release_mean_embedding, release_mean_embeddings, release_statistic
+from ._table import table_rows
 
-__all__ = ["ArrayRows", "BlockRows", "DaskRows", "TableRows", "chunk_feature_sums", "encode_labels",
-           "make_rows", "release_mean_embedding", "release_mean_embeddings", "release_statistic",
-           "table_rows"]
+__all__ = ["ArrayRows", "BlockColumns", "BlockLabels", "BlockRows", "DaskRows", "TableRows",
+           "chunk_feature_sums", "encode_labels", "make_rows", "release_mean_embedding",
+           "release_mean_embeddings", "release_statistic", "split_blocks", "table_rows"]
 
 
 #: Labels read (as canonical tags) at a time by :func:`encode_labels`.
@@ -139,13 +140,6 @@ def check_classes(classes):
     return arr
 
 
-def _labels_in_memory(y, n_rows):
-    y = y.to_numpy(dtype=object) if isinstance(y, pd.Series) else np.asarray(y, dtype=object)
-    if y.ndim != 1 or y.shape[0] != n_rows:
-        raise ValueError(f"y must be 1-D with {n_rows} entries, got shape {y.shape}.")
-    return y
-
-
 def _classes_from_labels(labels, private):
     """The class list read from the private labels (recorded as a leak when ``private``)."""
     if private:
@@ -163,9 +157,9 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
     estimator : BaseEstimator
         Whose ``n_features_in_`` and ``feature_names_in_`` are set
         (``reset=True``) or checked.
-    X : array-like, DataFrame, Dask array, Dask DataFrame or TableRows
+    X : array-like, DataFrame, Dask array, Dask DataFrame, BlockColumns or TableRows
         The rows, of shape (n_samples, n_features); a fit passes its
-        :func:`table_rows` (which decided memory or Dask, and holds ``y``).
+        :func:`table_rows` (which decided the backend, and holds ``y``).
     y : array-like, Dask array or Dask Series of shape (n_samples,), default=None
         Class labels (those of ``X`` when it is a ``TableRows``).
     reset : bool
@@ -192,61 +186,18 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
     Returns
     -------
     rows : ArrayRows, DaskRows or BlockRows
+        The table object of :func:`table_rows` (``X`` itself when it is
+        one), its encoding and labels set.
     """
-    table = table_rows(X, y)
-    X, y = table.X, table.y
-    if table.is_blocks:  # read a block at a time: the table is never held
-        validate_data(estimator, pd.DataFrame(columns=table.columns), reset=reset,
-                      skip_check_array=True)
-        if encoder is None:  # every cell read by its canonical form
-            rows = BlockRows(table, numbers_table, len(table.columns), chunk_size=chunk_size,
-                             n_jobs=n_jobs)
-        else:
-            rows = BlockRows(table, encoder.table, encoder.n_encoded_,
-                             convert=encoder.transform_table, chunk_size=chunk_size,
-                             n_jobs=n_jobs)
-        if rows.n_rows < min_rows:
-            raise ValueError(f"Need at least {min_rows} rows, got {rows.n_rows}.")
-    elif table.is_dask:
-        validate_data(estimator, meta(X), reset=reset, skip_check_array=True)
-        convert = numbers_table if encoder is None else encoder.transform
-        width = None if encoder is None else encoder.n_encoded_
-        rows = DaskRows.from_collection(X, convert, width, chunk_size=chunk_size)
-    else:
-        convert = width = None
-        if encoder is None:  # every cell read by its canonical form
-            numbers = numbers_table(X)  # a 2-D table, or a ValueError on its shape
-            validate_data(estimator, X, reset=reset, skip_check_array=True)
-            X = numbers
-        else:  # encoded chunk by chunk where it is summed, never held whole
-            validate_data(estimator, X, reset=reset, skip_check_array=True)
-            X = encoder.table(X)
-            convert, width = encoder.transform_table, encoder.n_encoded_
-        if X.shape[0] < min_rows:
-            raise ValueError(f"Need at least {min_rows} rows, got {X.shape[0]}.")
-        rows = ArrayRows(X, chunk_size=chunk_size, n_jobs=n_jobs, convert=convert,
-                         n_columns=width)
-    if y is None:
+    rows = table_rows(X, y).encode(
+        encoder, lambda header: validate_data(estimator, header, reset=reset,
+                                              skip_check_array=True),
+        min_rows=min_rows, chunk_size=chunk_size, n_jobs=n_jobs)
+    if rows.y is None:
         return rows
-    if table.is_blocks:
-        # None: the labels' values, every block read (a leak)
-        classes = (_classes_from_labels(table.labels(), private) if classes is None
-                   else check_classes(classes))
-        rows.set_labels(classes, lambda block: encode_labels(block, classes, unlisted=unlisted,
-                                                             missing=missing))
-        return rows
-    dask_y = table.labels_dask
-    if not dask_y:
-        y = _labels_in_memory(y, rows.n_rows)
-    if classes is not None:
-        classes = check_classes(classes)
-    else:
-        classes = _classes_from_labels(unique_labels(y) if dask_y else y, private)
-    if isinstance(rows, DaskRows):
-        rows.set_labels(y, classes,
-                        lambda block: encode_labels(block, classes, unlisted=unlisted,
-                                                    missing=missing), dask=dask_y)
-    else:
-        rows.codes = encode_labels(y, classes, unlisted=unlisted, missing=missing)
-        rows.classes = classes
+    # None: the labels' distinct values, read (a leak)
+    classes = (_classes_from_labels(rows.label_values(), private) if classes is None
+               else check_classes(classes))
+    rows.set_labels(classes, lambda labels: encode_labels(labels, classes, unlisted=unlisted,
+                                                          missing=missing))
     return rows

@@ -1,28 +1,34 @@
-"""Private rows held by Dask: row blocks summed where they live.
+"""A private table held by Dask: row blocks summed where they live.
 
-The only pass any skdpgen estimator makes over private rows is a sum of
-bounded feature vectors (times one-hot labels), followed by one noise
-addition. With a Dask array or DataFrame that sum runs partition by
-partition on whatever scheduler is active (a ``distributed.Client`` when one
-exists, otherwise Dask's threads); each partition streams over row chunks
-exactly as the in-memory path does (:func:`chunk_feature_sums`), and only
-the small (features × classes) partial sums travel back, combined in a tree.
-The noise is added afterwards on the client, once, so the privacy guarantee
-and report do not change.
+Every pass a fit makes over private rows (the recorded leaks aside) is a
+sum followed by one noise addition: of the canonical forms' statistics (the schema estimate,
+:meth:`DaskRows.partition_sums`), or of bounded feature vectors times
+one-hot labels (the releases, :meth:`DaskRows.feature_sums`). With a Dask
+array or DataFrame each sum runs partition by partition on whatever
+scheduler is active (a ``distributed.Client`` when one exists, otherwise
+Dask's threads); a feature sum streams over row chunks exactly as the
+in-memory path does (:func:`chunk_feature_sums`), and only the small
+partial sums travel back (a feature sum's combined in a tree). The noise is
+added afterwards on the client, once, so the privacy guarantee and report
+do not change.
 """
 
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+import contextlib
 import warnings
 
 import numpy as np
 import pandas as pd
 
+from .._dask import meta, partition_sums
 from ..kernels import prepare_feature_map
+from ..schema._canonical import canonical, labels_series, numbers_table
+from ._base import TableRows, _Part, labels_in_memory
 from ._memory import chunk_feature_sums, split_sums
 
-__all__ = ["DaskRows", "unique_labels"]
+__all__ = ["DaskRows", "count_rows"]
 
 # Partial sums combined per task in the reduction tree.
 _FAN_IN = 8
@@ -74,55 +80,138 @@ def _checked_codes(y, n_rows, encode):
     return encode(y)  # missing and unlisted labels: the public fallback class
 
 
-def unique_labels(y):
-    """The distinct labels of a Dask array or Series (computed)."""
-    import dask.array as da
-
-    if isinstance(y, da.Array):
-        return np.asarray(y.map_blocks(lambda b: pd.unique(np.asarray(b, dtype=object)),
-                                       dtype=object).compute(), dtype=object)
-    return y.astype(object).unique().compute().to_numpy(dtype=object)
+def count_rows(X):
+    """The number of rows of a Dask collection (a pass over it)."""
+    n = X.shape[0]
+    return int(n.compute() if hasattr(n, "compute") else n)
 
 
-class DaskRows:
-    """Private rows held by Dask (see :mod:`skdpgen.rows` for the interface).
+class DaskRows(TableRows):
+    """A private table held by Dask: its raw columns and its encoded rows.
+
+    The Dask backend of :class:`~skdpgen.rows.TableRows` (whose module
+    states the protocol), made by :func:`~skdpgen.rows.table_rows`: every
+    pass is summed partition by partition on the workers, only the partial
+    sums travelling to the client.
 
     Parameters
     ----------
-    blocks : list of dask.delayed.Delayed
-        Each evaluates to a 2-D float64 ndarray of ``n_columns`` columns.
-    lengths : list of int or None
-        Rows of each block; None when Dask does not know them (DataFrames):
-        they are then counted in the same pass as the first feature sum, or
-        by a counting pass if something needs them before.
-    n_columns : int
-    chunk_size : int, default=None
+    X : Dask DataFrame or 2-D Dask array
+        The private table.
+    y : Dask Series or array, or array-like, default=None
+        Private labels: a Dask collection partitioned like ``X`` to be
+        summed with it (``labels_dask``), or labels in memory.
+
+    Attributes
+    ----------
+    blocks : list of dask.delayed.Delayed or None
+        Each evaluates to a 2-D float64 ndarray of ``n_columns`` columns:
+        the encoded row blocks (:meth:`encode`).
+    codes : list of dask.delayed.Delayed or None
+        The class codes of each block (:meth:`set_labels`).
+    chunk_size : int or None
         Rows per chunk inside each block.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from skdpgen.rows import table_rows
+    >>> rows = table_rows(da.ones((10, 3), chunks=4))
+    >>> type(rows).__name__, rows.columns, rows.n_rows
+    ('DaskRows', [0, 1, 2], 10)
     """
 
-    def __init__(self, blocks, lengths, n_columns, *, chunk_size=None):
-        self.blocks = blocks
-        self._lengths = None if lengths is None else list(lengths)
-        self.n_columns = n_columns
-        self.chunk_size = chunk_size
-        self.codes = None
-        self.classes = None
+    is_dask = True
 
-    @classmethod
-    def from_collection(cls, X, convert, n_columns=None, *, chunk_size=None):
-        """Wrap a Dask array or DataFrame; ``convert`` maps each raw block to
-        its float rows (the canonical reading, or a public encoder's), on the
-        workers. ``n_columns`` is the width after ``convert`` (default: the
-        collection's).
+    def __init__(self, X, y=None):
+        super().__init__(X, y)
+        self.is_frame = hasattr(X, "columns")
+        if not self.is_frame and X.ndim != 2:  # a Dask array
+            raise ValueError(f"Expected a 2-D array, got {X.ndim}-D.")
+        # column names only (the meta)
+        self.columns = list(meta(X).columns) if self.is_frame else list(range(X.shape[1]))
+        self._n_rows = None
+        self.blocks = None
+        self._lengths = None
+        self._width = None
+        self.chunk_size = None
+        self.codes = None
+
+    # -- the raw columns -----------------------------------------------------
+    @property
+    def n_rows(self):
+        """The number of rows: a pass over the table, unless one already counted them
+        (a pass over the encoded blocks once they are set)."""
+        if self._n_rows is not None:
+            return self._n_rows
+        if self.blocks is not None:
+            return int(sum(self.lengths))
+        self._n_rows = count_rows(self.X)
+        return self._n_rows
+
+    @contextlib.contextmanager
+    def caching(self, forms=True):
+        """Nothing is kept: each partition's forms live on its worker."""
+        yield self
+
+    def check_labels(self):
+        """Raise unless the labels are a Dask collection (partitioned like ``X``)."""
+        if not self.labels_dask:
+            raise ValueError("With a Dask X, y must be a Dask collection partitioned "
+                             "like X.")
+
+    def partition_sums(self, func, *, labels=False):
+        """``Σ_p func(part_p, labels_p)`` on the Dask workers (see :class:`TableRows`).
+
+        The row count rides along when it is not known yet, so the first
+        pass over the rows also gives :attr:`n_rows`.
+        """
+        columns, count = self.columns, self._n_rows is None
+
+        def part(xp, yp):  # a DataFrame partition, or a block of whole rows
+            frame = xp if isinstance(xp, pd.DataFrame) else pd.DataFrame(xp, columns=columns)
+            out = func(_Part(frame), labels_series(yp))
+            return {"n": len(frame), "sum": out} if count else out
+
+        if labels:
+            self.check_labels()
+        total = partition_sums(part, self.X, self.y if labels else None)
+        if count:
+            self._n_rows, total = int(total["n"]), total["sum"]
+        return total
+
+    def canonical(self, key):
+        """The canonical forms of column ``key``, computed on the client (a leak only)."""
+        column = self.X[key] if self.is_frame else self.X[:, key]
+        return canonical(column.compute())
+
+    # -- the encoded features ------------------------------------------------
+    def encode(self, encoder, validate, *, min_rows=1, chunk_size=None, n_jobs=None):
+        """Set the rows' encoding, block by block on the workers; returns self.
+
+        Each raw block is mapped to its float rows (the canonical reading,
+        :func:`numbers_table`, or a public encoder's ``transform``) where it
+        is summed. ``validate`` is called with the collection's meta (no row
+        is read); ``min_rows`` and ``n_jobs`` are not used (counting the rows
+        would be a pass over them; the workers are Dask's).
         """
         import dask
 
-        blocks, width = _blocks(X, "X")
+        validate(meta(self.X))
+        convert = numbers_table if encoder is None else encoder.transform
+        blocks, width = _blocks(self.X, "X")
         if width is None:
             raise ValueError("X must be 2-D.")
-        blocks = [dask.delayed(convert, pure=True)(b) for b in blocks]
-        return cls(blocks, _known_lengths(X), width if n_columns is None else n_columns,
-                   chunk_size=chunk_size)
+        self.blocks = [dask.delayed(convert, pure=True)(b) for b in blocks]
+        self._lengths = _known_lengths(self.X)
+        self._width = width if encoder is None else encoder.n_encoded_
+        self.chunk_size = chunk_size
+        return self
+
+    @property
+    def n_columns(self):
+        """The width of the encoded rows."""
+        return self._width
 
     @property
     def lengths(self):
@@ -138,14 +227,6 @@ class DaskRows:
             self._lengths = [int(c) for c in
                              dask.compute(*[dask.delayed(len)(b) for b in self.blocks])]
         return self._lengths
-
-    @property
-    def n_rows(self):
-        return int(sum(self.lengths))
-
-    @property
-    def n_classes(self):
-        return 0 if self.classes is None else len(self.classes)
 
     def prepare_feature_map(self, features, *, private):
         """The fitted map (an unfitted foreign one cannot be fitted on Dask rows)."""
@@ -167,25 +248,24 @@ class DaskRows:
                  for b, m in zip(self.blocks, self.lengths)]
         return da.concatenate(parts, axis=0)
 
-    def set_labels(self, y, classes, encode, *, dask):
-        """Class codes of ``y``, one (Delayed) int array per block.
+    def set_labels(self, classes, encode):
+        """The public ``classes``, and the class codes of the labels, one (Delayed)
+        int array per block (``encode``: labels → codes).
 
-        ``y`` is in memory, or (``dask``, as :func:`table_rows` decided) a
-        Dask array or Series in the same row order as ``X``; Dask labels are re-blocked to ``X``'s blocks (their
-        partitions need not match: reading fewer columns of a Parquet file,
-        Dask may merge partitions). This needs the block lengths, so for a
-        Dask DataFrame it costs one counting pass over ``X``.
+        The labels are in memory, or (``labels_dask``, as :func:`table_rows`
+        decided) a Dask array or Series in the same row order as ``X``; Dask
+        labels are re-blocked to ``X``'s blocks (their partitions need not
+        match: reading fewer columns of a Parquet file, Dask may merge
+        partitions). This needs the block lengths, so for a Dask DataFrame
+        it costs one counting pass over ``X``.
         """
         import dask
         import dask.array as da
 
         self.classes = classes
-        if not dask:
-            y = np.asarray(y)
-            if y.ndim != 1 or y.shape[0] != self.n_rows:
-                raise ValueError(
-                    f"y must be 1-D with {self.n_rows} entries, got shape {y.shape}."
-                )
+        y = self.y
+        if not self.labels_dask:
+            y = labels_in_memory(y, self.n_rows)
             bounds = np.cumsum([0] + self.lengths)
             self.codes = [encode(y[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
             return

@@ -1,14 +1,19 @@
-"""Private rows held in memory, and the chunked sum every backend uses."""
+"""A private table held in memory, and the chunked sum every backend uses."""
 
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+import contextlib
+
 import numpy as np
+import pandas as pd
 import torch
 from joblib import Parallel, delayed, effective_n_jobs
 
 from .._device import worker_threads
 from ..kernels import BoundedFeatureMap, prepare_feature_map
+from ..schema._canonical import numbers_table, table_frame
+from ._base import TableRows, _Part, labels_in_memory
 
 __all__ = ["ArrayRows", "chunk_feature_sums", "split_sums"]
 
@@ -159,71 +164,195 @@ def _ordered_sum(parts):
     return total
 
 
-class ArrayRows:
-    """Private rows in memory (see :mod:`skdpgen.rows` for the interface).
+class ArrayRows(TableRows):
+    """A private table in memory: its raw columns and its encoded rows.
+
+    The in-memory backend of :class:`~skdpgen.rows.TableRows` (whose module
+    states the protocol): one partition. Made by
+    :func:`~skdpgen.rows.table_rows`; the frame and the canonical forms are
+    kept between passes only inside :meth:`caching` (a fit holds no copy of
+    ``X``). The rows summed are ``X`` itself (validated, finite float rows)
+    until :meth:`encode` sets their encoding.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_columns), or a table with ``convert``
-        Validated, finite float rows; with ``convert``, the validated raw
-        rows, converted chunk by chunk where they are summed (an encoded
-        table is never held whole).
+    X : DataFrame, 2-D array or list of rows
+        The private table; float rows when summed without :meth:`encode`.
+    y : array-like of shape (n_samples,), default=None
+        Private labels.
+
+    Attributes
+    ----------
     codes : ndarray of int of shape (n_samples,) or None
-    classes : ndarray or None
+        The class index of each row (:meth:`set_labels`).
+    convert : callable or None
+        Row-wise map of a chunk of the rows to float rows (a public
+        encoder's ``transform_table``), applied where they are summed (an
+        encoded table is never held whole).
     chunk_size, n_jobs : see :func:`chunk_feature_sums`
-    convert : callable, default=None
-        Row-wise map of a chunk of ``X`` to float rows (a public encoder's
-        ``transform``).
-    n_columns : int, default=None
-        The width after ``convert`` (required with it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen.kernels import RandomFourierFeatures
+    >>> from skdpgen.rows import ArrayRows
+    >>> rows = ArrayRows(np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]]))
+    >>> rows.columns, rows.n_rows, rows.n_columns
+    ([0, 1], 3, 2)
+    >>> fmap = RandomFourierFeatures(n_components=4, random_state=0).fit(np.zeros((1, 2)))
+    >>> rows.feature_sums(fmap).shape
+    (4, 1)
     """
 
-    def __init__(self, X, codes=None, classes=None, *, chunk_size=None, n_jobs=None,
-                 convert=None, n_columns=None):
-        if convert is not None and n_columns is None:
-            raise ValueError("ArrayRows with convert needs n_columns (the converted width).")
-        self.X = X
-        self.codes = codes
-        self.classes = classes
-        self.chunk_size = chunk_size
-        self.n_jobs = n_jobs
-        self.convert = convert
-        self._width = X.shape[1] if convert is None else int(n_columns)
+    def __init__(self, X, y=None):
+        super().__init__(X, y)
+        self.is_frame = isinstance(X, pd.DataFrame)
+        self._cache = None
+        self._shape = None
+        self._rows = X  # what is summed: X itself until encode
+        self._encoded = False
+        self._width = None
+        self.codes = None
+        self.convert = None
+        self.chunk_size = None
+        self.n_jobs = None
+
+    # -- the raw columns -----------------------------------------------------
+    @property
+    def frame(self):
+        """The table as a DataFrame whose values keep their form (:func:`table_frame`)."""
+        if self._cache is not None and "frame" in self._cache:
+            return self._cache["frame"]
+        frame = table_frame(self.X)
+        self._shape = len(frame), list(frame.columns)
+        if self._cache is not None:
+            self._cache["frame"] = frame
+        return frame
+
+    def _measured(self):
+        """``(n_rows, columns)``, read once (the frame built for it is not kept)."""
+        if self._shape is None:
+            _ = self.frame  # sets the shape
+        return self._shape
+
+    @property
+    def columns(self):
+        """Column keys in table order."""
+        return list(self._measured()[1])
 
     @property
     def n_rows(self):
-        return self.X.shape[0]
+        """The number of rows (an array's from its shape: no frame is built for it)."""
+        if self._encoded:
+            return self._rows.shape[0]
+        if self._shape is None and isinstance(self.X, np.ndarray) and self.X.ndim == 2:
+            return self.X.shape[0]
+        return self._measured()[0]
+
+    @contextlib.contextmanager
+    def caching(self, forms=True):
+        """Keep the frame, and each column's canonical forms unless not ``forms``,
+        between the passes of this block."""
+        outer = self._cache is not None
+        if not outer:
+            self._cache = {"forms": {} if forms else None}
+        try:
+            yield self
+        finally:
+            if not outer:
+                self._cache = None
+
+    def check_labels(self):
+        """Raise unless there is one label per row."""
+        self.labels()
+
+    def canonical(self, key):
+        """The canonical forms of column ``key`` (cached inside :meth:`caching`)."""
+        return self._part()[key]
+
+    def _part(self):
+        return _Part(self.frame, self._cache and self._cache["forms"])
+
+    def partition_sums(self, func, *, labels=False):
+        """``func(part, labels)`` on the whole table: one partition.
+
+        Parameters
+        ----------
+        func : callable
+            ``func(part, labels)``: ``part[key]`` is the canonical forms of
+            column ``key``, ``len(part)`` the number of rows; ``labels`` is
+            the labels as a Series (checked), or None.
+        labels : bool, default=False
+            Whether ``func`` reads the labels.
+
+        Returns
+        -------
+        total : object
+            What ``func`` returns.
+        """
+        return func(self._part(), self.labels() if labels else None)
+
+    # -- the encoded features ------------------------------------------------
+    def encode(self, encoder, validate, *, min_rows=1, chunk_size=None, n_jobs=None):
+        """Set the rows' encoding (see :func:`~skdpgen.rows.make_rows`); returns self.
+
+        ``encoder`` None reads every cell by its canonical form
+        (:func:`numbers_table`); a fitted public encoder checks the table
+        (its ``table``) and encodes it chunk by chunk where it is summed.
+        ``validate`` is called with what scikit-learn's feature checks read.
+        """
+        if encoder is None:  # every cell read by its canonical form
+            rows = numbers_table(self.X)  # a 2-D table, or a ValueError on its shape
+            validate(self.X)
+            convert = width = None
+        else:  # encoded chunk by chunk where it is summed, never held whole
+            validate(self.X)
+            rows = encoder.table(self.X)
+            convert, width = encoder.transform_table, encoder.n_encoded_
+        if rows.shape[0] < min_rows:
+            raise ValueError(f"Need at least {min_rows} rows, got {rows.shape[0]}.")
+        self._rows, self._encoded = rows, True
+        self.convert, self._width = convert, (None if width is None else int(width))
+        self.chunk_size, self.n_jobs = chunk_size, n_jobs
+        return self
+
+    def set_labels(self, classes, encode):
+        """The public ``classes``, and each row's class code (``encode`` of the labels)."""
+        self.codes = encode(self.y if self.labels_dask else labels_in_memory(self.y, self.n_rows))
+        self.classes = classes
 
     @property
     def n_columns(self):
-        return self._width
+        """The width of the encoded rows."""
+        return self._rows.shape[1] if self._width is None else self._width
 
     def _converted(self):
         """The whole converted table: only for a map that must read every row."""
-        return self.X if self.convert is None else self.convert(self.X)
-
-    @property
-    def n_classes(self):
-        return 0 if self.classes is None else len(self.classes)
+        return self._rows if self.convert is None else self.convert(self._rows)
 
     def feature_sums(self, feature_map, *, device="cpu"):
+        """``Σ_i clip(h(x_i)) ⊗ onehot(y_i)`` (:func:`chunk_feature_sums`)."""
         return split_sums(chunk_feature_sums(
-            feature_map, self.X, self.codes, max(self.n_classes, 1),
+            feature_map, self._rows, self.codes, max(self.n_classes, 1),
             chunk_size=self.chunk_size, n_jobs=self.n_jobs, device=device,
             convert=self.convert, converted_width=self.n_columns,
         ), feature_map)
 
     def class_counts(self):
+        """Rows per class."""
         return np.bincount(self.codes, minlength=self.n_classes)
 
     def prepare_feature_map(self, features, *, private):
+        """The fitted feature map (see :func:`~skdpgen.kernels.prepare_feature_map`)."""
         if isinstance(features, BoundedFeatureMap):  # only the shape is read
             return prepare_feature_map(features, np.zeros((1, self.n_columns)),
                                        private=private)
         return prepare_feature_map(features, self._converted(), private=private)
 
     def map_rows(self, func):
+        """``func`` applied to the encoded rows."""
         return func(self._converted())
 
     def release_device(self, device):
+        """``device``: the rows are where the sum runs."""
         return device

@@ -5,7 +5,7 @@ and applies a sensitivity (the releases' names and sensitivities are
 listed in :mod:`skdpgen.schema._releases`). It computes each release's
 exact statistic from the rows' canonical forms
 (:mod:`skdpgen.schema._canonical`), summed by the table's
-:class:`~skdpgen.schema._rows.TableRows` (in one call in memory, per
+:class:`~skdpgen.rows.TableRows` (in one call in memory, per
 partition on the Dask workers: its only way to the rows), hands it to the
 :class:`~skdpgen.privacy.GaussianAccountant` (which draws the noise), and
 passes the noisy vector to the post-processing of
@@ -21,12 +21,13 @@ import math
 import warnings
 
 from ..privacy import outside_stacklevel
+from ..rows._base import TableRows
+from ..rows._table import table_rows
 from ._canonical import canonical
 from ._issues import SchemaEstimateWarning, describe_issues
 from ._present import check_present
 from ._shares import auto_share, epsilon_needed, rows_needed
 from ._flags import flag_stds
-from ._rows import TableRows, table_rows
 from .kinds import EstimateContext, kind_of, partial_kind
 from .kinds._categorical import (
     _other_label,
@@ -175,7 +176,7 @@ class SchemaPlan:
         ----------
         X : TableRows, DataFrame, 2-D array, list of rows, or Dask DataFrame or array
             Only its column names (positions for arrays) are read; a
-            :class:`~skdpgen.schema._rows.TableRows` brings its labels.
+            :class:`~skdpgen.rows.TableRows` brings its labels.
         y : array-like of shape (n,), default=None
             Labels; only whether they are given is read (those of ``X``
             when it is a ``TableRows``).
@@ -365,7 +366,7 @@ class SchemaPlan:
         return statistics
 
     def _check_rows(self, rows, summed=True):
-        """``rows``, a :class:`~skdpgen.schema._rows.TableRows` of the planned table
+        """``rows``, a :class:`~skdpgen.rows.TableRows` of the planned table
         (whose labels can be ``summed`` with it when the classes are estimated)."""
         if not isinstance(rows, TableRows):
             raise TypeError("Pass the table as skdpgen.rows.table_rows(X, y), "
@@ -389,7 +390,7 @@ class SchemaPlan:
         rows : TableRows
             The private table (the planned columns) and its labels (needed
             when the classes are estimated), as
-            :func:`~skdpgen.schema._rows.table_rows` reads them: the only
+            :func:`~skdpgen.rows.table_rows` reads them: the only
             way the estimate reads a row.
         accountant : GaussianAccountant
             Planned with this plan's shares and selections.
@@ -535,7 +536,7 @@ class SchemaPlan:
         Parameters
         ----------
         rows : TableRows
-            The table and its labels (:func:`~skdpgen.schema._rows.table_rows`);
+            The table and its labels (:func:`~skdpgen.rows.table_rows`);
             a Dask table's columns are computed on the client, one at a time.
 
         Returns

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 
 from ..privacy import leak_ledger
+from ..rows._table import table_rows
 from ..utils import check_generator
 from ._canonical import table_frame
-from ._rows import table_rows
 from .kinds import EmptyCodec, EstimateContext, kind_of, schema_types
 
 __all__ = [
@@ -324,7 +324,7 @@ class TableEncoder:
         """Resolve every column's spec; record what comes from the data.
 
         ``X`` is a table in any form (a Dask one too), or the fit's
-        :class:`~skdpgen.schema._rows.TableRows`: its column names are
+        :class:`~skdpgen.rows.TableRows`: its column names are
         read, its values only for the columns the schema leaves out (a leak).
         """
         with leak_ledger() as leaks:

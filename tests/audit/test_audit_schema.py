@@ -54,7 +54,7 @@ from skdpgen.schema._releases import (
     SENSITIVITY,
 )
 from skdpgen.privacy import GaussianAccountant
-from skdpgen.schema._rows import table_rows
+from skdpgen.rows import table_rows
 
 from _capture import capture_fits
 

@@ -228,7 +228,7 @@ def test_the_class_list_leak_is_written_once():
     from skdpgen.privacy import leak_ledger
     from skdpgen.rows import make_rows
     from skdpgen.schema._plan import SchemaPlan
-    from skdpgen.schema._rows import table_rows
+    from skdpgen.rows import table_rows
     from sklearn.base import BaseEstimator
 
     X, y = np.zeros((4, 1)), np.array(["a", "b", "a", "b"])

@@ -111,7 +111,7 @@ def test_a_table_read_by_blocks_releases_what_the_table_in_memory_releases(
     same, and no more than a block of rows is ever encoded at once."""
     from skdpgen._records import RecordBlocks, read_records
     from skdpgen import _records
-    from skdpgen.schema._rows import split_blocks
+    from skdpgen.rows import split_blocks
 
     X, y = table(600, seed=1)
     X.assign(label=np.where(y == 1, "yes", "no"), note="free text").to_csv(
@@ -174,7 +174,7 @@ def test_a_pass_over_blocks_holds_one_block_at_a_time():
 
     from skdpgen.kernels import RandomFourierFeatures
     from skdpgen.rows import make_rows
-    from skdpgen.schema._rows import split_blocks
+    from skdpgen.rows import split_blocks
 
     X, _ = table(400)
 

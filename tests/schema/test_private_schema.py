@@ -38,7 +38,7 @@ from skdpgen.schema._releases import (
 )
 from skdpgen.privacy import GaussianAccountant, PrivacyLeakWarning, leak_ledger, reproducible_noise
 from skdpgen.schema import TableEncoder, kinds_from_dtypes
-from skdpgen.schema._rows import table_rows
+from skdpgen.rows import table_rows
 
 N = 5_000
 

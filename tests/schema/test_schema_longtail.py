@@ -19,7 +19,7 @@ from skdpgen.schema.kinds._kind import EstimateContext
 from skdpgen.schema._mass import _outside_mass
 from skdpgen.schema.kinds._numeric import NumericKind, _numeric_statistic, numeric_layout
 from skdpgen.schema._plan import SchemaPlan
-from skdpgen.schema._rows import table_rows
+from skdpgen.rows import table_rows
 
 
 def _table(rng, n):

@@ -343,12 +343,12 @@ def test_the_row_count_of_dask_data_is_taken_once_and_only_when_needed(monkeypat
     # for the marginal mechanism, shared with the schema share; a fit that needs no
     # count (a complete schema, Hermite kernels) makes none
     dd = pytest.importorskip("dask.dataframe")
-    import skdpgen.schema._rows as table_rows
+    import skdpgen.rows._distributed as dask_rows
 
     frame = pd.DataFrame(np.random.default_rng(0).uniform(0, 1, (400, 2)), columns=["a", "b"])
     X = dd.from_pandas(frame, npartitions=2)
-    counted, count = [], table_rows.count_rows
-    monkeypatch.setattr(table_rows, "count_rows", lambda X: counted.append(1) or count(X))
+    counted, count = [], dask_rows.count_rows
+    monkeypatch.setattr(dask_rows, "count_rows", lambda X: counted.append(1) or count(X))
     schema = {c: {"type": "numeric", "bounds": [0, 1]} for c in "ab"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
