@@ -1149,6 +1149,46 @@ def test_times_on_the_hour_are_estimated_and_written_on_the_hour():
     back = pd.DatetimeIndex(_decode_datetime(spec, unit, np.zeros(1000, bool)))
     assert (back == back.floor("h")).all() and not (back == back.normalize()).all()
 
+@pytest.mark.parametrize("step, count, flagged, unflagged", [
+    ("h", "not on the hour", "hour", "second"),
+    ("D", "not at midnight", "day", "hour"),
+])
+def test_a_time_of_day_flag_reads_its_count_at_the_count_s_own_noise(
+        step, count, flagged, unflagged):
+    """The datetime release holds the counts not at midnight and not on the
+    hour each weighted 1/√2 (the release table), so a count scaled back
+    carries noise s·√2 for the release's s; its flag is decided like the
+    integer flag, at ``flag_stds`` of that noise (4: wrong w.p. 3e-5 per
+    column). A column all on the hour (or at midnight) whose weighted count
+    drew noise 0.1 std short of that threshold keeps its resolution; 0.1 std
+    beyond, it is decided finer. Read at the count's noise, not the release's
+    s, the column would get minutes in about 0.2 % of fits (issue 66)."""
+    import types
+
+    from skdpgen.schema._datetime import DatetimeKind, _datetime_statistic
+    from skdpgen.schema._policy import POLICY
+
+    n, s = 2_000, 20.0  # the z·s term of the flag's limit binds (n/100 = 20 rows)
+    z = POLICY.flag_stds
+    rng = np.random.default_rng(0)
+    span = 24 * 300 if step == "h" else 300
+    wall = (pd.Timestamp("2021-01-01") + pd.to_timedelta(rng.integers(0, span, n), unit=step))
+    statistic = _datetime_statistic(wall.as_unit("ns").asi8)
+    at = {"not at midnight": -3, "not on the hour": -2}[count]
+    assert statistic[at] == 0  # every value on the step
+    count_std = s * math.sqrt(2.0)  # a count scaled back from its weight 1/√2
+    resolutions = []
+    for stds in (z - 0.1, z + 0.1):
+        noisy = statistic.copy()
+        noisy[at] += stds * count_std / math.sqrt(2.0)  # the noise, on the weighted count
+        context = types.SimpleNamespace(flag_stds=z, partial={})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SchemaEstimateWarning)
+            spec = DatetimeKind().estimate("t", noisy, s, n, context)
+        resolutions.append(spec["resolution"])
+    assert resolutions == [flagged, unflagged]
+
+
 def test_text_columns_are_typed_privately():
     """Columns read from a CSV file as text: numbers and dates are recognized from
     noisy counts of the values that parse, then coerced; other text is categorical."""
@@ -1378,3 +1418,67 @@ def test_a_range_of_few_bins_the_fine_grid_did_not_locate_is_named_spread():
             _, problems = _numeric_estimate(noisy, 65.0, values.size)
             named[name] += "spread" in problems
     assert named["years"] >= 15 and named["normal"] == 0, named
+
+
+@pytest.mark.parametrize("labeled", [True, False])
+@pytest.mark.parametrize("schema_share", [0.2, 0.6])
+def test_the_size_rule_holds_at_the_columns_part_of_a_given_schema_share(
+        table, labeled, schema_share):
+    """``SchemaPlan.rows_needed``'s rule: the fewest rows at which a numeric
+    column's noise per bin is at most ``n/POLICY.bin_noise_rows``, within a
+    ``schema_share`` the user set. Its histogram (sensitivity √7) is released
+    scaled to the values release's √2, so a values release of zCDP ``ρ_v``
+    (sized with ``approximate_rho``, as the rule is) puts ``√(3.5/ρ_v)`` rows of
+    noise on a bin. ``ρ_v`` from the split :meth:`SchemaPlan.shares` makes of
+    that ``schema_share`` (an estimated class list takes its part of it): a
+    rule that read the whole share as the columns' asked 13 % fewer rows
+    (issue 66). ``epsilon_needed`` meets the same rule at the given rows."""
+    from skdpgen.privacy import approximate_rho
+    from skdpgen.schema._policy import POLICY
+
+    X, y = table
+    plan = SchemaPlan.from_table(X, y if labeled else None)
+    epsilon, delta = 1.0, 1e-5
+    shares = plan.shares(schema_share)
+    assert (CLASSES in shares) == labeled
+    share, count = shares[VALUES]
+
+    def bin_noise(eps):  # rows of noise on a bin of a numeric column's histogram
+        return math.sqrt(3.5 / (approximate_rho(eps, delta) * share / count))
+
+    n = plan.rows_needed(epsilon, delta, schema_share)
+    assert (n - 1) / POLICY.bin_noise_rows < bin_noise(epsilon) <= n / POLICY.bin_noise_rows
+    eps = plan.epsilon_needed(2_000, delta, schema_share)
+    assert bin_noise(eps) == pytest.approx(2_000 / POLICY.bin_noise_rows, rel=1e-9)
+
+
+@pytest.mark.parametrize("d, epsilon, n", [(3, 1.0, 10_000), (3, 4.0, 3_000),
+                                           (10, 0.3, 100_000), (30, 4.0, 10_000)])
+def test_the_auto_share_keeps_a_value_of_value_share_of_the_rows(d, epsilon, n):
+    """``schema_share="auto"``'s target for categorical values (``auto_share``):
+    the least share at which a value holding ``POLICY.value_share`` of the
+    rows clears its selection's threshold by two noise standard deviations.
+    At these shapes that target sets the share (between its floor and cap).
+    Sized as the rule is, with ``approximate_rho``: a values release
+    (sensitivity √2) of zCDP ``ρ_v`` has noise ``σ = √(1/ρ_v)``, its threshold
+    ``σ·Φ⁻¹(1 − δ_each)`` at the δ the accountant gives each selection; the
+    threshold plus ``2σ`` is within 3 % under ``value_share·n`` (the rule
+    splits δ over the weighted releases, a little more cautious). With the
+    noise the accountant calibrates exactly, the value clears it too."""
+    from skdpgen.privacy import approximate_rho
+    from skdpgen.schema._policy import POLICY
+
+    delta = 1e-5
+    plan = SchemaPlan.from_table(pd.DataFrame({f"c{i}": [0] for i in range(d)}))  # names
+    share, fraction = plan.auto_share(n, epsilon, delta)
+    assert POLICY.column_share < share < POLICY.max_column_share
+    shares = {"fit": 1.0 - share, **plan.shares(share, fraction)}
+    accountant = GaussianAccountant(epsilon, delta, shares, selections=plan.selections())
+    z = norm.isf(accountant.delta_each)
+    values_share, count = shares[VALUES]
+    sigma = math.sqrt(1.0 / (approximate_rho(epsilon, delta) * values_share / count))
+    target = POLICY.value_share * n
+    assert 0.97 * target <= (z + 2.0) * sigma <= target
+    exact = accountant.noise_multipliers[VALUES] * SENSITIVITY[VALUES]
+    threshold = privacy.selection_threshold(exact, accountant.delta_each)
+    assert threshold + 2.0 * exact <= target

@@ -657,3 +657,77 @@ def test_a_few_hundred_values_in_a_large_table_are_written_empty_not_a_guess():
                     and i["problem"] == "sparse"], issues
         assert schema["month"].get("empty") or not [i for i in issues
                                                     if i["column"] == "month"], schema
+
+
+def test_a_column_s_present_rows_combine_its_releases_at_their_noise():
+    # present_rows' documented rule: the values release's n − m̃ (noise s_v)
+    # and, for a column whose kind was estimated, the kinds release's
+    # counts [numbers, bools, dates, text, missing] (noise s_k each, the
+    # release's noise multiplier times its sensitivity √2 in the release
+    # table): (4 (n − m̃_k) + Σ present forms)/5, of variance 0.8 s_k²,
+    # combined by inverse variance; the kind needs type_stds·√2·s_k rows
+    from skdpgen.privacy import GaussianAccountant
+    from skdpgen.private_schema import SchemaPlan
+    from skdpgen.schema._policy import POLICY
+    from skdpgen.schema._present import present_rows
+    from skdpgen.schema._releases import KINDS, SENSITIVITY, VALUES
+
+    n = 4_000
+    plan = SchemaPlan.from_table(pd.DataFrame({"x": [0], "y": [1]}))  # names only
+    accountant = GaussianAccountant(1.0, 1e-5, plan.shares(1.0), selections=plan.selections())
+    assert SENSITIVITY[KINDS] == pytest.approx(np.sqrt(2.0))
+    s_k = accountant.noise_multipliers[KINDS] * SENSITIVITY[KINDS]
+    s_v = accountant.noise_multipliers[VALUES] * SENSITIVITY[VALUES]
+    kinds = np.array([95.0, -6.0, 11.0, 3.0, 3_890.0])  # about a hundred numbers
+    plan.present_["x"] = (n - 3_912.0, s_v, 30.0)  # the values release: 88 present
+    plan.noisy_[("x", "kinds")] = kinds
+    estimate, std, needed = present_rows(plan, "x", n, accountant)
+    from_kinds = (4 * (n - kinds[4]) + kinds[:4].sum()) / 5
+    w_v, w_k = 1 / s_v ** 2, 1 / (0.8 * s_k ** 2)
+    assert estimate == pytest.approx((w_v * 88.0 + w_k * from_kinds) / (w_v + w_k))
+    assert std == pytest.approx((w_v + w_k) ** -0.5)
+    assert needed == pytest.approx(POLICY.type_stds * np.sqrt(2.0) * s_k)
+    # a column whose kind was declared: the values release's estimate alone
+    plan.present_["y"] = (88.0, s_v, 30.0)
+    assert present_rows(plan, "y", n, accountant) == (88.0, s_v, 30.0)
+
+
+@pytest.mark.parametrize("present, written", [
+    (400.0, "named"),   # 4 % of the rows, up to 5.2 % under the noise: a guess, named
+    (300.0, "empty"),   # up to 4.2 %: at most a twentieth, written empty
+    (200.0, "empty"),   # within four noise stds of none: cannot be told from empty
+    (700.0, "kept"),    # enough values to place: the estimate's spec
+])
+def test_a_sparse_column_is_written_empty_only_when_its_noise_keeps_it_under_a_twentieth(
+        present, written):
+    # check_present's documented rule: values too few to place (p̃ below the
+    # count their releases need) are written empty only while p̃ plus
+    # POLICY.uncertain_stds of its noise is at most POLICY.warn_share of the
+    # rows; above, the column may hold more than a twentieth of the rows and
+    # is named as a guess ("sparse"), not silently emptied
+    import types
+
+    from skdpgen.schema import SchemaEstimateWarning
+    from skdpgen.schema._policy import POLICY
+    from skdpgen.schema._present import check_present
+
+    n, std, needed, z = 10_000, 60.0, 600.0, 4.0
+    plan = types.SimpleNamespace(present_={"x": (present, std, needed)}, noisy_={},
+                                 empty_=[], counts_={}, _sparse=[], _flag_stds=z)
+    spec = {"type": "numeric", "bounds": [1.0, 12.0], "integer": True, "missing": True}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = check_present(plan, "x", spec, n, accountant=None)
+    named = [w.message for w in caught if isinstance(w.message, SchemaEstimateWarning)]
+    most = (present + POLICY.uncertain_stds * std) / n
+    assert written == ("empty" if present <= z * std or (present < needed and
+                                                        most <= POLICY.warn_share)
+                       else "named" if present < needed else "kept")
+    if written == "empty":
+        assert out.get("empty") and out["missing"] and plan.empty_ == ["x"] and not named
+    elif written == "named":
+        assert not out.get("empty") and plan._sparse == ["x"]
+        assert [m.problem for m in named] == ["sparse"] and "'x'" in str(named[0])
+        assert named[0].extra["most"] == pytest.approx(most)
+    else:
+        assert out == spec and not named and not plan.empty_

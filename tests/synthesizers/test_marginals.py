@@ -248,6 +248,34 @@ def test_marginal_design_follows_its_noise_levels(n, d, eps):
         assert n / (bins + POLICY.bin_step) < POLICY.bin_precision * one_noise
 
 
+@pytest.mark.parametrize("n, d, eps, pair_share", [
+    (10_000, 27, 1.0, 0.1),   # 21 pairs precise at 0.1 less the selection's 0.05
+    (20_000, 15, 0.3, 0.15),
+    (4_000, 10, 1.0, 0.05),
+    (4_000, 10, 1.0, 0.3),
+    (600, 4, 1.0, 0.1),       # not one pair precise: one all the same
+])
+def test_a_given_pair_share_plans_the_pairs_precise_in_it_less_the_selection(
+        n, d, eps, pair_share):
+    # marginal_design's rule for a pair_share the user set: when not every
+    # pair is precise at it, the most pairs (at least one) precise at
+    # pair_share less the selection's share, which is POLICY.selection_share
+    # but at most half of pair_share (selection_share's docstring); the
+    # share is the user's
+    share, k, _ = marginal_design(n, d, eps, 1e-5, pair_share=pair_share)
+    sigma = calibrate_gaussian(eps, 1e-5)
+    every = d * (d - 1) // 2
+
+    def precise(marginals, at):  # a cell's noise at most n / POLICY.pair_precision
+        return n >= POLICY.pair_precision * sigma / np.sqrt(at / 2) * np.sqrt(2 * marginals)
+
+    sel = min(POLICY.selection_share, pair_share / 2)
+    assert share == pair_share and not precise(every, pair_share)
+    assert 1 <= k < every
+    assert k == 1 or precise(k, pair_share - sel)
+    assert not precise(k + 1, pair_share - sel)
+
+
 def test_a_binned_integer_column_is_decoded_inside_its_bin():
     rng = np.random.default_rng(0)
     x = rng.integers(0, 1000, 400)

@@ -131,6 +131,47 @@ def test_auto_chooses_the_pairs_a_table_can_measure():
     assert len(every.measured_pairs_) == 10
 
 
+@pytest.mark.parametrize("labeled, pair_share", [(False, "auto"), (True, "auto"), (False, 0.1)])
+def test_the_pairs_share_holds_the_selection_and_the_one_way_marginals_get_the_rest(
+        labeled, pair_share):
+    # MarginalMechanism's documented split: the two-way releases' share
+    # pair_share, the selection's included ("taken from pair_share"); the
+    # one-way releases get the rest. Read from what the accountant spent: a
+    # Gaussian release's part of the composition is its precision count/σ²,
+    # so each group's share of the mechanism is its precisions' part of the
+    # mechanism's (the label proportions and the class list's estimate are
+    # the synthesizer's releases, not the mechanism's). The shares from the
+    # documented rules: for k pairs chosen of d columns, "auto" gives
+    # selection + (1 - selection)·k/(d + k); the selection's share is
+    # POLICY.selection_share, at most half of the pairs' share.
+    from skdpgen.synthesizers._policy import POLICY
+
+    X = _related_table(1_400)
+    y = np.random.default_rng(1).integers(0, 2, len(X)) if labeled else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synth = MarginalSynthesizer(schema=SCHEMA, pair_share=pair_share, **FAST).fit(
+            X, y, epsilon=1.0)
+    precision = {r.name: r.precision for r in synth.privacy_report_.releases
+                 if r.name != "label proportions" and not r.name.startswith("schema: ")}
+    assert set(precision) == ({"one-way marginals", "two-way marginals", PAIR_SELECTION}
+                              | ({"one-way marginals by class", "two-way marginals by class"}
+                                 if labeled else set()))
+    total = sum(precision.values())
+    share = {way: sum(p for name, p in precision.items() if name.startswith(way)) / total
+             for way in ("one-way", "two-way", PAIR_SELECTION)}
+    d, k = 5, len(synth.measured_pairs_)
+    assert 0 < k < 10  # chosen privately
+    if pair_share == "auto":
+        sel = POLICY.selection_share
+        pair_share = sel + (1 - sel) * k / (d + k)
+    else:
+        sel = min(POLICY.selection_share, pair_share / 2)
+    assert share["one-way"] == pytest.approx(1 - pair_share, rel=1e-6)
+    assert share[PAIR_SELECTION] == pytest.approx(sel, rel=1e-6)
+    assert share["two-way"] == pytest.approx(pair_share - sel, rel=1e-6)
+
+
 def test_max_pairs_is_refused_where_no_pair_is_measured():
     synth = MarginalSynthesizer(schema=SCHEMA, pair_share=0, max_pairs=3, **FAST)
     with pytest.raises(ValueError, match="max_pairs has no effect"):
@@ -203,7 +244,14 @@ def test_strongly_related_pairs_not_measured_are_named(survey_fit):
     noisy = mech.targets_["pair selection"][0]
     keys = mech._block_keys
     name = {(keys[a], keys[b]): i for i, (a, b) in enumerate(mech.candidates_.marginals_)}
-    tv = (noisy - 2 * mech._score_std) / (2 * 2_800)
+    # a score's noise, in rows, from the documented rule and not from the
+    # mechanism's own record of it: the scores' sensitivity is 2·√M rows for
+    # M candidate pairs, times the selection's noise multiplier in the report
+    m = 27 * 26 // 2
+    assert len(name) == m
+    (release,) = [r for r in synth.privacy_report_.releases if r.name == PAIR_SELECTION]
+    score_std = 2.0 * math.sqrt(m) * release.noise_multiplier
+    tv = (noisy - 2 * score_std) / (2 * 2_800)
     expected = [p for p in sorted(name, key=lambda p: -noisy[name[p]])
                 if tv[name[p]] > 0.1 and p not in set(synth.measured_pairs_)]
     assert lost == expected
