@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._device import resolve_device
+from .._device import cpu_threads, resolve_device
 from ..utils import check_generator, torch_generator
 from ..base import PrivateEstimator
 from ..privacy import outside_stacklevel, score_without_noise
@@ -423,7 +423,9 @@ class BaseSynthesizer(PrivateEstimator):
         Categorical entries are drawn from the network's probabilities. The
         network's output is computed for about ``_GENERATED_VALUES`` values at
         a time and only the codes are kept, so memory grows with the rows'
-        codes, not their probabilities; the draws are those of one pass.
+        codes, not their probabilities; the draws are those of one pass. The
+        network runs on one CPU thread (many times faster when other processes
+        compete for the cores).
         """
         tgen = torch_generator(rng)
         enc = self.encoder_
@@ -437,7 +439,7 @@ class BaseSynthesizer(PrivateEstimator):
         codes = [np.empty(n_samples, dtype=np.int64) for _ in u]
         step = max(1, _GENERATED_VALUES // max(1, int(offsets[-1])))
         for rows in (slice(i, i + step) for i in range(0, n_samples, step)):
-            with torch.no_grad():
+            with torch.no_grad(), cpu_threads(1):  # a small network: see cpu_threads
                 Zg = self.network_(z[rows], None if lab is None else lab[rows]).double().numpy()
             numeric[rows] = Zg[:, :enc.n_numeric_]
             for k, (start, stop) in enumerate(zip(offsets[:-1], offsets[1:])):
