@@ -80,7 +80,7 @@ def main():
     written = sum(1 for _ in open(folder / "synthetic.csv")) - 1
     write_peak = proc_status_kib("VmHWM")
     print(f"\nexit status {status}; {rows:,} rows read, {written:,} written")
-    print(f"| phase | peak RSS MiB | wall s |\n|---|---|---|")
+    print("| phase | peak RSS MiB | wall s |\n|---|---|---|")
     print(f"| fit | {mib(peaks['fit'] * 1024)} | {peaks['fit end'] - start:.0f} |")
     print(f"| writing (from {mib(peaks['after fit'] * 1024)} MiB after the fit) | "
           f"{mib(write_peak * 1024)} | {end - peaks['fit end']:.0f} |")
