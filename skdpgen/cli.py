@@ -49,6 +49,7 @@ from ._cli_files import (
 )
 from ._cli_notes import classes_note, empty_note, estimate_note, misfit_note, pairs_note
 from ._cli_options import type_words
+from ._cli_output import synthetic_chunks, write_chunks
 
 __all__ = ["main"]
 
@@ -77,18 +78,6 @@ def _show_privacy_warnings():
             print(f"skdpgen: warning: {message}", file=sys.stderr)
 
     warnings.showwarning = show
-
-
-def _round_integer_columns(frame, schema):
-    """Declared integer columns rounded to int64 (the public output type)."""
-    import numpy as np
-
-    from .schema import kind_of
-
-    for col, spec in schema.items():
-        if col in frame and kind_of(spec).is_numeric and spec.get("integer"):
-            frame[col] = np.round(frame[col].to_numpy(dtype=float)).astype(np.int64)
-    return frame
 
 
 def _check_budget(args):
@@ -225,9 +214,10 @@ def _cmd_synthesize(args):
         raise UsageError(f"--strict: {reasons}")
     n_rows = source.n_rows  # counted by the fit's passes over the file
     n = n_rows if args.n_samples is None else args.n_samples
-    out = _synthetic_table(model, n, args, columns, list(X.columns), feature_schema)
-    with all_or_nothing() as stage:
-        stage(args.out, lambda p: write_table(out, p))
+    chunks = synthetic_chunks(model, n, args.random_state, target=args.target, columns=columns,
+                              feature_columns=list(X.columns), feature_schema=feature_schema)
+    with all_or_nothing() as stage:  # sampled and written a chunk of rows at a time
+        stage(args.out, lambda p: write_chunks(chunks, p))
         stage(json_path, lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n"))
         stage(txt_path, lambda p: p.write_text(str(report) + "\n"))
     # no fit time: it would count the reading of every record's bytes, so one record's
@@ -303,20 +293,6 @@ def _fit(model, X, y, args):
         if not (issubclass(w.category, SchemaEstimateWarning) and w.message.issues):
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     return failed
-
-
-def _synthetic_table(model, n, args, columns, feature_columns, feature_schema):
-    """``n`` synthetic rows in the columns written (a releaser's array as a table, its
-    declared integer columns rounded)."""
-    out = model.sample(n, random_state=args.random_state)
-    Xs, ys = out if isinstance(out, tuple) else (out, None)  # a releaser samples rows only
-    if args.target is not None:
-        return Xs.assign(**{args.target: ys})[columns]
-    if not hasattr(Xs, "columns"):
-        import pandas as pd
-
-        return _round_integer_columns(pd.DataFrame(Xs, columns=feature_columns), feature_schema)
-    return Xs
 
 
 def _print_outcome(report, issues, json_path, txt_path):

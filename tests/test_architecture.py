@@ -318,6 +318,10 @@ _ENGINEERING_NUMBERS = {
     "LABEL_CHUNK": "memory: labels read at a time (skdpgen.rows)",
     "_FAN_IN": "speed: partial sums combined per task of a Dask reduction (skdpgen.rows)",
     "CHUNK_ROWS": "memory: calibrated rows drawn at a time (skdpgen.synthesizers._calibration)",
+    "_GENERATED_VALUES": "memory: generator outputs computed at a time in sampling "
+                         "(skdpgen.synthesizers._base)",
+    "OUTPUT_ROWS": "memory: rows the command line samples and writes at a time "
+                   "(skdpgen._cli_output)",
     # numerical limits, tolerances and mathematics
     "_X_CLIP": "numerical: inputs clipped so that no intermediate overflows (kernels)",
     "_FOLD_TINY": "numerical: smallest scale of the sweep's scaled Hermite terms, their "

@@ -519,23 +519,18 @@ def numbers_table(X):
 def _float_numbers(X):
     """:func:`numbers_table` of a float array: the same reading, vectorized.
 
-    A float32 table stays float32, the rows are C-contiguous. A finite sum
-    means every value is finite: then ``X`` itself is the reading (no copy
-    of the table; it is never written). Otherwise the infinities are
-    clamped (a sum is NaN when a NaN is among its terms, or both
-    infinities: only then are NaNs looked for), in a new array.
+    A float32 table stays float32, the rows are C-contiguous. The reading is
+    always a new array, NaNs and infinities replaced in it by the same
+    passes whatever the values: the memory and the work of the reading do
+    not depend on whether any value is not finite (no record's value shows
+    in a fit's peak memory, or makes it fail under a memory limit).
     """
     from sklearn.utils import check_array
 
     X = check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=1)  # the shape
     big = np.finfo(X.dtype).max
-    with np.errstate(over="ignore", invalid="ignore"):  # no value warns
-        total = np.sum(X)
-    if np.isfinite(total):
-        return np.ascontiguousarray(X)
-    if np.isnan(total):
-        return np.ascontiguousarray(np.nan_to_num(X, nan=0.0, posinf=big, neginf=-big))
-    return np.ascontiguousarray(np.clip(X, -big, big))
+    out = np.array(X, order="C", copy=True)
+    return np.nan_to_num(out, copy=False, nan=0.0, posinf=big, neginf=-big)
 
 
 def labels_series(y):

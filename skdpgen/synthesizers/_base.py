@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._device import resolve_device
+from .._device import cpu_threads, resolve_device
 from ..utils import check_generator, torch_generator
 from ..base import PrivateEstimator
 from ..privacy import outside_stacklevel, score_without_noise
@@ -38,6 +38,8 @@ __all__ = ["BaseSynthesizer"]
 # comparable across a grid.
 _SCORE_FEATURES = dict(n_components=2000, length_scale=1.0, random_state=0)
 
+#: Values of the generator's output (the rows' probabilities) computed at a time.
+_GENERATED_VALUES = 1 << 21
 
 
 class BaseSynthesizer(PrivateEstimator):
@@ -418,23 +420,32 @@ class BaseSynthesizer(PrivateEstimator):
         """``n_samples`` generated rows as (numeric block, block codes).
 
         ``labels``: an array of classes, one class for all rows, or None.
-        Categorical entries are drawn from the network's probabilities.
+        Categorical entries are drawn from the network's probabilities. The
+        network's output is computed for about ``_GENERATED_VALUES`` values at
+        a time and only the codes are kept, so memory grows with the rows'
+        codes, not their probabilities; the draws are those of one pass. The
+        network runs on one CPU thread (many times faster when other processes
+        compete for the cores).
         """
         tgen = torch_generator(rng)
-        with torch.no_grad():
-            z = torch.randn(n_samples, self.design_.generator.noise_dim, generator=tgen)
-            lab = None
-            if labels is not None:
-                lab = torch.as_tensor(np.broadcast_to(labels, (n_samples,)).copy())
-            Zg = self.network_(z, lab).double().numpy()
         enc = self.encoder_
         offsets = enc.n_numeric_ + np.concatenate([[0], np.cumsum(enc.category_sizes_)])
-        codes = []
-        for start, stop in zip(offsets[:-1], offsets[1:]):
-            u = rng.random((n_samples, 1))
-            codes.append(np.minimum((np.cumsum(Zg[:, start:stop], axis=1) < u).sum(1),
-                                    stop - start - 1))
-        return Zg[:, :enc.n_numeric_], codes
+        z = torch.randn(n_samples, self.design_.generator.noise_dim, generator=tgen)
+        lab = None
+        if labels is not None:
+            lab = torch.as_tensor(np.broadcast_to(labels, (n_samples,)).copy())
+        u = [rng.random(n_samples) for _ in enc.category_sizes_]  # in the order of one pass
+        numeric = np.empty((n_samples, enc.n_numeric_))
+        codes = [np.empty(n_samples, dtype=np.int64) for _ in u]
+        step = max(1, _GENERATED_VALUES // max(1, int(offsets[-1])))
+        for rows in (slice(i, i + step) for i in range(0, n_samples, step)):
+            with torch.no_grad(), cpu_threads(1):  # a small network: see cpu_threads
+                Zg = self.network_(z[rows], None if lab is None else lab[rows]).double().numpy()
+            numeric[rows] = Zg[:, :enc.n_numeric_]
+            for k, (start, stop) in enumerate(zip(offsets[:-1], offsets[1:])):
+                below = np.cumsum(Zg[:, start:stop], axis=1) < u[k][rows, None]
+                codes[k][rows] = np.minimum(below.sum(1), stop - start - 1)
+        return numeric, codes
 
     # -- scoring -----------------------------------------------------------
     def _score_encoding(self, X, y):

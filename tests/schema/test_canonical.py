@@ -111,9 +111,31 @@ def test_a_float_array_reads_as_its_cells_one_by_one(cells, dtype):
         got = numbers_table(X)
     expected = numbers_table(X.astype(object).tolist())  # value by value, float64
     assert got.dtype == dtype and got.flags.c_contiguous
-    assert not np.shares_memory(got, X) or np.isfinite(X).all()  # never written
+    assert not np.shares_memory(got, X)  # a new array whatever the values (issue 66)
     # ±inf is clamped to the largest float of the array's own type
     np.testing.assert_array_equal(got, np.clip(expected, -big, big).astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_one_value_changes_neither_the_reading_s_memory_nor_its_array(dtype):
+    """A float array's reading is a new array, made with the same allocations
+    whether its values are all finite or one is NaN or infinite: a record's value
+    does not show in a fit's peak memory (issue 66)."""
+    import tracemalloc
+
+    X = np.random.default_rng(0).normal(size=(4000, 14)).astype(dtype)
+    peaks = []
+    for value in (None, np.nan, np.inf, -np.inf):
+        Y = X.copy()
+        if value is not None:
+            Y[1234, 5] = value
+        tracemalloc.start()
+        got = numbers_table(Y)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert got is not Y and not np.shares_memory(got, Y)
+        assert got.dtype == dtype and got.flags.c_contiguous and np.isfinite(got).all()
+    assert peaks[0] >= X.nbytes and max(peaks) - min(peaks) < 4096, peaks
 
 
 @pytest.mark.parametrize("holder", ["series", "objects", "categorical"])
