@@ -62,7 +62,11 @@ class GeneratorTrainer:
         if self.verbose:
             from tqdm.auto import tqdm
 
-            steps = tqdm(steps, desc=self.desc, unit="step")
+            # counts only, no rate or time: a step's time holds the releases made
+            # inside the loop (a product kernel redrawn each epoch: a pass over the
+            # rows), which one record's size can set
+            steps = tqdm(steps, desc=self.desc, unit="step",
+                         bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt}{postfix}")
         return steps
 
     def train(self, network, mechanism, context, generator):
