@@ -88,7 +88,8 @@ def pairs_note(model, shown=8):
     # said only where the fitted model matches every measured marginal (issue 62)
     unmatched = getattr(model, "unmatched_marginals_", [])
     weakened = getattr(model, "weakened_pairs_", [])
-    exact = ("" if unmatched or weakened else
+    unresolved = getattr(model, "unresolved_pairs_", [])
+    exact = ("" if unmatched or weakened or unresolved else
              " A measured pair keeps the two columns' joint distribution at the "
              "resolution of their bins: a column computed from another (a square, a "
              "difference) comes back near that relation, not exactly on it.")
@@ -103,9 +104,14 @@ def pairs_note(model, shown=8):
     if weakened:
         note += (f"\nMeasured with too much noise to stay sharp ({_listed(weakened, shown)}): "
                  "these strongly related pairs come back weakened (a column and its square "
-                 "much less correlated than in the data), since the noise on each of their "
-                 "cells can spread many of the rows off the relation; a larger "
-                 "epsilon, more rows or fewer columns measure them at less noise.")
+                 "much less correlated than in the data), since the noise on their cells is "
+                 "large next to the relation; a larger epsilon, more rows or fewer columns "
+                 "measure them at less noise.")
+    if unresolved:
+        note += (f"\nToo noisy to tell ({len(unresolved)} of {len(pairs)} measured pairs: "
+                 f"{_listed(unresolved, shown)}): their releases show no relation, but would "
+                 "not show a sharp one either (a column and its square); any such relation "
+                 "comes back weakened.")
     lost = model.mechanism_.strong_pairs_not_measured()
     if lost:
         note += (f"\nStrongly related but not measured ({_listed(lost, shown)}): the synthetic "

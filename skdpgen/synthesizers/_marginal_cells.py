@@ -11,7 +11,8 @@ import numpy as np
 
 from ._policy import POLICY
 
-__all__ = ["ordered_slots", "pair_groups", "pair_scores", "simplex_projection"]
+__all__ = ["comonotone_coupling", "ordered_slots", "pair_groups", "pair_scores",
+           "simplex_projection"]
 
 
 def pair_scores(candidates, counts, one_way, n_rows):
@@ -119,3 +120,44 @@ def pair_groups(encoder, cells=POLICY.pair_cells):
     [8, None]
     """
     return encoder.coarse_cells(cells)
+
+
+def comonotone_coupling(p, q):
+    """The joint table of two distributions, each a non-decreasing function of the other.
+
+    The north-west corner rule: the mass of ``p`` and ``q`` paired in cell
+    order (the joint of a column and a monotone function of it, such as its
+    square on non-negative values): the sharpest relation the two margins
+    allow, used as the relation a pair's noise is measured against when its
+    release shows none.
+
+    Parameters
+    ----------
+    p, q : ndarray of shape (r,) and (k,)
+        Non-negative, of equal sums.
+
+    Returns
+    -------
+    table : ndarray of shape (r, k)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen.synthesizers._marginal_cells import comonotone_coupling
+    >>> comonotone_coupling(np.array([0.5, 0.5]), np.array([0.25, 0.75]))
+    array([[0.25, 0.25],
+           [0.  , 0.5 ]])
+    """
+    table = np.zeros((len(p), len(q)))
+    left_p, left_q = np.array(p, dtype=float), np.array(q, dtype=float)
+    i = j = 0
+    while i < len(p) and j < len(q):
+        mass = min(left_p[i], left_q[j])
+        table[i, j] += mass
+        left_p[i] -= mass
+        left_q[j] -= mass
+        if left_p[i] <= left_q[j]:
+            i += 1
+        else:
+            j += 1
+    return table

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from scipy.stats import chi2
 
-from ._marginal_cells import simplex_projection
+from ._marginal_cells import comonotone_coupling, simplex_projection
 from ._mechanism import batch_weights
 from ._policy import POLICY
 
@@ -70,7 +70,10 @@ class MarginalChecks:
         for an ``r × k`` table), and ``noise_ratio``: the norm of the noise
         on the table over the norm of its departure from independence,
         ``√(c / (energy − free))`` (the departure's squared norm is
-        ``energy − free`` noise variances in expectation).
+        ``energy − free`` noise variances in expectation), and
+        ``sharp_ratio``: the same ratio for the sharpest relation the
+        table's margins allow (``comonotone_coupling``), what a column and a
+        monotone function of it would show.
         Post-processing of the releases and their public noise levels.
 
         Returns
@@ -100,8 +103,10 @@ class MarginalChecks:
         free = np.array([(t.shape[0] - 1) * (t.shape[1] - 1) for t in tables])
         cells = np.diff(pairs.offsets_)
         signal = np.maximum(energy - free, 1e-12)  # its expected part beyond the noise
+        sharpest = np.array([_sharpest_departure(t) for t in tables]) * n
         return {"tables": tables, "sigma": sigma, "cells": cells, "energy": energy,
-                "free": free, "noise_ratio": np.sqrt(cells / signal)}
+                "free": free, "noise_ratio": np.sqrt(cells / signal),
+                "sharp_ratio": sigma * np.sqrt(cells) / np.maximum(sharpest, 1e-12)}
 
     def _rows_std(self, name, feature_map):
         """Release ``name``'s noise on a cell of ``feature_map``'s marginals, in rows."""
@@ -118,7 +123,9 @@ class MarginalChecks:
         pairs their noise pushed up), by at least ``POLICY.related_share``
         of the rows in norm, is named when
         the noise on its table is at least ``level`` of that departure, in
-        norm (``noise_ratio``; ``POLICY.weak_pair_noise``). A fit matches
+        norm (``noise_ratio``; ``POLICY.weak_pair_noise``); a pair whose
+        release shows no relation at such noise is named by
+        :meth:`unresolved_pairs`. A fit matches
         the releases within their noise; where the noise is of the order
         of the relation, that fit spreads the relation's rows into cells
         the data leaves empty (a column and its square much less correlated)
@@ -134,6 +141,25 @@ class MarginalChecks:
         return [tuple(keys[a] for a in self.pairwise_.marginals_[i])
                 for i in self._weak(self.pair_evidence(), level)]
 
+    def unresolved_pairs(self, level=POLICY.weak_pair_noise):
+        """Measured pairs whose releases show no relation, though one as sharp
+        as their margins allow would be named weakened: their noise cannot tell.
+
+        A pair not related (:meth:`weakened_pairs`) whose ``sharp_ratio``
+        (:meth:`pair_evidence`: the noise on its table over the departure
+        from independence of the comonotone coupling of its margins, what a
+        column and its square would show) is at least ``level``: if the
+        data held such a relation, the release could not show it, and it
+        would come back weakened. Post-processing of the releases and their
+        public noise levels, in the order of the measured pairs.
+        """
+        if self.pairwise_ is None:
+            return []
+        evidence = self.pair_evidence()
+        keys = self._block_keys
+        hidden = np.nonzero(~self._related(evidence) & (evidence["sharp_ratio"] >= level))[0]
+        return [tuple(keys[a] for a in self.pairwise_.marginals_[i]) for i in hidden]
+
     def _weak(self, evidence, level):
         """Indices of the strongly related pairs whose noise ratio is at least
         ``level``, the most related first.
@@ -142,12 +168,20 @@ class MarginalChecks:
         by a departure from independence of at least ``POLICY.related_share`` of
         the rows, in norm (``σ·√(energy − free)`` rows; a departure of a few rows a
         cell, which a test on many rows finds, is no relation to keep sharp)."""
-        free, energy = evidence["free"], evidence["energy"]
-        departure = evidence["sigma"] * np.sqrt(np.maximum(energy - free, 0.0))
-        related = ((chi2.sf(energy, free) < POLICY.misfit_level / len(free))
-                   & (departure >= POLICY.related_share * self._n_rows))
+        related = self._related(evidence)
         named = np.nonzero((evidence["noise_ratio"] >= level) & related)[0]
-        return named[np.argsort(-departure[named], kind="stable")]
+        return named[np.argsort(-self._departure(evidence)[named], kind="stable")]
+
+    def _departure(self, evidence):
+        """Each pair's departure from independence, in rows (norm, less the noise's)."""
+        return evidence["sigma"] * np.sqrt(np.maximum(evidence["energy"] - evidence["free"],
+                                                      0.0))
+
+    def _related(self, evidence):
+        """Whether each pair is related (:meth:`_weak`)."""
+        free, energy = evidence["free"], evidence["energy"]
+        return ((chi2.sf(energy, free) < POLICY.misfit_level / len(free))
+                & (self._departure(evidence) >= POLICY.related_share * self._n_rows))
 
     def issues(self):
         """Ordered columns whose one-way release may spread many rows by its noise.
@@ -237,3 +271,10 @@ class MarginalChecks:
         for m in out:
             m["failed"] = m["p"] < level
         return out
+
+
+def _sharpest_departure(table):
+    """The norm of the departure from independence of the sharpest relation a
+    pair's table's margins allow (:func:`comonotone_coupling`), in shares."""
+    p, q = simplex_projection(table.sum(1)), simplex_projection(table.sum(0))
+    return float(np.linalg.norm(comonotone_coupling(p, q) - np.outer(p, q)))

@@ -151,6 +151,12 @@ class MarginalSynthesizer(BaseSynthesizer):
         on their table is at least a quarter of its departure from
         independence): they come back weakened even when matched within
         their noise.
+    unresolved_pairs_ : list of tuple
+        Measured pairs whose releases show no relation, though their noise
+        would hide a sharp one (a column and its square, as sharp as their
+        margins allow: :meth:`MarginalMechanism.unresolved_pairs
+        <skdpgen.synthesizers.MarginalMechanism.unresolved_pairs>`): a
+        relation in them, if any, comes back weakened.
     joined_columns_ : list of tuple
         The groups of columns the mixture holds jointly (one joint
         distribution per component): the columns of pairs it could not
@@ -283,6 +289,11 @@ class MarginalSynthesizer(BaseSynthesizer):
     def weakened_pairs_(self):
         check_is_fitted(self)
         return self.mechanism_.weakened_pairs()
+
+    @property
+    def unresolved_pairs_(self):
+        check_is_fitted(self)
+        return self.mechanism_.unresolved_pairs()
 
 
 MarginalSynthesizer.__doc__ = synthesizer_doc(MarginalSynthesizer.__doc__, names=_SHARED)

@@ -3,6 +3,7 @@ and the stop rule that reads it (issue 62)."""
 
 import pickle
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -150,7 +151,26 @@ def test_a_fit_stopped_early_names_what_it_did_not_reproduce():
     assert "Not reproduced within their noise (" in note and "x~x2" in note
     assert "A measured pair keeps" not in note
     full, _ = _fit(0)
-    assert "A measured pair keeps" in pairs_note(full)
+    promised = "A measured pair keeps" in pairs_note(full)
+    assert promised == (not full.unmatched_marginals_ and not full.weakened_pairs_
+                        and not full.unresolved_pairs_)
+    kept = SimpleNamespace(measured_pairs_=full.measured_pairs_, n_features_in_=5,
+                           unmatched_marginals_=[], weakened_pairs_=[], unresolved_pairs_=[],
+                           mechanism_=full.mechanism_)
+    assert "A measured pair keeps" in pairs_note(kept)
+    for name in ("unmatched_marginals_", "weakened_pairs_", "unresolved_pairs_"):
+        setattr(kept, name, [("x", "u")])
+        assert "A measured pair keeps" not in pairs_note(kept)
+        setattr(kept, name, [])
+
+
+def _fit_rows(n, seed, epsilon=1.0, **kw):
+    X, y = exact_table(n=n, seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with reproducible_noise(seed):
+            return MarginalSynthesizer(schema=SCHEMA, classes=[0, 1], random_state=0,
+                                       **kw).fit(X, y, epsilon=epsilon, delta=1e-5)
 
 
 def test_a_strong_pair_measured_under_heavy_noise_is_named_weakened():
@@ -167,12 +187,54 @@ def test_a_strong_pair_measured_under_heavy_noise_is_named_weakened():
                                         ).fit(X, y, epsilon=0.5, delta=1e-5)
     assert len(synth.measured_pairs_) == 10
     assert {("x", "x2"), ("x", "code"), ("x2", "code")} <= set(synth.weakened_pairs_)
-    assert ("u", "v") not in synth.weakened_pairs_
+    assert ("u", "v") not in synth.weakened_pairs_  # independent: not related
     note = pairs_note(synth)
     assert "Measured with too much noise to stay sharp (" in note and "x~x2" in note
     assert "A measured pair keeps" not in note
     full, _ = _fit(1)
     assert full.weakened_pairs_ == []
+
+
+def test_a_pair_whose_noise_would_hide_a_sharp_relation_is_named_unresolved():
+    """A related pair is never unresolved; an independent pair is at epsilon 0.5 on
+    4,000 rows (its release could not show a column and its square), not at 20,000
+    rows and epsilon 1; and the summary names the unresolved pairs and drops its
+    promise."""
+    noisy = _fit_rows(4_000, 3, epsilon=0.5)
+    unresolved = set(noisy.unresolved_pairs_)
+    assert ("u", "v") in unresolved or ("x", "u") in unresolved
+    assert not unresolved & {("x", "x2"), ("x", "code"), ("x2", "code")}
+    assert not unresolved & set(noisy.weakened_pairs_)
+    note = pairs_note(noisy)
+    assert "Too noisy to tell (" in note and "A measured pair keeps" not in note
+    assert _fit_rows(20_000, 3).unresolved_pairs_ == []
+
+
+def test_a_second_round_measures_again_the_weakened_pairs_within_the_budget():
+    """With rounds=2 at epsilon 0.5 on 4,000 rows (where the square, the letter and
+    their pair are named weakened after one round), the second round measures
+    again pairs of those, at less noise than the first; the report has a line
+    for the round, the whole budget is spent exactly, and the pairs measured
+    again are named weakened less often than after one round."""
+    one = _fit_rows(4_000, 3, epsilon=0.5)
+    two = _fit_rows(4_000, 3, epsilon=0.5, rounds=2)
+    report = two.privacy_report_
+    names = [r.name for r in report.releases]
+    assert "remeasured pairs, round 1" in names and "remeasured pairs by class, round 1" in names
+    assert report.epsilon == pytest.approx(0.5, rel=1e-6)
+    (overall, _, fmap), = two.mechanism_._remeasured
+    keys = two.mechanism_._block_keys
+    again = {tuple(keys[a] for a in m) for m in fmap.marginals_}
+    assert again and again <= set(one.weakened_pairs_)
+    first = two.mechanism_._rows_std("two-way marginals", two.mechanism_.pairwise_)
+    assert two.mechanism_._rows_std(overall, fmap) < first
+    assert len(set(two.weakened_pairs_) & again) < len(again)
+
+
+def test_rounds_where_no_pair_is_measured_is_an_error():
+    X, y = exact_table(n=100)
+    with pytest.raises(ValueError, match="rounds=2 has no effect"):
+        MarginalSynthesizer(schema=SCHEMA, classes=[0, 1], rounds=2).fit(X, y, epsilon=0.1)
 
 
 def test_the_misfit_is_calibrated_at_the_true_distribution():
