@@ -137,6 +137,19 @@ class SynthesisPolicy(Policy):
     strong_pair_draws: int = rule(
         200, "... the scores at independence drawn this many times from the one-way "
              "release and its noise (their mean and spread)")
+    # -- the output's check against the releases (_output_checks) -------------
+    far_outside: float = rule(
+        0.05, "a column is named far off when this share of its synthetic values lies "
+              "outside the range its released histogram holds ...")
+    far_ks: float = rule(
+        0.25, "... or its cumulative shares are this far from the released ones ...")
+    far_tv: float = rule(
+        0.3, "... or its shares (a categorical column) differ by this total variation, "
+             "each beyond what the release's noise and the sample's explain ...")
+    far_level: float = rule(
+        0.05, "... at this level over the columns checked (Bonferroni) ...")
+    far_rows: int = rule(
+        20_000, "... in a sample of this many rows drawn with a public seed")
     # -- the calibration (skdpgen.synthesizers._calibration) -------------------
     pool_rows: int = rule(
         20_000, "generated rows per class to fit the tilt, at most ...")
