@@ -5,7 +5,8 @@ estimated schema, the fit's choices)."""
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-__all__ = ["classes_note", "empty_note", "estimate_note", "misfit_note", "pairs_note"]
+__all__ = ["classes_note", "empty_note", "estimate_note", "far_off_lines", "issues_label",
+           "misfit_note", "pairs_note"]
 
 
 def estimate_note(model, report):
@@ -155,3 +156,30 @@ def _listed(pairs, shown):
     """``a~b, c~d and 3 more``: the first ``shown`` pairs."""
     more = f" and {len(pairs) - shown} more" if len(pairs) > shown else ""
     return ", ".join(f"{a}~{b}" for a, b in pairs[:shown]) + more
+
+
+def far_off_lines(model):
+    """One line per column of the output far from what the releases say of it
+    (``output_issues_``: post-processing of the releases and of a sample drawn
+    with a public seed), its measure and share; empty for a model without the
+    check and where every column checked came back within the noise."""
+    issues = getattr(model, "output_issues_", None) or []
+    return [f"column {i['column']!r} is far off: {i['detail']}, beyond what the noise "
+            f"explains; {_FAR_REMEDY['schema' if i['release'].startswith('released') else 'fit']}."
+            for i in issues]
+
+
+_FAR_REMEDY = {"schema": "declare its bounds or categories (public) in the --schema file, or "
+                         "raise --epsilon",
+               "fit": "more epochs or a larger --epsilon bring the fit closer"}
+
+
+#: Problems the noise may hide, not found: a column named for them came back as
+#: likely as not fine (the far-off lines name the ones that did not).
+_NOISE_ONLY = ("missing", "uncertain", "spread")
+
+
+def issues_label(issues):
+    """``"warning"`` for a summary naming a column found weak (a guess, rows clipped
+    or sent to "other"), ``"note"`` for one naming only what the noise may hide."""
+    return "note" if all(i["problem"] in _NOISE_ONLY for i in issues) else "warning"

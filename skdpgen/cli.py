@@ -47,7 +47,8 @@ from ._cli_files import (
     reading,
     write_table,
 )
-from ._cli_notes import classes_note, empty_note, estimate_note, misfit_note, pairs_note
+from ._cli_notes import (classes_note, empty_note, estimate_note, far_off_lines, issues_label,
+                         misfit_note, pairs_note)
 from ._cli_options import type_words
 from ._cli_output import synthetic_chunks, write_chunks
 
@@ -232,6 +233,8 @@ def _cmd_synthesize(args):
     if dropped:  # values dropped: said with the warnings, every column named
         print(f"skdpgen: note: {dropped}", file=sys.stderr)
     _print_outcome(report, issues, json_path, txt_path)
+    for line in far_off_lines(model):  # the signal: one line per column far off
+        print(f"skdpgen: warning: {line}", file=sys.stderr)
     return 0
 
 
@@ -305,7 +308,8 @@ def _print_outcome(report, issues, json_path, txt_path):
     print(f"Privacy report saved to {json_path} and {txt_path}")
     if issues:  # weak spots, or guesses written with --allow-guesses: the summary
         how = "written with --allow-guesses; " if any(map(is_guess, issues)) else ""
-        print(f"skdpgen: warning: {how}" + describe_issues(issues, "cli"), file=sys.stderr)
+        print(f"skdpgen: {issues_label(issues)}: {how}" + describe_issues(issues, "cli"),
+              file=sys.stderr)
     if not report.is_private:
         print("skdpgen: PRIVACY WARNING: this run is NOT differentially private "
               "(see 'leaks' in the privacy report); --strict makes that an error.",

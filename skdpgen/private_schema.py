@@ -322,7 +322,7 @@ of :math:`n`):
 from .schema.kinds._categorical import map_unlisted
 from .schema._dtypes import column_kind
 from .schema._flags import flag_stds
-from .schema._grids import numeric_grid, time_grid
+from .schema._grids import numeric_bins, numeric_grid, time_grid
 from .schema._plan import SchemaPlan
 from .schema._policy import POLICY, rst_table
 from .schema._releases import sensitivity_table
@@ -334,6 +334,7 @@ __all__ = [
     "estimate_schema",
     "flag_stds",
     "map_unlisted",
+    "numeric_bins",
     "numeric_grid",
     "time_grid",
 ]

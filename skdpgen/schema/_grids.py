@@ -70,6 +70,31 @@ def numeric_grid():
     return np.column_stack([lower, upper])
 
 
+def numeric_bins(x):
+    """The bin of :func:`numeric_grid` each number falls in.
+
+    The rule the schema estimate's histograms count values by (``±inf`` in
+    the outermost bins); NaN is not allowed.
+
+    Parameters
+    ----------
+    x : array-like of float
+
+    Returns
+    -------
+    bins : ndarray of int
+
+    Examples
+    --------
+    >>> from skdpgen.private_schema import numeric_bins, numeric_grid
+    >>> numeric_bins([0.0, 3.0, -3.0]).tolist()
+    [211, 277, 145]
+    >>> numeric_grid()[277].tolist(), numeric_grid()[145].tolist()
+    ([2.5, 3.0], [-3.0, -2.5])
+    """
+    return _numeric_positions(np.asarray(x, dtype=np.float64))
+
+
 @functools.lru_cache(maxsize=1)
 def _integer_bins():
     """Positions of the numeric bins that hold at least one integer (read-only).

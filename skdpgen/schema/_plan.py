@@ -127,6 +127,9 @@ class SchemaPlan:
         rows, with their noise standard deviation: its one-way marginal,
         measured once, which a mechanism may read again
         (:meth:`skdpgen.synthesizers.Mechanism.reuse_counts`).
+    noise_ : dict
+        After :meth:`estimate`: ``column -> std``, for a numeric column the
+        noise standard deviation of each entry of ``noisy_[column]`` (public).
 
     Examples
     --------
@@ -156,6 +159,7 @@ class SchemaPlan:
                           if c not in self.schema or partial_kind(self.schema[c])}
         self.class_other_ = None
         self.noisy_ = {}
+        self.noise_ = {}
         self.counts_ = {}
         self.present_ = {}
         self.kinds_ = {}
@@ -442,6 +446,7 @@ class SchemaPlan:
         of the noisy vectors and of the public ``n``.
         """
         self.noisy_ = {}
+        self.noise_ = {}
         self.counts_ = {}
         self.present_ = {}
         self.kinds_ = {}
@@ -503,6 +508,8 @@ class SchemaPlan:
                 context = self._context(key, accountant)
                 context.release = kind.own_release(context)[0]
             schema[key] = kind.privatize(key, values[key], n, context)
+            self.noise_[key] = (accountant.noise_multipliers[context.release]
+                                * kind.own_release(context)[1])
             schema[key] = check_present(self, key, schema[key], n, accountant)
         classes = self.classes
         if self.estimate_classes:

@@ -20,6 +20,7 @@ from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows, table_rows
 from ..schema import kind_of
 from ..schema._plan import SchemaPlan
+from ..schema._released import released_histograms
 from ..schema._issues import (SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError,
                               describe_issues, is_guess)
 from ..schema._policy import POLICY
@@ -175,6 +176,10 @@ class BaseSynthesizer(PrivateEstimator):
         self.schema_ = dict(schema) if schema is not None else {}
         self.schema_issues_ = list(plan.issues_) if estimate else []
         self.schema_issues_ += self._release_issues(mechanism)
+        # what the schema estimate released of each column's values (output_issues_)
+        self._schema_releases = {"histograms": released_histograms(plan) if estimate else {},
+                                 "counts": dict(plan.counts_) if estimate else {},
+                                 "n_rows": table.n_rows}
         self.missing_label_ = plan.class_missing_
         self.design_ = design
         self.encoder_ = encoder
@@ -197,6 +202,17 @@ class BaseSynthesizer(PrivateEstimator):
         time)."""
         check_is_fitted(self)
         return self.mechanism_.release_misfit(self.network_, self.design_.generator.noise_dim)
+
+    @property
+    def output_issues_(self):
+        """The columns of the output far from what the releases say of them
+        (:func:`~skdpgen.synthesizers._output_checks.output_issues`), computed when
+        read: post-processing of the releases and of a sample drawn with a public
+        seed (the same each time)."""
+        check_is_fitted(self)
+        from ._output_checks import output_issues
+
+        return output_issues(self)
 
     def _release_issues(self, mechanism):
         """The releases' own weak spots (public noise levels), warned of once; a

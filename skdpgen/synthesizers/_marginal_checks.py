@@ -37,24 +37,45 @@ class MarginalChecks:
         """Pairs the selection found strongly related but did not measure.
 
         A candidate pair's score is ``2n`` times the total variation between
-        its joint distribution and the product of its one-way marginals
-        (``pair_scores``); a pair not among the measured ones is named
-        when its noisy score less two noise standard deviations still puts
-        that distance above ``tv`` (a relation such as ``agesq = age²``
-        that the synthetic rows lose). Post-processing of the selection's
-        release: strongest first, as pairs of column keys; empty without a
-        selection.
+        its joint distribution and the product of its one-way marginals as
+        released (``pair_scores``). At independence the score is not 0: the
+        rows depart from independence by a few rows a cell, and the one-way
+        release's noise moves the product it is taken against; its mean
+        ``μ`` and spread ``s`` there are drawn from the releases
+        (:func:`~skdpgen.synthesizers._pair_null.null_scores`,
+        ``POLICY.strong_pair_draws`` draws, a public seed), and with the
+        selection's noise ``σ`` a noisy score at independence is about
+        ``μ + N(0, s² + σ²)``. A pair not among the measured ones is named
+        when its noisy score ``r`` is both beyond independence, tested with
+        every candidate (``r − μ > z·√(s² + σ²)``, ``z`` the normal quantile
+        of ``POLICY.strong_pair_level`` over the ``M`` candidates: the
+        largest of ``M`` scores at independence stays below it but for that
+        share of the fits), and strong: ``r − μ`` less two of those stds
+        still puts the distance above ``tv`` (a relation such as ``agesq =
+        age²`` that the synthetic rows lose). Post-processing of the one-way
+        release, the selection's and their public noise levels: strongest
+        first, as pairs of column keys; empty without a selection.
         """
         if self.candidates_ is None or PAIR_SELECTION not in self.targets_:
             return []
+        from scipy.stats import norm
+
+        from ._pair_null import null_scores
+
         noisy = self.targets_[PAIR_SELECTION][0]
+        pairs = [tuple(m) for m in self.candidates_.marginals_]
+        mean, spread = null_scores(pairs, self.features_.cells(self.targets_[ONE_WAY][0][0]),
+                                   self._groups, self._cell_std, self._n_rows,
+                                   POLICY.strong_pair_draws)
+        z = norm.isf(POLICY.strong_pair_level / len(pairs))
+        std = np.sqrt(spread ** 2 + self._score_std ** 2)
+        strong = ((noisy - mean > z * std)
+                  & ((noisy - mean - 2.0 * std) / (2.0 * self._n_rows) > tv))
         measured = set(map(tuple, self.pairwise_.marginals_))
-        strong = (noisy - 2.0 * self._score_std) / (2.0 * self._n_rows) > tv
         keys = self._block_keys
         order = np.argsort(-noisy, kind="stable")
-        return [(keys[a], keys[b]) for a, b in (tuple(self.candidates_.marginals_[i])
-                                                for i in order if strong[i])
-                if (a, b) not in measured]
+        return [(keys[pairs[i][0]], keys[pairs[i][1]]) for i in order
+                if strong[i] and pairs[i] not in measured]
 
     def pair_evidence(self):
         """What the releases say of each measured pair, every round combined.

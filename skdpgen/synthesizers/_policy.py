@@ -127,8 +127,29 @@ class SynthesisPolicy(Policy):
              "measure again the pairs named weakened, as many as they bring below it "
              "(at least one; every measured pair when none is named)")
     strong_pair_tv: float = rule(
-        0.1, "a pair not measured is named when its noisy score puts its distance from "
-             "independence (total variation) above this by two noise stds")
+        0.1, "a pair not measured is named when its noisy score, less its mean at "
+             "independence, puts its distance from independence (total variation) above "
+             "this by two stds of the score there ...")
+    strong_pair_level: float = rule(
+        0.05, "... and departs from independence at this level over the number of "
+              "candidate pairs (Bonferroni: the share of fits of independent columns "
+              "that name one) ...")
+    strong_pair_draws: int = rule(
+        200, "... the scores at independence drawn this many times from the one-way "
+             "release and its noise (their mean and spread)")
+    # -- the output's check against the releases (_output_checks) -------------
+    far_outside: float = rule(
+        0.05, "a column is named far off when this share of its synthetic values lies "
+              "outside the range its released histogram holds ...")
+    far_ks: float = rule(
+        0.25, "... or its cumulative shares are this far from the released ones ...")
+    far_tv: float = rule(
+        0.3, "... or its shares (a categorical column) differ by this total variation, "
+             "each beyond what the release's noise and the sample's explain ...")
+    far_level: float = rule(
+        0.05, "... at this level over the columns checked (Bonferroni) ...")
+    far_rows: int = rule(
+        20_000, "... in a sample of this many rows drawn with a public seed")
     # -- the calibration (skdpgen.synthesizers._calibration) -------------------
     pool_rows: int = rule(
         20_000, "generated rows per class to fit the tilt, at most ...")

@@ -217,6 +217,14 @@ SHARED_ATTRIBUTES_DOC = """\
         distribution, far above when the generator does not reproduce what
         was released); empty for a mixture, whose marginals are tested one
         by one instead (``marginal_misfit_``).
+    output_issues_ : list of dict
+        The columns of the output that lie far from what the releases say
+        of them, computed when read (a sample drawn with a public seed,
+        compared with the released one-way distributions and their noise:
+        :func:`~skdpgen.synthesizers._output_checks.output_issues`): one
+        dict per column named, with ``column``, ``measure`` (``"outside"``,
+        ``"ks"`` or ``"tv"``), ``share`` (its value) and ``detail``; empty
+        when every column checked came back within its release's noise.
     n_features_in_ : int
     feature_names_in_ : ndarray of str"""
 

@@ -235,8 +235,14 @@ def test_the_fit_selects_with_the_share_its_design_planned(survey_fit):
 
 def test_strongly_related_pairs_not_measured_are_named(survey_fit):
     # 2,800 rows of 27 columns at epsilon 1: three pairs measured; the others
-    # whose noisy score still puts them above a total variation of 0.1 from
-    # independence (two noise stds off) are named, strongest first
+    # whose noisy score departs from independence beyond the noise, with the 351
+    # candidates tested together, and puts them above a total variation of 0.1
+    # from independence by two stds of the score there, are named, strongest first
+    from scipy.stats import norm
+
+    from skdpgen.synthesizers._pair_null import null_scores
+    from skdpgen.synthesizers._policy import POLICY
+
     synth = survey_fit
     mech = synth.mechanism_
     lost = mech.strong_pairs_not_measured()
@@ -244,15 +250,28 @@ def test_strongly_related_pairs_not_measured_are_named(survey_fit):
     noisy = mech.targets_["pair selection"][0]
     keys = mech._block_keys
     name = {(keys[a], keys[b]): i for i, (a, b) in enumerate(mech.candidates_.marginals_)}
-    # a score's noise, in rows, from the documented rule and not from the
-    # mechanism's own record of it: the scores' sensitivity is 2·√M rows for
-    # M candidate pairs, times the selection's noise multiplier in the report
+    # the noise levels, in rows, from the documented rules and not from the
+    # mechanism's own record of them: the scores' sensitivity is 2·√M rows for
+    # M candidate pairs, times the selection's noise multiplier in the report; a
+    # one-way cell's share carries the release's noise times √(27 marginals)
     m = 27 * 26 // 2
     assert len(name) == m
-    (release,) = [r for r in synth.privacy_report_.releases if r.name == PAIR_SELECTION]
-    score_std = 2.0 * math.sqrt(m) * release.noise_multiplier
-    tv = (noisy - 2 * score_std) / (2 * 2_800)
+    release = {r.name: r for r in synth.privacy_report_.releases}
+    score_std = 2.0 * math.sqrt(m) * release[PAIR_SELECTION].noise_multiplier
+    one_way = release["one-way marginals"]
+    cell_std = one_way.sensitivity * one_way.noise_multiplier * math.sqrt(27)
+    mean, spread = null_scores(mech.candidates_.marginals_,
+                               mech.features_.cells(mech.targets_["one-way marginals"][0][0]),
+                               mech._groups, cell_std, 2_800, POLICY.strong_pair_draws)
+    std = np.sqrt(spread ** 2 + score_std ** 2)
+    beyond = noisy - mean > norm.isf(0.05 / m) * std
+    tv = (noisy - mean - 2 * std) / (2 * 2_800)
     expected = [p for p in sorted(name, key=lambda p: -noisy[name[p]])
-                if tv[name[p]] > 0.1 and p not in set(synth.measured_pairs_)]
+                if beyond[name[p]] and tv[name[p]] > 0.1 and p not in set(synth.measured_pairs_)]
     assert lost == expected
+    # age ~ agesq (agesq = age²) is among the candidates' strongest relations, and
+    # named wherever it is not measured
+    pair = {"age", "agesq"}
+    assert any(set(p) == pair for p in lost) != any(set(p) == pair
+                                                    for p in synth.measured_pairs_)
     assert mech.strong_pairs_not_measured(tv=1.0) == []  # no pair is that far
