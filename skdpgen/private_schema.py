@@ -324,7 +324,8 @@ from .schema._dtypes import column_kind
 from .schema._flags import flag_stds
 from .schema._grids import numeric_grid, time_grid
 from .schema._plan import SchemaPlan
-from .schema._policy import POLICY, rst_table
+from ._policy import rst_table
+from .schema._policy import POLICY
 from .schema._releases import sensitivity_table
 from .schema._standalone import estimate_schema
 

@@ -22,7 +22,8 @@ DATA_LAYER = {"skdpgen.rows._base", "skdpgen.rows._table", "skdpgen.rows._memory
 
 # Lower layers never import higher ones (same layer is allowed).
 LAYERS = [
-    {"skdpgen.privacy", "skdpgen.utils", "skdpgen._dask", "skdpgen._device", "skdpgen.registry"},
+    {"skdpgen.privacy", "skdpgen.utils", "skdpgen._dask", "skdpgen._device", "skdpgen._policy",
+     "skdpgen.registry"},
     {"skdpgen.base"},
     {"skdpgen.kernels"},
     # the data layer: the private table's backends, whose raw columns the schema

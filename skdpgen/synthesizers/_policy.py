@@ -19,7 +19,7 @@ table is generated from it:
 
 from dataclasses import dataclass
 
-from ..schema._policy import Policy, rule
+from .._policy import Policy, rule
 
 __all__ = ["POLICY", "SynthesisPolicy"]
 
