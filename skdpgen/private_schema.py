@@ -22,7 +22,7 @@ the class list must be estimated. From these alone
 sensitivities, budget shares) is data-independent. The **form** of the
 input is not public: a column's dtype, a value's Python type or spelling
 (``3``, ``3.0``, ``"3"``), which form comes first, the row order. Every
-value is read through its canonical form (:mod:`skdpgen.schema._canonical`):
+value is read through its canonical form (:mod:`skdpgen._canonical`):
 a number, a bool, a date, text or missing, whatever its type.
 
 Kinds

@@ -15,23 +15,23 @@ from skdpgen.rows import chunk_feature_sums
 
 PACKAGE = Path(skdpgen.__file__).parent
 
-#: The private table's backends (:func:`skdpgen.rows.table_rows`), below the schema;
-#: :mod:`skdpgen.rows` itself (``make_rows``, which encodes) sits above it.
-DATA_LAYER = {"skdpgen.rows._base", "skdpgen.rows._table", "skdpgen.rows._memory",
-              "skdpgen.rows._distributed", "skdpgen.rows._blocks", "skdpgen.schema._canonical"}
+#: The private table of a fit (:func:`skdpgen.rows.table_rows`, its backends, and
+#: :func:`~skdpgen.rows.make_rows`, which encodes with an encoder it is handed),
+#: below the schema, whose estimate reads it through :mod:`skdpgen.rows`, its door.
+DATA_LAYER = {"skdpgen.rows"}
 
 # Lower layers never import higher ones (same layer is allowed).
 LAYERS = [
     {"skdpgen.privacy", "skdpgen.utils", "skdpgen._dask", "skdpgen._device", "skdpgen._policy",
-     "skdpgen.registry"},
+     "skdpgen._canonical", "skdpgen.registry"},
     {"skdpgen.base"},
     {"skdpgen.kernels"},
     # the data layer: the private table's backends, whose raw columns the schema
     # estimate reads (so below it) and whose encoded features the releases sum;
-    # they read a value by its canonical form (a module that imports nothing)
+    # they read a value by its canonical form (skdpgen._canonical, which imports
+    # nothing)
     DATA_LAYER,
     {"skdpgen.schema", "skdpgen.private_schema", "skdpgen.datasets"},
-    {"skdpgen.rows"},
     {"skdpgen.embedding"},
     {"skdpgen.release", "skdpgen._reduced_set", "skdpgen.synthesizers"},
     {"skdpgen.evaluation", "skdpgen.audit", "skdpgen.model_selection", "skdpgen._search_report"},
@@ -478,7 +478,7 @@ def test_a_fit_hands_the_raw_table_to_one_place():
     # validate_data, handed the table by the backend), the value reading, and the
     # encoder's column order
     assert readers == {"skdpgen.rows._table", "skdpgen.rows._base", "skdpgen.rows._memory",
-                       "skdpgen.rows", "skdpgen._dask", "skdpgen.schema._canonical",
+                       "skdpgen.rows", "skdpgen._dask", "skdpgen._canonical",
                        "skdpgen.schema._table"}
 
 

@@ -103,7 +103,7 @@ The keys of a column's spec:
 **Values in any form.** The form of the private input is not public: a
 column's dtype (which pandas infers from the values), a value's Python
 type or spelling. Every value is read through its **canonical form**
-(:mod:`skdpgen.schema._canonical`): ``3``, ``3.0``, ``"3"`` and
+(:mod:`skdpgen._canonical`): ``3``, ``3.0``, ``"3"`` and
 ``np.int8(3)`` are one number, ``True`` and ``"true"`` one bool,
 ``Timestamp("2024-03-01")`` and ``"2024-03-01"`` one date, and ``""``,
 ``"NA"``, None and NaN are missing, whatever the column's dtype. A value
@@ -135,7 +135,7 @@ categories a standalone encoder then reads from the data with a
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-from ._canonical import numbers_table
+from .._canonical import numbers_table
 from ._diagnostics import ColumnRead, check_table, read_column
 from ._dtypes import kinds_from_dtypes
 from ._issues import SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError, describe_issues

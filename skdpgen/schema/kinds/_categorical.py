@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..._dask import map_labels
 from ...privacy import record_leak, selection_threshold
-from .._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
+from ..._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
 from .._issues import _missing_flag, _warn_folded, _warn_folded_values, _warn_other
 from .._policy import POLICY
 from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows, record_present
