@@ -138,7 +138,8 @@ categories a standalone encoder then reads from the data with a
 from .._canonical import numbers_table
 from ._diagnostics import ColumnRead, check_table, read_column
 from ._dtypes import kinds_from_dtypes
-from ._issues import SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError, describe_issues
+from ._issues import (SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError,
+                      describe_issues, is_guess, refusal_template)
 from ._table import (
     TableEncoder,
     as_frame,
@@ -173,6 +174,7 @@ __all__ = [
     "describe_issues",
     "encodes_as_levels",
     "is_categorical_dtype",
+    "is_guess",
     "kind_of",
     "kinds_from_dtypes",
     "numbers_table",
@@ -181,6 +183,7 @@ __all__ = [
     "partial_kind",
     "paired_frames",
     "read_column",
+    "refusal_template",
     "register_kind",
     "schema_types",
     "unregister_kind",

@@ -39,6 +39,27 @@ def is_guess(issue):
     kept plus "other", which is true of the data (the share is named in the
     summary; values that are public knowledge, such as country names, are
     kept by listing them in the schema).
+
+    Parameters
+    ----------
+    issue : dict
+        One issue of an estimate (an entry of a fitted synthesizer's
+        ``schema_issues_``, see :func:`describe_issues`).
+
+    Returns
+    -------
+    guess : bool
+        True when the issue makes the estimate a guess (the command line
+        then refuses to write without ``--allow-guesses``, and a fit with
+        ``on_guess="raise"`` refuses).
+
+    Examples
+    --------
+    >>> from skdpgen.schema import is_guess
+    >>> is_guess({"column": "age", "problem": "guess", "share": None})
+    True
+    >>> is_guess({"column": "city", "problem": "categories", "share": 0.4})
+    False
     """
     share = issue.get("share")
     if issue["problem"] in ("categories", "folded", "uncertain", "missing", "spread"):
@@ -109,6 +130,14 @@ def refusal_template(columns, target, schema, classes, issues):
     -------
     template : dict
         JSON-serializable, keyed by column in ``columns``' order.
+
+    Examples
+    --------
+    >>> from skdpgen.schema import refusal_template
+    >>> schema = {"age": {"type": "numeric", "bounds": [17.0, 90.0]}}
+    >>> issues = [{"column": "age", "problem": "guess", "share": None}]
+    >>> refusal_template(["age"], None, schema, None, issues)["age"]["bounds"] is None
+    True
     """
     affected = {}  # each column's parts to fill, the weightiest first
     for i in issues:  # a declared column's bounds stay the user's

@@ -266,7 +266,7 @@ class SchemaPlan:
         return {name: c * (KIND_WEIGHT if name == KINDS else 1.0)
                 for name, c in self.release_counts().items()}
 
-    def shares(self, schema_share=1.0, class_fraction=POLICY.class_share):
+    def shares(self, schema_share=1.0, class_fraction=None):
         """Budget shares of the estimation releases.
 
         ``schema_share`` is split over the estimation releases in
@@ -288,9 +288,10 @@ class SchemaPlan:
         schema_share : float, default=1.0
             Share of the schema estimation, relative to the fit's other
             shares (the accountant normalizes all shares together).
-        class_fraction : float, default=POLICY.class_share
+        class_fraction : float, default=None
             The estimated class list's fraction of ``schema_share`` when
-            columns are estimated too (see :meth:`auto_share`).
+            columns are estimated too (see :meth:`auto_share`); None:
+            ``POLICY.class_share``.
 
         Returns
         -------
@@ -307,6 +308,8 @@ class SchemaPlan:
             return {name: (schema_share * w / total, counts[name]) for name, w in weight.items()}
         # a lost class merges into "other", an imprecise bound only blurs a
         # column: the class list keeps POLICY.class_share however wide the table
+        if class_fraction is None:
+            class_fraction = POLICY.class_share
         total = sum(columns.values())
         rest = schema_share * (1.0 - class_fraction)
         shares = {name: (rest * w / total, counts[name]) for name, w in columns.items()}
