@@ -76,6 +76,8 @@ from ._budget import (  # noqa: F401
     PrivacyBudget,
     active_budget,
     charge_active_budget,
+    gaussian_precision,
+    planning,
     score_without_noise,
 )
 
@@ -90,7 +92,10 @@ __all__ = [
     "GaussianAccountant",
     "calibrate_gaussian",
     "gaussian_epsilon",
+    "gaussian_precision",
+    "selection_epsilon",
     "selection_threshold",
+    "planning",
     "approximate_rho",
     "compose_reports",
     "check_epsilon_delta",
