@@ -139,7 +139,8 @@ from .._canonical import numbers_table
 from ._diagnostics import ColumnRead, check_table, read_column
 from ._dtypes import kinds_from_dtypes
 from ._issues import (SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError,
-                      describe_issues, is_guess, refusal_template)
+                      describe_issues, is_guess)
+from ._template import refusal_template
 from ._table import (
     TableEncoder,
     as_frame,
