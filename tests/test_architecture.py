@@ -551,13 +551,14 @@ def test_no_module_imports_another_package_private_name():
 
 def test_the_synthesizers_package_exports_estimators_and_their_parts():
     """``skdpgen.synthesizers`` exports the estimators and the parts they compose
-    (mechanisms, generators, the trainer: classes) and the two losses a mechanism
-    builds on; the presets' helper functions stay in their own modules."""
+    (mechanisms, generators, the trainer: classes), the two losses a mechanism
+    builds on and the policy (``POLICY``, read by the command line's notes too);
+    the presets' helper functions stay in their own modules."""
     import inspect
 
     import skdpgen.synthesizers as package
 
-    functions = sorted(n for n in package.__all__ if not inspect.isclass(getattr(package, n)))
-    assert functions == ["embedding_loss", "feature_map_loss"]
+    others = sorted(n for n in package.__all__ if not inspect.isclass(getattr(package, n)))
+    assert others == ["POLICY", "embedding_loss", "feature_map_loss"]
     assert {"BaseSynthesizer", "DPHPSynthesizer", "DPMERFSynthesizer", "KMESynthesizer",
             "MarginalSynthesizer", "Mechanism"} <= set(package.__all__)

@@ -36,7 +36,7 @@ class SynthesisPolicy(Policy):
 
     Examples
     --------
-    >>> from skdpgen.synthesizers._policy import POLICY
+    >>> from skdpgen.synthesizers import POLICY
     >>> POLICY.pair_noise_ratio
     4.0
     >>> name, value, reason = POLICY.table()[0]
