@@ -12,8 +12,8 @@ from ._calibration import (calibrate_gaussian, check_epsilon_delta, gaussian_eps
 from ._leaks import _LEDGER, record_leak
 from ._report import GaussianRelease, PrivacyReport
 
-__all__ = ["BudgetExceededError", "PrivacyBudget", "gaussian_precision", "planning",
-           "score_without_noise"]
+__all__ = ["BudgetExceededError", "PrivacyBudget", "active_budget", "gaussian_precision",
+           "planning", "score_without_noise"]
 
 # The budget whose block is running, or None.
 _ACTIVE = contextvars.ContextVar("skdpgen_privacy_budget", default=None)
@@ -354,7 +354,21 @@ class PrivacyBudget:
 
 
 def active_budget():
-    """The :class:`PrivacyBudget` whose block is running, or None."""
+    """The :class:`PrivacyBudget` whose block is running, or None.
+
+    Returns
+    -------
+    budget : PrivacyBudget or None
+
+    Examples
+    --------
+    >>> from skdpgen.privacy import PrivacyBudget, active_budget
+    >>> active_budget() is None
+    True
+    >>> with PrivacyBudget(1.0, 1e-5) as budget:
+    ...     active_budget() is budget
+    True
+    """
     return _ACTIVE.get()
 
 
