@@ -549,6 +549,88 @@ def test_no_module_imports_another_package_private_name():
     assert found == []
 
 
+#: Public modules that are doors of a subpackage they sit beside: the names of
+#: :mod:`skdpgen.private_schema` (the public face of the schema's private
+#: estimation) live in :mod:`skdpgen.schema`'s private modules.
+_DOORS = {"skdpgen.private_schema": "skdpgen.schema"}
+
+
+def _package_of(module):
+    """The unit a module belongs to: its subpackage of skdpgen (``skdpgen.schema``
+    for ``skdpgen.schema.kinds._kind`` too), a subpackage it is a door of
+    (:data:`_DOORS`), or ``skdpgen`` for a module at the top level."""
+    if module in _DOORS:
+        return _DOORS[module]
+    head = ".".join(module.split(".")[:2])
+    return head if any(m.startswith(head + ".") for m in MODULES) else "skdpgen"
+
+
+def _door_offence(importer, target):
+    """Whether ``importer`` reaching ``target`` goes around a door (see
+    :func:`test_no_module_imports_another_package_private_module`)."""
+    if not any(p.startswith("_") and not p.startswith("__") for p in target.split(".")[1:]):
+        return False  # a public module is a door
+    owner = _package_of(target)
+    if owner != "skdpgen":
+        return _package_of(importer) != owner
+    # a private module of the top level: the lowest layer's helpers serve everyone
+    return _layer(target) != 0 and _package_of(importer) != "skdpgen"
+
+
+def _unlisted_imports(path):
+    """``module: from door import name`` for every name a file imports from the door
+    of another subpackage that the door's ``__all__`` does not list."""
+    import importlib
+
+    importer = _module_name(path)
+    for target, names in _imports(path):
+        if target not in MODULES or _package_of(target) == _package_of(importer):
+            continue
+        if any(p.startswith("_") and not p.startswith("__") for p in target.split(".")[1:]):
+            continue  # around the door: the test below names it
+        listed = getattr(importlib.import_module(target), "__all__", ())
+        yield from (f"{importer}: from {target} import {name}" for name in names
+                    if name not in listed and f"{target}.{name}" not in MODULES)
+
+
+def test_no_module_imports_another_package_private_module():
+    """A private module (a name with a leading underscore in its path:
+    ``skdpgen.schema._plan``, ``skdpgen.schema.kinds._kind``) is private to its
+    subpackage of skdpgen, nested packages included (``skdpgen.schema.kinds``
+    belongs to ``skdpgen.schema``): every other module imports from the
+    subpackage's door, its ``__init__`` or a public module (with the names it
+    needs in that door's ``__all__``), never from the private module (issue 64:
+    24 imports reached around the doors). A private module of the top level
+    (``skdpgen._records``, ``skdpgen._cli_files``) serves the top-level modules
+    only; those of the lowest layer (``skdpgen._dask``, ``skdpgen._device``,
+    ``skdpgen._canonical``, ``skdpgen._policy``: helpers that import nothing of
+    skdpgen) serve every module. The tests may import private modules.
+    A name taken through another subpackage's door is in that door's
+    ``__all__`` (documented in ``doc/api.rst``)."""
+    graph = _graph()
+    found = sorted(f"{importer} -> {target}" for importer, targets in graph.items()
+                   for target in targets if _door_offence(importer, target))
+    assert not found, f"{len(found)} imports go around a door:\n" + "\n".join(found)
+    # what goes through another subpackage's door is in that door's __all__
+    unlisted = sorted(hit for path in FILES for hit in _unlisted_imports(path))
+    assert not unlisted, f"{len(unlisted)} names not in their door's __all__:\n" + \
+        "\n".join(unlisted)
+    # the helpers every module may import are few, named, and import nothing of skdpgen
+    shared = sorted(m for m in MODULES if _package_of(m) == "skdpgen"
+                    and m.split(".")[-1].startswith("_") and _layer(m) == 0)
+    assert shared == ["skdpgen._canonical", "skdpgen._dask", "skdpgen._device",
+                      "skdpgen._policy"]
+    assert [m for m in shared if graph[m]] == []
+    # the check sees an import around a door, and lets the ones through a door pass
+    assert _door_offence("skdpgen.cli", "skdpgen.schema._issues")
+    assert _door_offence("skdpgen.rows", "skdpgen.schema.kinds._categorical")
+    assert _door_offence("skdpgen.schema._plan", "skdpgen._records")
+    assert not _door_offence("skdpgen.schema.kinds._bool", "skdpgen.schema._flags")
+    assert not _door_offence("skdpgen.cli", "skdpgen._records")
+    assert not _door_offence("skdpgen.rows._base", "skdpgen._dask")
+    assert not _door_offence("skdpgen.cli", "skdpgen.schema")
+
+
 def test_the_synthesizers_package_exports_estimators_and_their_parts():
     """``skdpgen.synthesizers`` exports the estimators and the parts they compose
     (mechanisms, generators, the trainer: classes), the two losses a mechanism
