@@ -127,7 +127,7 @@ def misfit_note(model, level=None):
     None when every release's misfit is below ``level`` times the noise's own,
     and for a mixture (whose marginals are named one by one instead); ``level``
     defaults to ``POLICY.release_misfit_level``."""
-    from .synthesizers._policy import POLICY
+    from .synthesizers import POLICY
 
     level = POLICY.release_misfit_level if level is None else level
     far = {name: ratio for name, ratio in getattr(model, "release_misfit_", {}).items()

@@ -186,7 +186,7 @@ def _cmd_synthesize(args):
     """``skdpgen synthesize``: fit ``--method`` on the private table and write the synthetic
     rows with the privacy report, all or nothing; or refuse (exit status 2)."""
     from .schema import SchemaSizeError
-    from .schema._issues import is_guess
+    from .schema import is_guess
 
     _check_budget(args)  # before the data is read and torch imported
     source, leaks = read_private(args)
@@ -302,7 +302,7 @@ def _print_outcome(report, issues, json_path, txt_path):
     """The privacy report, where it was saved, and the warnings of a written run: its weak
     spots or guesses, and a run that is not private."""
     from .schema import describe_issues
-    from .schema._issues import is_guess
+    from .schema import is_guess
 
     print(report)
     print(f"Privacy report saved to {json_path} and {txt_path}")
@@ -319,7 +319,7 @@ def _print_outcome(report, issues, json_path, txt_path):
 def _refuse(args, columns, schema, classes, issues, report):
     """Exit status 2, no output; the summary, and a schema template next to the input."""
     from .schema import describe_issues
-    from .schema._issues import refusal_template
+    from .schema import refusal_template
 
     written = _write_template(args, refusal_template(columns, args.target, schema or {},
                                                      classes, issues))

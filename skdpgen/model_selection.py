@@ -39,9 +39,8 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import get_tags
 
 from .base import PrivateEstimator
-from .privacy import BudgetExceededError, active_budget, gaussian_epsilon
-from .privacy._budget import gaussian_precision, planning
-from .privacy._calibration import selection_epsilon
+from .privacy import (BudgetExceededError, active_budget, gaussian_epsilon, gaussian_precision,
+                      planning, selection_epsilon)
 from ._search_report import CLEAR_LEAD, SearchReport, search_report
 
 __all__ = ["CLEAR_LEAD", "SearchPlan", "SearchReport", "plan_search", "search_report"]

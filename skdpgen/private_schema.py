@@ -22,7 +22,7 @@ the class list must be estimated. From these alone
 sensitivities, budget shares) is data-independent. The **form** of the
 input is not public: a column's dtype, a value's Python type or spelling
 (``3``, ``3.0``, ``"3"``), which form comes first, the row order. Every
-value is read through its canonical form (:mod:`skdpgen.schema._canonical`):
+value is read through its canonical form (:mod:`skdpgen._canonical`):
 a number, a bool, a date, text or missing, whatever its type.
 
 Kinds
@@ -324,8 +324,10 @@ from .schema._dtypes import column_kind
 from .schema._flags import flag_stds
 from .schema._grids import numeric_bins, numeric_grid, time_grid
 from .schema._plan import SchemaPlan
-from .schema._policy import POLICY, rst_table
+from ._policy import rst_table
+from .schema._policy import POLICY
 from .schema._releases import sensitivity_table
+from .schema._released import released_histograms
 from .schema._standalone import estimate_schema
 
 __all__ = [
@@ -336,6 +338,7 @@ __all__ = [
     "map_unlisted",
     "numeric_bins",
     "numeric_grid",
+    "released_histograms",
     "time_grid",
 ]
 

@@ -32,13 +32,13 @@ from .utils import check_generator, torch_generator
 from .base import PrivateEstimator
 from .privacy import score_without_noise
 from .kernels import (
+    GaussianSubspaceFeatures,
     RandomFourierFeatures,
     clip_rows,
     gaussian_gram,
     gaussian_kernel_sum,
     scale_rows,
 )
-from .kernels._subspace import GaussianSubspaceFeatures
 from .registry import register
 from .rows import make_rows, release_mean_embedding
 

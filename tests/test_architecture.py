@@ -15,22 +15,23 @@ from skdpgen.rows import chunk_feature_sums
 
 PACKAGE = Path(skdpgen.__file__).parent
 
-#: The private table's backends (:func:`skdpgen.rows.table_rows`), below the schema;
-#: :mod:`skdpgen.rows` itself (``make_rows``, which encodes) sits above it.
-DATA_LAYER = {"skdpgen.rows._base", "skdpgen.rows._table", "skdpgen.rows._memory",
-              "skdpgen.rows._distributed", "skdpgen.rows._blocks", "skdpgen.schema._canonical"}
+#: The private table of a fit (:func:`skdpgen.rows.table_rows`, its backends, and
+#: :func:`~skdpgen.rows.make_rows`, which encodes with an encoder it is handed),
+#: below the schema, whose estimate reads it through :mod:`skdpgen.rows`, its door.
+DATA_LAYER = {"skdpgen.rows"}
 
 # Lower layers never import higher ones (same layer is allowed).
 LAYERS = [
-    {"skdpgen.privacy", "skdpgen.utils", "skdpgen._dask", "skdpgen._device", "skdpgen.registry"},
+    {"skdpgen.privacy", "skdpgen.utils", "skdpgen._dask", "skdpgen._device", "skdpgen._policy",
+     "skdpgen._canonical", "skdpgen.registry"},
     {"skdpgen.base"},
     {"skdpgen.kernels"},
     # the data layer: the private table's backends, whose raw columns the schema
     # estimate reads (so below it) and whose encoded features the releases sum;
-    # they read a value by its canonical form (a module that imports nothing)
+    # they read a value by its canonical form (skdpgen._canonical, which imports
+    # nothing)
     DATA_LAYER,
     {"skdpgen.schema", "skdpgen.private_schema", "skdpgen.datasets"},
-    {"skdpgen.rows"},
     {"skdpgen.embedding"},
     {"skdpgen.release", "skdpgen._reduced_set", "skdpgen.synthesizers"},
     {"skdpgen.evaluation", "skdpgen.audit", "skdpgen.model_selection", "skdpgen._search_report"},
@@ -481,7 +482,7 @@ def test_a_fit_hands_the_raw_table_to_one_place():
     # validate_data, handed the table by the backend), the value reading, and the
     # encoder's column order
     assert readers == {"skdpgen.rows._table", "skdpgen.rows._base", "skdpgen.rows._memory",
-                       "skdpgen.rows", "skdpgen._dask", "skdpgen.schema._canonical",
+                       "skdpgen.rows", "skdpgen._dask", "skdpgen._canonical",
                        "skdpgen.schema._table"}
 
 
@@ -552,15 +553,98 @@ def test_no_module_imports_another_package_private_name():
     assert found == []
 
 
+#: Public modules that are doors of a subpackage they sit beside: the names of
+#: :mod:`skdpgen.private_schema` (the public face of the schema's private
+#: estimation) live in :mod:`skdpgen.schema`'s private modules.
+_DOORS = {"skdpgen.private_schema": "skdpgen.schema"}
+
+
+def _package_of(module):
+    """The unit a module belongs to: its subpackage of skdpgen (``skdpgen.schema``
+    for ``skdpgen.schema.kinds._kind`` too), a subpackage it is a door of
+    (:data:`_DOORS`), or ``skdpgen`` for a module at the top level."""
+    if module in _DOORS:
+        return _DOORS[module]
+    head = ".".join(module.split(".")[:2])
+    return head if any(m.startswith(head + ".") for m in MODULES) else "skdpgen"
+
+
+def _door_offence(importer, target):
+    """Whether ``importer`` reaching ``target`` goes around a door (see
+    :func:`test_no_module_imports_another_package_private_module`)."""
+    if not any(p.startswith("_") and not p.startswith("__") for p in target.split(".")[1:]):
+        return False  # a public module is a door
+    owner = _package_of(target)
+    if owner != "skdpgen":
+        return _package_of(importer) != owner
+    # a private module of the top level: the lowest layer's helpers serve everyone
+    return _layer(target) != 0 and _package_of(importer) != "skdpgen"
+
+
+def _unlisted_imports(path):
+    """``module: from door import name`` for every name a file imports from the door
+    of another subpackage that the door's ``__all__`` does not list."""
+    import importlib
+
+    importer = _module_name(path)
+    for target, names in _imports(path):
+        if target not in MODULES or _package_of(target) == _package_of(importer):
+            continue
+        if any(p.startswith("_") and not p.startswith("__") for p in target.split(".")[1:]):
+            continue  # around the door: the test below names it
+        listed = getattr(importlib.import_module(target), "__all__", ())
+        yield from (f"{importer}: from {target} import {name}" for name in names
+                    if name not in listed and f"{target}.{name}" not in MODULES)
+
+
+def test_no_module_imports_another_package_private_module():
+    """A private module (a name with a leading underscore in its path:
+    ``skdpgen.schema._plan``, ``skdpgen.schema.kinds._kind``) is private to its
+    subpackage of skdpgen, nested packages included (``skdpgen.schema.kinds``
+    belongs to ``skdpgen.schema``): every other module imports from the
+    subpackage's door, its ``__init__`` or a public module (with the names it
+    needs in that door's ``__all__``), never from the private module (issue 64:
+    24 imports reached around the doors). A private module of the top level
+    (``skdpgen._records``, ``skdpgen._cli_files``) serves the top-level modules
+    only; those of the lowest layer (``skdpgen._dask``, ``skdpgen._device``,
+    ``skdpgen._canonical``, ``skdpgen._policy``: helpers that import nothing of
+    skdpgen) serve every module. The tests may import private modules.
+    A name taken through another subpackage's door is in that door's
+    ``__all__`` (documented in ``doc/api.rst``)."""
+    graph = _graph()
+    found = sorted(f"{importer} -> {target}" for importer, targets in graph.items()
+                   for target in targets if _door_offence(importer, target))
+    assert not found, f"{len(found)} imports go around a door:\n" + "\n".join(found)
+    # what goes through another subpackage's door is in that door's __all__
+    unlisted = sorted(hit for path in FILES for hit in _unlisted_imports(path))
+    assert not unlisted, f"{len(unlisted)} names not in their door's __all__:\n" + \
+        "\n".join(unlisted)
+    # the helpers every module may import are few, named, and import nothing of skdpgen
+    shared = sorted(m for m in MODULES if _package_of(m) == "skdpgen"
+                    and m.split(".")[-1].startswith("_") and _layer(m) == 0)
+    assert shared == ["skdpgen._canonical", "skdpgen._dask", "skdpgen._device",
+                      "skdpgen._policy"]
+    assert [m for m in shared if graph[m]] == []
+    # the check sees an import around a door, and lets the ones through a door pass
+    assert _door_offence("skdpgen.cli", "skdpgen.schema._issues")
+    assert _door_offence("skdpgen.rows", "skdpgen.schema.kinds._categorical")
+    assert _door_offence("skdpgen.schema._plan", "skdpgen._records")
+    assert not _door_offence("skdpgen.schema.kinds._bool", "skdpgen.schema._flags")
+    assert not _door_offence("skdpgen.cli", "skdpgen._records")
+    assert not _door_offence("skdpgen.rows._base", "skdpgen._dask")
+    assert not _door_offence("skdpgen.cli", "skdpgen.schema")
+
+
 def test_the_synthesizers_package_exports_estimators_and_their_parts():
     """``skdpgen.synthesizers`` exports the estimators and the parts they compose
-    (mechanisms, generators, the trainer: classes) and the two losses a mechanism
-    builds on; the presets' helper functions stay in their own modules."""
+    (mechanisms, generators, the trainer: classes), the two losses a mechanism
+    builds on and the policy (``POLICY``, read by the command line's notes too);
+    the presets' helper functions stay in their own modules."""
     import inspect
 
     import skdpgen.synthesizers as package
 
-    functions = sorted(n for n in package.__all__ if not inspect.isclass(getattr(package, n)))
-    assert functions == ["embedding_loss", "feature_map_loss"]
+    others = sorted(n for n in package.__all__ if not inspect.isclass(getattr(package, n)))
+    assert others == ["POLICY", "embedding_loss", "feature_map_loss"]
     assert {"BaseSynthesizer", "DPHPSynthesizer", "DPMERFSynthesizer", "KMESynthesizer",
             "MarginalSynthesizer", "Mechanism"} <= set(package.__all__)

@@ -5,7 +5,7 @@ private rows: ``check_complex_data`` asks ``fit`` to refuse a complex array.
 NumPy types a whole table complex when one value is complex, so that refusal
 would let one record's value decide whether a fit succeeds; a fit reads a
 complex value in its own row instead (a number when its imaginary part is
-zero, text otherwise: :mod:`skdpgen.schema._canonical`). The public feature
+zero, text otherwise: :mod:`skdpgen._canonical`). The public feature
 maps still refuse complex data.
 """
 

@@ -24,10 +24,12 @@ from ._hermite_block import hermite_block, hermite_rho, hermite_terms
 from ._histogram import HistogramFeatures
 from ._marginal import MarginalFeatures
 from ._patch import PatchFourierFeatures
+from ._subspace import GaussianSubspaceFeatures
 from ._sum import SumFeatures
 
 __all__ = [
     "BoundedFeatureMap",
+    "GaussianSubspaceFeatures",
     "HermiteFeatures",
     "HistogramFeatures",
     "MarginalFeatures",

@@ -61,7 +61,7 @@ class GaussianSubspaceFeatures(BoundedFeatureMap):
     Examples
     --------
     >>> import numpy as np
-    >>> from skdpgen.kernels._subspace import GaussianSubspaceFeatures
+    >>> from skdpgen.kernels import GaussianSubspaceFeatures
     >>> Z = np.linspace(-2, 2, 5)[:, None]
     >>> sub = GaussianSubspaceFeatures(points=Z, length_scale=1.0).fit(np.zeros((1, 1)))
     >>> sub.rank_

@@ -12,7 +12,8 @@ from ._calibration import (calibrate_gaussian, check_epsilon_delta, gaussian_eps
 from ._leaks import _LEDGER, record_leak
 from ._report import GaussianRelease, PrivacyReport
 
-__all__ = ["BudgetExceededError", "PrivacyBudget", "score_without_noise"]
+__all__ = ["BudgetExceededError", "PrivacyBudget", "active_budget", "gaussian_precision",
+           "planning", "score_without_noise"]
 
 # The budget whose block is running, or None.
 _ACTIVE = contextvars.ContextVar("skdpgen_privacy_budget", default=None)
@@ -91,7 +92,30 @@ def composed_epsilon(charges, delta):
 
 
 def gaussian_precision(epsilon, delta):
-    """``1/σ²`` of the Gaussian mechanism calibrated for ``(epsilon, delta)``."""
+    """``1/σ²`` of the Gaussian mechanism calibrated for ``(epsilon, delta)``.
+
+    Precisions add under composition (``1/σ_eff² = Σ_i 1/σ_i²``), so a
+    budget's precision is what its releases share.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0.
+    delta : float
+        δ in (0, 1).
+
+    Returns
+    -------
+    precision : float
+        ``1 / calibrate_gaussian(epsilon, delta)**2``.
+
+    Examples
+    --------
+    >>> from skdpgen.privacy import calibrate_gaussian, gaussian_precision
+    >>> p = gaussian_precision(1.0, 1e-5)
+    >>> round(p * calibrate_gaussian(1.0, 1e-5) ** 2, 12)
+    1.0
+    """
     return 1.0 / calibrate_gaussian(epsilon, delta) ** 2
 
 
@@ -330,7 +354,21 @@ class PrivacyBudget:
 
 
 def active_budget():
-    """The :class:`PrivacyBudget` whose block is running, or None."""
+    """The :class:`PrivacyBudget` whose block is running, or None.
+
+    Returns
+    -------
+    budget : PrivacyBudget or None
+
+    Examples
+    --------
+    >>> from skdpgen.privacy import PrivacyBudget, active_budget
+    >>> active_budget() is None
+    True
+    >>> with PrivacyBudget(1.0, 1e-5) as budget:
+    ...     active_budget() is budget
+    True
+    """
     return _ACTIVE.get()
 
 
@@ -359,6 +397,20 @@ class planning:
     :class:`_Planned`, which ends the fit before it reads its statistics or
     draws noise (the estimator is left as it was). Used by
     :func:`skdpgen.model_selection.plan_search`.
+
+    Attributes
+    ----------
+    charges : list of Charge
+        One per accountant created inside the block, in order.
+
+    Examples
+    --------
+    >>> from skdpgen.privacy import GaussianAccountant, planning
+    >>> with planning() as plan:
+    ...     GaussianAccountant(1.0, 1e-5, {"mean": (1.0, 1)})
+    ...     print("not reached")
+    >>> len(plan.charges)
+    1
     """
 
     def __init__(self):

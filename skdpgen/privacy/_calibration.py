@@ -162,7 +162,7 @@ def selection_epsilon(delta_each):
 
     Examples
     --------
-    >>> from skdpgen.privacy._calibration import selection_epsilon
+    >>> from skdpgen.privacy import selection_epsilon
     >>> f"{selection_epsilon(1e-6):.7g}"
     '1.000001e-06'
     """

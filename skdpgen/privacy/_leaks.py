@@ -89,6 +89,14 @@ def outside_stacklevel():
     Returns
     -------
     stacklevel : int
+
+    Examples
+    --------
+    >>> from skdpgen.privacy import outside_stacklevel
+    >>> def warns():  # a function outside skdpgen: its caller is the user's line
+    ...     return outside_stacklevel()
+    >>> warns()
+    2
     """
     frame, level = sys._getframe(2), 2  # the caller of the function that warns
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):

@@ -49,8 +49,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import validate_data
 
-from ..schema._canonical import canonical, canonical_keys, sort_keys
-from ..schema.kinds._categorical import record_class_list_leak
+from .._canonical import canonical, canonical_keys, sort_keys
+from ..privacy import record_leak
 from ._base import TableRows
 from ._blocks import BlockColumns, BlockLabels, BlockRows, split_blocks
 from ._distributed import DaskRows
@@ -59,8 +59,9 @@ from ._release import release_mean_embedding, release_mean_embeddings, release_s
 from ._table import table_rows
 
 __all__ = ["ArrayRows", "BlockColumns", "BlockLabels", "BlockRows", "DaskRows", "TableRows",
-           "chunk_feature_sums", "encode_labels", "make_rows", "release_mean_embedding",
-           "release_mean_embeddings", "release_statistic", "split_blocks", "table_rows"]
+           "chunk_feature_sums", "encode_labels", "make_rows", "record_class_list_leak",
+           "release_mean_embedding", "release_mean_embeddings", "release_statistic",
+           "split_blocks", "table_rows"]
 
 
 #: Labels read (as canonical tags) at a time by :func:`encode_labels`.
@@ -71,7 +72,7 @@ def encode_labels(y, classes, *, unlisted=None, missing=None):
     """Index of each label of ``y`` in ``classes``, compared by canonical key.
 
     Labels are compared by their canonical keys (see
-    :mod:`skdpgen.schema._canonical`): ``1``, ``1.0``, ``"1"`` and
+    :mod:`skdpgen._canonical`): ``1``, ``1.0``, ``"1"`` and
     ``np.int8(1)`` are one label, ``True`` another.
 
     Parameters
@@ -129,6 +130,32 @@ def encode_labels(y, classes, *, unlisted=None, missing=None):
     return codes
 
 
+def record_class_list_leak():
+    """Record that the class list is read from the private labels, exactly.
+
+    A :func:`skdpgen.privacy.record_leak` whose remedy is ``"classes"``:
+    each interface names its own way of passing the public list. Both the
+    rows of a fit without ``classes`` (:func:`make_rows`) and the schema's
+    leaky reading (``infer_schema="data"``) record it.
+
+    Returns
+    -------
+    leak : PrivacyLeak
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from skdpgen.rows import record_class_list_leak
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     leak = record_class_list_leak()
+    >>> leak.what, leak.remedy
+    ('classes', 'classes')
+    """
+    return record_leak("classes", "The class list was taken from the private labels y and is "
+                       "released without privacy.", remedy="classes")
+
+
 def check_classes(classes):
     """A declared class list as a 1-D array of distinct labels (by canonical key)."""
     arr = np.asarray(classes)
@@ -167,7 +194,7 @@ def make_rows(estimator, X, y=None, *, reset, encoder=None, classes=None, privat
     encoder : TableEncoder, default=None
         A fitted public encoder of tables; None for numeric tables, whose
         cells are read by their canonical form
-        (:func:`~skdpgen.schema._canonical.numbers_table`: no value makes a
+        (:func:`~skdpgen._canonical.numbers_table`: no value makes a
         fit fail).
     classes : array-like, default=None
         The public class list. None: read from ``y`` (recorded as a leak

@@ -27,7 +27,7 @@ encoding):
 ``partition_sums(func, labels=False)``
     ``Σ_p func(part_p, labels_p)`` over the rows' partitions, where
     ``part_p`` maps a column key to its values' canonical forms
-    (:func:`~skdpgen.schema._canonical.canonical`) and has ``len()`` rows,
+    (:func:`~skdpgen._canonical.canonical`) and has ``len()`` rows,
     and ``labels_p`` is a pandas Series of labels (or None). One call in
     memory; one call per partition on the Dask workers, only the partial
     sums travelling to the client (:func:`skdpgen._dask.partition_sums`);
@@ -50,9 +50,10 @@ has set the rows' encoding (:func:`~skdpgen.rows.make_rows` calls it) and
 ``map_rows`` and ``release_device`` (:mod:`skdpgen.rows` states them).
 
 This module, with the three backends and :func:`~skdpgen.rows.table_rows`,
-sits below the schema layer (which reads the raw columns through it); only
-:mod:`skdpgen.rows` itself (:func:`~skdpgen.rows.make_rows`, which
-encodes with the schema's encoder) sits above it.
+sits below the schema layer (which reads the raw columns through
+:mod:`skdpgen.rows`, the package's door); so does :mod:`skdpgen.rows`
+itself: :func:`~skdpgen.rows.make_rows` encodes with the encoder it is
+handed, and imports nothing of the schema.
 """
 
 # Authors: the skdpgen developers
@@ -62,7 +63,7 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_collection
-from ..schema._canonical import canonical, labels_series
+from .._canonical import canonical, labels_series
 
 __all__ = ["TableRows", "labels_in_memory", "unique_labels"]
 

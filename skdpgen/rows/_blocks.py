@@ -20,7 +20,7 @@ import pandas as pd
 
 from .._dask import add_partials
 from ..kernels import BoundedFeatureMap, prepare_feature_map
-from ..schema._canonical import canonical, labels_series, numbers_table
+from .._canonical import canonical, labels_series, numbers_table
 from ._base import TableRows, _Part
 from ._memory import chunk_feature_sums, split_sums
 
@@ -154,7 +154,7 @@ class BlockRows(TableRows):
     read : callable or None
         A block's frame → its rows as ``convert`` takes them (a fitted
         public encoder's :meth:`~skdpgen.schema.TableEncoder.table`), or as
-        float rows (:func:`~skdpgen.schema._canonical.numbers_table`)
+        float rows (:func:`~skdpgen._canonical.numbers_table`)
         (:meth:`encode`).
     convert : callable or None
         Row-wise map of a chunk of ``read``'s rows to float rows (the

@@ -24,7 +24,7 @@ import pandas as pd
 
 from .._dask import meta, partition_sums
 from ..kernels import prepare_feature_map
-from ..schema._canonical import canonical, labels_series, numbers_table
+from .._canonical import canonical, labels_series, numbers_table
 from ._base import TableRows, _Part, labels_in_memory
 from ._memory import chunk_feature_sums, split_sums
 

@@ -12,7 +12,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 
 from .._device import worker_threads
 from ..kernels import BoundedFeatureMap, prepare_feature_map
-from ..schema._canonical import numbers_table, table_frame
+from .._canonical import numbers_table, table_frame
 from ._base import TableRows, _Part, labels_in_memory
 
 __all__ = ["ArrayRows", "chunk_feature_sums", "split_sums"]

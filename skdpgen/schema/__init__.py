@@ -103,7 +103,7 @@ The keys of a column's spec:
 **Values in any form.** The form of the private input is not public: a
 column's dtype (which pandas infers from the values), a value's Python
 type or spelling. Every value is read through its **canonical form**
-(:mod:`skdpgen.schema._canonical`): ``3``, ``3.0``, ``"3"`` and
+(:mod:`skdpgen._canonical`): ``3``, ``3.0``, ``"3"`` and
 ``np.int8(3)`` are one number, ``True`` and ``"true"`` one bool,
 ``Timestamp("2024-03-01")`` and ``"2024-03-01"`` one date, and ``""``,
 ``"NA"``, None and NaN are missing, whatever the column's dtype. A value
@@ -135,10 +135,12 @@ categories a standalone encoder then reads from the data with a
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-from ._canonical import numbers_table
+from .._canonical import numbers_table
 from ._diagnostics import ColumnRead, check_table, read_column
 from ._dtypes import kinds_from_dtypes
-from ._issues import SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError, describe_issues
+from ._issues import (SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError,
+                      describe_issues, is_guess)
+from ._template import refusal_template
 from ._table import (
     TableEncoder,
     as_frame,
@@ -173,6 +175,7 @@ __all__ = [
     "describe_issues",
     "encodes_as_levels",
     "is_categorical_dtype",
+    "is_guess",
     "kind_of",
     "kinds_from_dtypes",
     "numbers_table",
@@ -181,6 +184,7 @@ __all__ = [
     "partial_kind",
     "paired_frames",
     "read_column",
+    "refusal_template",
     "register_kind",
     "schema_types",
     "unregister_kind",

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._canonical import MISSING, canonical, canonical_keys, labels_series, table_frame
+from .._canonical import MISSING, canonical, canonical_keys, labels_series, table_frame
 from ._table import check_spec
 from .kinds import kind_of
 
@@ -36,7 +36,7 @@ def read_column(column, spec=None, *, kind=None, key=None):
     """A column's kind and values, read as fits read them (not for release).
 
     Every value is read through its canonical form
-    (:mod:`skdpgen.schema._canonical`), as a synthesizer reads it: ``"3"``
+    (:mod:`skdpgen._canonical`), as a synthesizer reads it: ``"3"``
     and ``3.0`` are one number, ``"TRUE"`` and ``True`` one bool,
     ``"2024-03-01"`` a date, ``""`` and ``"NA"`` missing, whatever the
     column's dtype. Unlike a fit, it reads the exact values (the kind of an

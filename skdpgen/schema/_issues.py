@@ -22,8 +22,8 @@ import numpy as np
 from ..privacy import outside_stacklevel
 from ._policy import POLICY
 
-__all__ = ["SchemaEstimateError", "SchemaEstimateWarning", "SchemaSizeError", "describe_issues", "is_guess", "refusal_template",
-           "template_fill"]
+__all__ = ["SchemaEstimateError", "SchemaEstimateWarning", "SchemaSizeError", "describe_issues",
+           "is_guess", "template_fill"]
 
 
 def is_guess(issue):
@@ -39,6 +39,27 @@ def is_guess(issue):
     kept plus "other", which is true of the data (the share is named in the
     summary; values that are public knowledge, such as country names, are
     kept by listing them in the schema).
+
+    Parameters
+    ----------
+    issue : dict
+        One issue of an estimate (an entry of a fitted synthesizer's
+        ``schema_issues_``, see :func:`describe_issues`).
+
+    Returns
+    -------
+    guess : bool
+        True when the issue makes the estimate a guess (the command line
+        then refuses to write without ``--allow-guesses``, and a fit with
+        ``on_guess="raise"`` refuses).
+
+    Examples
+    --------
+    >>> from skdpgen.schema import is_guess
+    >>> is_guess({"column": "age", "problem": "guess", "share": None})
+    True
+    >>> is_guess({"column": "city", "problem": "categories", "share": 0.4})
+    False
     """
     share = issue.get("share")
     if issue["problem"] in ("categories", "folded", "uncertain", "missing", "spread"):
@@ -71,70 +92,10 @@ _FILL = {
 }
 
 
-_WEIGHT = {"bounds": 3, "categories": 2, "missing": 1, "classes": 0}
-_FILL_NOTE = {"missing": "true if this column can have missing values, else false (public, "
-                         "from documentation, not from the rows)"}
-
-
 def template_fill(issue):
     """What a schema entry must state to fix ``issue``: ``"bounds"``, ``"categories"``
     or ``"classes"`` (an issue's own ``"fill"`` where it names one)."""
     return issue.get("fill") or _FILL.get(issue["problem"], "bounds")
-
-
-def refusal_template(columns, target, schema, classes, issues):
-    """The schema file a refused command-line run leaves next to its input.
-
-    Every entry is post-processing of the run's releases (the estimate), or
-    the user's declaration: affected columns have the part to fill set to
-    null with a ``"_fill"`` note (notes are ignored when the file is read):
-    every part an issue names (a column whose bounds and missing flag are
-    both weak has both null, the weightiest part's estimate in
-    ``"_estimated"``, the others' in ``"_estimated_<part>"``).
-
-    Parameters
-    ----------
-    columns : list
-        The input's columns, in order.
-    target : str or None
-        The label column.
-    schema : dict
-        The (estimated) schema.
-    classes : list or None
-        The (estimated) class list.
-    issues : list of dict
-        The estimate's weak entries (see :func:`describe_issues`).
-
-    Returns
-    -------
-    template : dict
-        JSON-serializable, keyed by column in ``columns``' order.
-    """
-    affected = {}  # each column's parts to fill, the weightiest first
-    for i in issues:  # a declared column's bounds stay the user's
-        if i["problem"] != "classes" and not i.get("declared"):
-            affected.setdefault(i["column"], set()).add(template_fill(i))
-    out = {}
-    for col in columns:
-        if col == target:
-            classes = None if classes is None else list(classes)
-            out[col] = ({"type": "categorical", "categories": None, "_estimated": classes,
-                         "_fill": "list every class of the target (public, from documentation)"}
-                        if any(i["problem"] == "classes" for i in issues)
-                        else {"type": "categorical", "categories": classes})
-            continue
-        entry = dict(schema.get(col, {"type": None}))
-        parts = sorted(affected.get(col, ()), key=_WEIGHT.get, reverse=True)
-        notes = []
-        for k, part in enumerate(parts):  # "_estimated", then "_estimated_missing", ...
-            entry["_estimated" if k == 0 else f"_estimated_{part}"] = entry.get(part)
-            entry[part] = None
-            notes.append(_FILL_NOTE.get(part, f"public {part} of this column, from "
-                                        "documentation, not from the rows"))
-        if notes:
-            entry["_fill"] = "; ".join(notes)
-        out[col] = entry
-    return out
 
 
 def _what(issue):

@@ -4,7 +4,7 @@ This module is the only place where the schema estimate touches the rows
 and applies a sensitivity (the releases' names and sensitivities are
 listed in :mod:`skdpgen.schema._releases`). It computes each release's
 exact statistic from the rows' canonical forms
-(:mod:`skdpgen.schema._canonical`), summed by the table's
+(:mod:`skdpgen._canonical`), summed by the table's
 :class:`~skdpgen.rows.TableRows` (in one call in memory, per
 partition on the Dask workers: its only way to the rows), hands it to the
 :class:`~skdpgen.privacy.GaussianAccountant` (which draws the noise), and
@@ -21,9 +21,8 @@ import math
 import warnings
 
 from ..privacy import outside_stacklevel
-from ..rows._base import TableRows
-from ..rows._table import table_rows
-from ._canonical import canonical
+from ..rows import TableRows, record_class_list_leak, table_rows
+from .._canonical import canonical
 from ._issues import SchemaEstimateWarning, describe_issues
 from ._present import check_present
 from ._shares import auto_share, epsilon_needed, rows_needed
@@ -34,7 +33,6 @@ from .kinds._categorical import (
     estimate_class_list,
     key_counts,
     public_keys,
-    record_class_list_leak,
     sorted_tags,
 )
 from ._policy import POLICY
@@ -272,7 +270,7 @@ class SchemaPlan:
         return {name: c * (KIND_WEIGHT if name == KINDS else 1.0)
                 for name, c in self.release_counts().items()}
 
-    def shares(self, schema_share=1.0, class_fraction=POLICY.class_share):
+    def shares(self, schema_share=1.0, class_fraction=None):
         """Budget shares of the estimation releases.
 
         ``schema_share`` is split over the estimation releases in
@@ -294,9 +292,10 @@ class SchemaPlan:
         schema_share : float, default=1.0
             Share of the schema estimation, relative to the fit's other
             shares (the accountant normalizes all shares together).
-        class_fraction : float, default=POLICY.class_share
+        class_fraction : float, default=None
             The estimated class list's fraction of ``schema_share`` when
-            columns are estimated too (see :meth:`auto_share`).
+            columns are estimated too (see :meth:`auto_share`); None:
+            ``POLICY.class_share``.
 
         Returns
         -------
@@ -313,6 +312,8 @@ class SchemaPlan:
             return {name: (schema_share * w / total, counts[name]) for name, w in weight.items()}
         # a lost class merges into "other", an imprecise bound only blurs a
         # column: the class list keeps POLICY.class_share however wide the table
+        if class_fraction is None:
+            class_fraction = POLICY.class_share
         total = sum(columns.values())
         rest = schema_share * (1.0 - class_fraction)
         shares = {name: (rest * w / total, counts[name]) for name, w in columns.items()}
@@ -410,7 +411,7 @@ class SchemaPlan:
         Notes
         -----
         **What is read.** Every value is read through its canonical form
-        (:mod:`skdpgen.schema._canonical`), never through a dtype or a
+        (:mod:`skdpgen._canonical`), never through a dtype or a
         Python type, so two tables whose values differ only in form give
         the same statistics and the same releases. The statistics are sums
         over rows: per Dask partition for a Dask collection, the noise added

@@ -12,7 +12,7 @@ instead (:meth:`~skdpgen.schema._plan.SchemaPlan.shares`).
 # License: BSD 3-Clause
 
 from ..privacy import GaussianAccountant, PrivacyReport, check_epsilon_delta, leak_ledger
-from ..rows._table import table_rows
+from ..rows import table_rows
 from ._plan import SchemaPlan
 
 __all__ = ["estimate_schema"]

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 
 from ..privacy import leak_ledger
-from ..rows._table import table_rows
+from ..rows import table_rows
 from ..utils import check_generator
-from ._canonical import table_frame
+from .._canonical import table_frame
 from .kinds import EmptyCodec, EstimateContext, kind_of, schema_types
 
 __all__ = [
@@ -292,7 +292,7 @@ class TableEncoder:
     **What is public.** What the schema (or ``bounds``) declares; never the
     input's dtypes or its values' Python types, which pandas infers from
     the private values. Every value is read through its canonical form
-    (:mod:`skdpgen.schema._canonical`: ``3``, ``"3"`` and ``3.0`` are one
+    (:mod:`skdpgen._canonical`: ``3``, ``"3"`` and ``3.0`` are one
     number), and every value of every row is encoded, so that no record can
     make the encoding fail (:meth:`transform`). For a column the schema
     leaves out, the encoder reads the spec from the rows, each value read
@@ -470,7 +470,7 @@ class TableEncoder:
         """Encode ``X``: numeric block on [-1, 1], one-hot blocks, missing indicators.
 
         Every value of every row is encoded, whatever its form (see
-        :mod:`skdpgen.schema._canonical`), so that no record can make the
+        :mod:`skdpgen._canonical`), so that no record can make the
         encoding fail: numbers outside the bounds (±inf included) are
         clipped to them; in a numeric or datetime column, a value that is
         not a number (date) is missing; a missing value where the spec does

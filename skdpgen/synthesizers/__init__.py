@@ -14,8 +14,10 @@ a mixture generator) are presets. A new synthesizer is a subclass of
 :func:`skdpgen.registry.register`.
 
 The package exports the estimators and the parts they compose (mechanisms,
-generators, the trainer, and the losses a mechanism builds on); the presets'
-helpers (their kernels' and designs' rules) stay in their own modules.
+generators, the trainer, and the losses a mechanism builds on), and their
+policy (:data:`POLICY`, a :class:`SynthesisPolicy`: every tuned choice, one
+frozen instance); the presets' helpers (their kernels' and designs' rules)
+stay in their own modules.
 """
 
 from ._base import BaseSynthesizer
@@ -31,6 +33,7 @@ from ._mechanism import (
     feature_map_loss,
 )
 from ._network import MixtureGenerator
+from ._policy import POLICY, SynthesisPolicy
 from ._trainer import GeneratorTrainer
 from .dphp import DPHPSynthesizer, HermiteMechanism
 from .dpmerf import DPMERFSynthesizer
@@ -51,8 +54,10 @@ __all__ = [
     "MarginalSynthesizer",
     "Mechanism",
     "MixtureGenerator",
+    "POLICY",
     "PublicShape",
     "ReleaseContext",
+    "SynthesisPolicy",
     "embedding_loss",
     "feature_map_loss",
 ]

@@ -18,12 +18,9 @@ from ..privacy import outside_stacklevel, score_without_noise
 from ..embedding import mmd2
 from ..kernels import RandomFourierFeatures
 from ..rows import encode_labels, make_rows, table_rows
-from ..schema import kind_of
-from ..schema._plan import SchemaPlan
-from ..schema._released import released_histograms
-from ..schema._issues import (SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError,
-                              describe_issues, is_guess)
-from ..schema._policy import POLICY
+from ..private_schema import SchemaPlan, released_histograms
+from ..schema import (SchemaEstimateError, SchemaEstimateWarning, SchemaSizeError,
+                      describe_issues, is_guess, kind_of)
 from ._calibration import MarginalCalibration
 from ._design import PublicShape
 from ._mechanism import ReleaseContext
@@ -277,7 +274,7 @@ class BaseSynthesizer(PrivateEstimator):
             shares["label proportions"] = self.label_share
         selections = ()
         if estimate:
-            schema_share, class_fraction = self.schema_share, POLICY.class_share
+            schema_share, class_fraction = self.schema_share, None  # the policy's
             if schema_share == "auto":
                 schema_share, class_fraction = plan.auto_share(table.n_rows, budget.epsilon,
                                                                budget.delta)

@@ -19,7 +19,7 @@ table is generated from it:
 
 from dataclasses import dataclass
 
-from ..schema._policy import Policy, rule
+from .._policy import Policy, rule
 
 __all__ = ["POLICY", "SynthesisPolicy"]
 
@@ -36,7 +36,7 @@ class SynthesisPolicy(Policy):
 
     Examples
     --------
-    >>> from skdpgen.synthesizers._policy import POLICY
+    >>> from skdpgen.synthesizers import POLICY
     >>> POLICY.pair_noise_ratio
     4.0
     >>> name, value, reason = POLICY.table()[0]

@@ -350,7 +350,7 @@ def test_each_interface_names_only_its_own_remedies():
 
 
 def test_a_template_asks_for_the_missing_flag_in_words():
-    from skdpgen.schema._issues import refusal_template
+    from skdpgen.schema import refusal_template
 
     issues = [{"column": "region", "problem": "missing", "share": 0.04, "detail": ""},
               {"column": "age", "problem": "missing", "share": 0.03, "detail": ""},

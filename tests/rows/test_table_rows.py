@@ -11,7 +11,7 @@ import skdpgen.rows._distributed as dask_module
 import skdpgen.rows._memory as memory_module
 from skdpgen.private_schema import SchemaPlan
 from skdpgen.rows import TableRows, table_rows
-from skdpgen.schema._canonical import canonical
+from skdpgen._canonical import canonical
 
 
 def _table(n=300):

@@ -1,4 +1,4 @@
-"""Canonical forms (skdpgen.schema._canonical): a value's form never changes what it is."""
+"""Canonical forms (skdpgen._canonical): a value's form never changes what it is."""
 
 import datetime
 import warnings
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skdpgen.schema._canonical import (
+from skdpgen._canonical import (
     BOOL,
     DATE,
     MISSING,

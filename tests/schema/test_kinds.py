@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from skdpgen import DPHPSynthesizer
-from skdpgen.schema._canonical import canonical
+from skdpgen._canonical import canonical
 from skdpgen.schema import (ColumnCodec, ColumnKind, kind_of, register_kind, schema_types,
                             unregister_kind)
 from skdpgen.schema.kinds import KINDS

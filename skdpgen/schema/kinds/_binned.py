@@ -6,7 +6,7 @@ block over equal-width bins of the public bounds."""
 
 import numpy as np
 
-from .._canonical import canonical
+from ..._canonical import canonical
 from ._kind import one_hot_rows
 
 __all__ = ["Binned", "bin_block", "bin_index"]

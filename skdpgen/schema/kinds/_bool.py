@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ...privacy import record_leak
-from .._canonical import MISSING
+from ..._canonical import MISSING
 from .._flags import _flags
 from .._issues import _missing_flag
 from ._categorical import CategoricalKind, _OneHot

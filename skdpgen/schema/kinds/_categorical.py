@@ -11,14 +11,14 @@ import pandas as pd
 
 from ..._dask import map_labels
 from ...privacy import record_leak, selection_threshold
-from .._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
+from ..._canonical import MISSING, canonical, canonical_keys, key_order, labels_series
 from .._issues import _missing_flag, _warn_folded, _warn_folded_values, _warn_other
 from .._policy import POLICY
 from ._kind import ColumnCodec, ColumnKind, flag, is_missing_scalar, one_hot_rows, record_present
 from ._registry import kind_of
 
 __all__ = ["CategoricalKind", "estimate_class_list", "fold_rare", "is_bool_categories",
-           "key_counts", "map_unlisted", "public_keys", "record_class_list_leak", "select_kept"]
+           "key_counts", "map_unlisted", "public_keys", "select_kept"]
 
 
 def key_counts(canon):
@@ -115,20 +115,6 @@ def _missing_label(labels, numeric):
     while label in labels:
         label = f"__{label}__"
     return label
-
-
-def record_class_list_leak():
-    """Record that the class list is read from the private labels, exactly.
-
-    A :func:`skdpgen.privacy.record_leak` whose remedy is ``"classes"``:
-    each interface names its own way of passing the public list.
-
-    Returns
-    -------
-    leak : PrivacyLeak
-    """
-    return record_leak("classes", "The class list was taken from the private labels y and is "
-                       "released without privacy.", remedy="classes")
 
 
 def estimate_class_list(context, stats, n):
@@ -378,7 +364,7 @@ def map_unlisted(values, listed, other):
     estimated class list (:attr:`SchemaPlan.class_other_`) asks of the
     rows: rare values that did not survive the partition selection become
     the public other category. Values are compared by their canonical keys
-    (:mod:`skdpgen.schema._canonical`: ``3``, ``3.0`` and ``"3"`` are one
+    (:mod:`skdpgen._canonical`: ``3``, ``3.0`` and ``"3"`` are one
     value), so the result is a function of each value and of public lists
     only, whatever form the values take. A Dask array or Series is mapped
     lazily, block by block.

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ...privacy import record_leak
-from .._canonical import DAY_NS, HOUR_NS, MISSING, canonical
+from ..._canonical import DAY_NS, HOUR_NS, MISSING, canonical
 from .._flags import _flags
 from .._grids import _N_YEARS, _year_label, year_positions
 from .._issues import _empty, _missing_flag, _warn_guess, _warn_outside
@@ -111,7 +111,7 @@ def _datetime_ns(column, spec):
 
     Every value is read through its canonical form: dates (of any type or
     spelling) on the column's clock, anything else missing (see
-    :mod:`skdpgen.schema._canonical`).
+    :mod:`skdpgen._canonical`).
     """
     ns = canonical(column).datetimes(spec["timezone"])
     missing = ns == _NAT

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._canonical import MISSING, canonical_keys, key_order
+from ..._canonical import MISSING, canonical_keys, key_order
 from .._policy import POLICY
 
 __all__ = ["ColumnCodec", "ColumnKind", "EmptyCodec", "EstimateContext", "complete_bounds",

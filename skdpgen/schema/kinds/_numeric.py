@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ...privacy import record_leak
-from .._canonical import MISSING, canonical
+from ..._canonical import MISSING, canonical
 from .._flags import _flags
 from .._grids import FINE_BINS, _fine_positions, _integer_bins, _numeric_grid, _numeric_positions
 from .._issues import _empty, _missing_flag, _warn_guess, _warn_outside_share, _warn_unlocated

@@ -29,7 +29,7 @@ def kind_from_forms(noisy, s):
     """A column's kind from the noisy counts of its values' canonical forms.
 
     ``noisy`` holds the counts of values that are numbers, bools, dates,
-    text and missing (:data:`skdpgen.schema._canonical.FORMS`), each with
+    text and missing (:data:`skdpgen._canonical.FORMS`), each with
     noise standard deviation ``s`` (0 for exact counts). The present form
     with the largest noisy count is the candidate: text (or no positive
     count) makes the column ``"categorical"``; a number, bool or date

@@ -198,7 +198,7 @@ def key_order(key):
 
     Examples
     --------
-    >>> from skdpgen.schema._canonical import key_order
+    >>> from skdpgen._canonical import key_order
     >>> sorted([10, "b", 2, True, "a", 2.5], key=key_order)
     [True, 2, 2.5, 10, 'a', 'b']
     """
@@ -246,7 +246,7 @@ def canonical(values):
     Examples
     --------
     >>> import numpy as np
-    >>> from skdpgen.schema._canonical import canonical
+    >>> from skdpgen._canonical import canonical
     >>> c = canonical([3, "3.0", " 3 ", True, "TRUE", None, "NA", "2024-03-01", "x"])
     >>> c.form.tolist()
     [0, 0, 0, 1, 1, 4, 4, 2, 3]
@@ -435,7 +435,7 @@ def canonical_keys(values):
 
     Examples
     --------
-    >>> from skdpgen.schema._canonical import canonical_keys
+    >>> from skdpgen._canonical import canonical_keys
     >>> canonical_keys(["1", 2.0, "x"])[0]
     [1, 2, 'x']
     """
@@ -502,7 +502,7 @@ def numbers_table(X):
 
     Examples
     --------
-    >>> from skdpgen.schema._canonical import numbers_table
+    >>> from skdpgen._canonical import numbers_table
     >>> numbers_table([[1, "2.5"], [None, "x"], [float("inf"), True]]).tolist()
     [[1.0, 2.5], [0.0, 0.0], [1.7976931348623157e+308, 1.0]]
     """
