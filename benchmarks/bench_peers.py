@@ -168,10 +168,13 @@ LABEL = "__label__"
 OTHER = "__other__"  # a synthetic value outside the public categories or classes
 # peer fits: name -> (SmartNoise synthesizer, its arguments besides epsilon, delta)
 PEERS = {"MST": ("mst", {}), "AIM": ("aim", {}), "AIM3": ("aim", {"degree": 3})}
-OURS = ("Marginal", "Marginal-est", "DP-HP", "DP-HP-est", "DP-MERF")
+OURS = ("Marginal", "Marginal-est", "Marginal-r2", "Marginal-r2-est", "DP-HP", "DP-HP-est",
+        "DP-MERF")
 # ours: name -> estimator class name in skdpgen
 ESTIMATORS = {"Marginal": "MarginalSynthesizer", "DP-HP": "DPHPSynthesizer",
-              "DP-MERF": "DPMERFSynthesizer"}
+              "DP-MERF": "DPMERFSynthesizer", "Marginal-r2": "MarginalSynthesizer"}
+# ours away from the defaults: name -> parameters (an experiment, named as such)
+SETTINGS = {"Marginal-r2": {"rounds": 2}}
 COMMAND = " ".join(["python", os.path.relpath(sys.argv[0])] + sys.argv[1:])
 
 
@@ -489,7 +492,8 @@ def fit_ours(method, table, epsilon, delta, seed, threads):
     # "...-est": no schema, its private estimate (a share of epsilon), the class list given
     schema = None if method.endswith("-est") else table.schema
     synth = cls(schema=schema, classes=list(table.classes), epsilon=epsilon, delta=delta,
-                random_state=seed, device="cpu")
+                random_state=seed, device="cpu",
+                **SETTINGS.get(method.removesuffix("-est"), {}))
     peak = fit_peak()
     t0 = time.perf_counter()
     with warnings.catch_warnings():
