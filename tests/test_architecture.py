@@ -18,7 +18,8 @@ PACKAGE = Path(skdpgen.__file__).parent
 #: The private table's backends (:func:`skdpgen.rows.table_rows`), below the schema;
 #: :mod:`skdpgen.rows` itself (``make_rows``, which encodes) sits above it.
 DATA_LAYER = {"skdpgen.rows._base", "skdpgen.rows._table", "skdpgen.rows._memory",
-              "skdpgen.rows._distributed", "skdpgen.rows._blocks", "skdpgen.schema._canonical"}
+              "skdpgen.rows._distributed", "skdpgen.rows._blocks", "skdpgen.schema._canonical",
+              "skdpgen.schema._clock"}  # how a time's text is read: part of its canonical form
 
 # Lower layers never import higher ones (same layer is allowed).
 LAYERS = [
@@ -260,7 +261,8 @@ def test_one_function_releases_a_mean_embedding():
 #: the public grids, the canonical forms' codes, the encoding's resolution, the
 #: releases' sensitivities and weights, the template's order of parts.
 _SCHEMA_NUMBERS = {"FINE_BINS", "FINE_GROUP", "_DECADES", "_FIRST_YEAR", "_END_YEAR",
-                   "NUMBER", "BOOL", "DATE", "TEXT", "MISSING", "DAY_NS", "HOUR_NS",
+                   "NUMBER", "BOOL", "DATE", "TEXT", "MISSING", "TIME", "DAY_NS", "HOUR_NS",
+                   "MINUTE_NS", "_DURATION_DOUBLINGS",
                    "RESOLUTION_NS", "_INT_LIMIT", "EDGE_TOLERANCE", "OUTPUT_RESOLUTION",
                    "MISSING_WEIGHT", "TIME_WEIGHT", "KIND_WEIGHT", "SENSITIVITY", "_WEIGHT"}
 
