@@ -155,7 +155,7 @@ def clock_grid():
 
     Examples
     --------
-    >>> from skdpgen.schema._clock import clock_grid
+    >>> from skdpgen.private_schema import clock_grid
     >>> edges, groups = clock_grid()
     >>> len(edges), edges[8], edges[24], edges[25], groups[:8].tolist()
     (41, '08:00', '24:00', '48:00', [0, 0, 0, 0, 0, 0, 1, 1])

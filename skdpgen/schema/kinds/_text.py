@@ -1,7 +1,7 @@
 """Text: a column whose kind is not declared, until its kind is estimated.
 
 Its first release (``schema: kinds``) is the count of its values in each
-canonical form (numbers, bools, dates, text, missing); the kind follows
+canonical form (numbers, bools, dates, text, missing, times); the kind follows
 from the noisy counts (:func:`kind_from_forms`), and the column then
 behaves as that kind, its statistic released as the column's ``schema:
 values`` release (scaled to one sensitivity, so that the report is the
