@@ -43,7 +43,8 @@ the value-by-value one.
 The **key** of a value is what a categorical column or a class list holds:
 a number as an ``int`` when it is whole (below 2⁵³ in magnitude) and a
 ``float`` otherwise, a bool as a ``bool``, a date as ISO text (``"2024-03-01"``
-at midnight, ``"2024-03-01T10:00:00"`` otherwise) and text as itself. Keys
+at midnight, ``"2024-03-01T10:00:00"`` otherwise), text and a time as their
+text (a time object or timedelta as it prints). Keys
 sort in one total order (bools, then numbers, then text), which is the
 order of estimated categories and classes.
 """
