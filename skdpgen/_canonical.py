@@ -26,6 +26,10 @@ date       datetimes (Python, NumPy, pandas; a date is its midnight) and
            ``"1 Mar 2024 10:00"``, not ``"11th"`` or ``"3/4"``); its value
            is the wall time in nanoseconds, a time with a UTC offset
            converted to UTC, clamped to 1677-2262
+time       times of day and durations (:mod:`skdpgen._clock`):
+           text such as ``"11:38:36"``, ``"07:05"`` or ``"26:30:00"``,
+           :class:`datetime.time` and timedelta values; its value is its
+           length in nanoseconds, its key its text
 text       everything else, as its text with surrounding spaces stripped
 =========  ===========================================================
 
@@ -39,7 +43,8 @@ the value-by-value one.
 The **key** of a value is what a categorical column or a class list holds:
 a number as an ``int`` when it is whole (below 2⁵³ in magnitude) and a
 ``float`` otherwise, a bool as a ``bool``, a date as ISO text (``"2024-03-01"``
-at midnight, ``"2024-03-01T10:00:00"`` otherwise) and text as itself. Keys
+at midnight, ``"2024-03-01T10:00:00"`` otherwise), text and a time as their
+text (a time object or timedelta as it prints). Keys
 sort in one total order (bools, then numbers, then text), which is the
 order of estimated categories and classes.
 """
@@ -57,6 +62,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ._clock import DAY_NS, HOUR_NS, parse_clock, time_value
+
 __all__ = [
     "BOOL",
     "DATE",
@@ -64,6 +71,7 @@ __all__ = [
     "MISSING",
     "NUMBER",
     "TEXT",
+    "TIME",
     "Canonical",
     "canonical",
     "canonical_keys",
@@ -75,15 +83,11 @@ __all__ = [
 ]
 
 #: Codes of the canonical forms (the cells of the private kind release).
-NUMBER, BOOL, DATE, TEXT, MISSING = 0, 1, 2, 3, 4
-FORMS = ("number", "bool", "date", "text", "missing")
+NUMBER, BOOL, DATE, TEXT, MISSING, TIME = 0, 1, 2, 3, 4, 5
+FORMS = ("number", "bool", "date", "text", "missing", "time")
 
 _NAT = np.iinfo(np.int64).min
 _NS_MIN, _NS_MAX = pd.Timestamp.min.value, pd.Timestamp.max.value
-#: Nanoseconds in a day (whole days are multiples of it, wall time).
-DAY_NS = 86_400 * 10**9
-#: Nanoseconds in an hour (times on the hour are multiples of it, wall time).
-HOUR_NS = 3_600 * 10**9
 
 #: Text is a date only if it holds a year: four digits on their own (dateutil
 #: reads "11th", "3/4" or "May 3" as dates of the current year, or of year 3).
@@ -105,16 +109,17 @@ class Canonical:
     Attributes
     ----------
     form : ndarray of int8 of shape (n,)
-        ``NUMBER``, ``BOOL``, ``DATE``, ``TEXT`` or ``MISSING``.
+        ``NUMBER``, ``BOOL``, ``DATE``, ``TEXT``, ``MISSING`` or ``TIME``.
     number : ndarray of float64
         The value of numbers and bools (1.0 and 0.0); NaN elsewhere.
     date : ndarray of int64
         Wall time in nanoseconds of dates (UTC for times that had an
-        offset); the minimum int64 (NaT) elsewhere.
+        offset), the length in nanoseconds of times; the minimum int64
+        (NaT) elsewhere.
     aware : ndarray of bool
         Dates that carried a timezone or an offset (``date`` is then UTC).
     text : ndarray of object
-        The stripped text of text values; None elsewhere.
+        The stripped text of text values and times (their key); None elsewhere.
     """
 
     form: np.ndarray
@@ -159,6 +164,11 @@ class Canonical:
             out[naive] = placed.tz_convert("UTC").tz_localize(None).asi8
         return out
 
+    def times(self):
+        """Times as int64 nanoseconds (since midnight, or a duration); NaT for
+        other values."""
+        return np.where(self.form == TIME, self.date, _NAT)
+
     def keys(self):
         """The key of each value (None for missing values): see the module docstring."""
         out = np.full(len(self), None, dtype=object)
@@ -168,7 +178,7 @@ class Canonical:
         out[boo] = [bool(v) for v in self.number[boo].tolist()]
         dat = self.form == DATE
         out[dat] = [_date_key(v) for v in self.date[dat].tolist()]
-        txt = self.form == TEXT
+        txt = (self.form == TEXT) | (self.form == TIME)
         out[txt] = self.text[txt]
         return out
 
@@ -176,7 +186,7 @@ class Canonical:
         """``(rank, key)`` of each value: keys that compare equal only when they
         are the same value (``1`` and ``True`` are not); None for missing."""
         keys = self.keys()
-        rank = np.choose(self.form, [1, 0, 2, 2, 3])
+        rank = np.choose(self.form, [1, 0, 2, 2, 3, 2])
         return [None if r == 3 else (int(r), k) for r, k in zip(rank.tolist(), keys.tolist())]
 
 
@@ -312,6 +322,8 @@ def _canonical_objects(arr):
             as_text[idx] = sub
         elif issubclass(t, (bool, np.bool_)):
             form[idx], number[idx] = BOOL, [float(bool(v)) for v in sub]
+        elif issubclass(t, (_dt.time, _dt.timedelta, np.timedelta64)):
+            _put_times(idx, sub, form, date, text)
         elif issubclass(t, (complex, np.complexfloating)):
             _put_complex(idx, sub, form, number, strings, as_text)
         elif issubclass(t, (numbers.Number, np.number)):
@@ -353,6 +365,16 @@ def _put_complex(idx, values, form, number, strings, as_text):
     other = idx[~real]
     strings[other] = True
     as_text[other] = [str(v) for v in z[~real].tolist()]
+
+
+def _put_times(idx, values, form, date, text):
+    """Time and timedelta values at positions ``idx``: times (NaT missing)."""
+    for i, v in zip(idx.tolist(), values):
+        ns = time_value(v)
+        if ns is not None:
+            form[i], date[i], text[i] = TIME, ns, str(v).strip()
+        elif not pd.isna(v):  # out of range
+            form[i], text[i] = TEXT, str(v).strip()
 
 
 def _put_date(i, value, form, date, aware, text):
@@ -406,6 +428,10 @@ def _canonical_strings(idx, values, form, number, date, aware, text):
                 u_form[j] = MISSING
             else:
                 u_form[j], u_number[j] = NUMBER, v
+            continue
+        ns = parse_clock(u)
+        if ns is not None:
+            u_form[j], u_date[j], u_text[j] = TIME, ns, u
             continue
         if _YEAR.search(u):
             with warnings.catch_warnings():

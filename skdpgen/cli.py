@@ -388,7 +388,7 @@ def _blank_template(columns, fill=False):
              "missing": None}
     if fill:
         entry["_fill"] = (f"type: one of {', '.join(schema_types())}; then the public "
-                          "bounds [lo, hi] of a numeric or datetime column, or the "
+                          "bounds [lo, hi] of a numeric, datetime or time column, or the "
                           "categories (a list) of a categorical one, from documentation, "
                           "not from the rows")
     return {col: dict(entry) for col in columns}

@@ -23,14 +23,14 @@ sensitivities, budget shares) is data-independent. The **form** of the
 input is not public: a column's dtype, a value's Python type or spelling
 (``3``, ``3.0``, ``"3"``), which form comes first, the row order. Every
 value is read through its canonical form (:mod:`skdpgen._canonical`):
-a number, a bool, a date, text or missing, whatever its type.
+a number, a bool, a date, a time, text or missing, whatever its type.
 
 Kinds
 ~~~~~
 
 A column whose kind the schema does not declare gets two
 releases: ``schema: kinds``, the counts of its values' canonical forms,
-from which its kind (numeric, bool, datetime or categorical) is decided
+from which its kind (numeric, bool, datetime, time or categorical) is decided
 (:func:`skdpgen.schema.kinds._text.kind_from_forms`), and ``schema: values``,
 the statistic of that kind below, scaled to sensitivity √2 so that every
 column's values release looks the same in the report. A column whose kind
@@ -62,7 +62,12 @@ Datetimes are binned by calendar year
 of their wall time (UTC for times that carried an offset), 1900 to 2099 (:func:`time_grid`): 200 bins, with
 earlier and later values in the first and last bin (a coarse grid: a
 yearly count of a table spread over decades clears the noise where monthly
-counts would not, and yearly bounds are public ranges enough).
+counts would not, and yearly bounds are public ranges enough). Times of
+day and durations are binned by hour over a day, then in bins of 1-2,
+2-4, … days, doubling up to :math:`2^{16}` days (:func:`clock_grid`: 40 bins,
+longer values in the last one); their coarse groups are the quarters of
+the day and each duration bin alone, and their bounds are bin edges
+(``"08:00"``, ``"18:00"``, ``"48:00"``).
 
 Numeric ranges
 ~~~~~~~~~~~~~~
@@ -320,6 +325,7 @@ of :math:`n`):
 # This module is the public face.
 
 from .schema.kinds._categorical import map_unlisted
+from ._clock import clock_grid
 from .schema._dtypes import column_kind
 from .schema._flags import flag_stds
 from .schema._grids import numeric_bins, numeric_grid, time_grid
@@ -332,6 +338,7 @@ from .schema._standalone import estimate_schema
 
 __all__ = [
     "SchemaPlan",
+    "clock_grid",
     "column_kind",
     "estimate_schema",
     "flag_stds",

@@ -13,6 +13,7 @@ command line, Dask.
 """
 
 import contextlib
+import datetime
 import functools
 import io
 import json
@@ -43,6 +44,7 @@ def _table(n=N, seed=0):
         "city": rng.choice(["Paris", "Lyon", "Nice"], n, p=[0.5, 0.3, 0.2]),
         "when": pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.integers(0, 900, n), "D"),
         "income": np.where(rng.random(n) < 0.1, np.nan, rng.lognormal(10, 1, n).round(2)),
+        "clock": [f"{m // 60:02d}:{m % 60:02d}" for m in rng.integers(7 * 60, 21 * 60, n)],
     })
     y = rng.integers(0, 2, n)
     return X, y
@@ -117,6 +119,9 @@ REPRESENTATIONS = {
     "first form": lambda X, y: (
         X.assign(age=X["age"].astype(object).where(X.index != 0, str(X["age"][0]))),
         y.astype(object)),
+    "times as objects and durations": lambda X, y: (
+        X.assign(clock=[(datetime.time(*map(int, c.split(":"))) if i % 2 else
+                         pd.Timedelta(c + ":00")) for i, c in enumerate(X["clock"])]), y),
     "categorical dtypes": lambda X, y: (
         X.assign(city=X["city"].astype("category"), member=X["member"].astype("boolean")),
         pd.Series(y).astype("category")),
@@ -329,6 +334,8 @@ VALUE_CHANGES = {
         X.index != 0, "2020-06-01T10:00:00+02:00")), y),
     "one missing bool": lambda X, y: (X.assign(member=X["member"].astype(object).where(
         X.index != 0, None)), y),
+    "a duration among times of day": lambda X, y: (X.assign(clock=X["clock"].where(
+        X.index != 0, "400 days 01:00:00")), y),
 }
 
 

@@ -51,7 +51,7 @@ def assert_replays(run, data, data_prime):
 
 
 def mixed_table(n=N, seed=0):
-    """A realistic table: numbers, a bool, a category, dates, missing values."""
+    """A realistic table: numbers, a bool, a category, dates, times, missing values."""
     rng = np.random.default_rng(seed)
     X = pd.DataFrame({
         "age": rng.integers(18, 90, n),
@@ -59,6 +59,8 @@ def mixed_table(n=N, seed=0):
         "city": rng.choice(["Paris", "Lyon", "Nice"], n, p=[0.5, 0.3, 0.2]),
         "when": pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.integers(0, 900, n), "D"),
         "income": np.where(rng.random(n) < 0.1, np.nan, rng.lognormal(10, 1, n).round(2)),
+        "clock": [f"{s // 3600:02d}:{s // 60 % 60:02d}" for s in rng.integers(7, 21, n) * 3600
+                  + rng.integers(0, 60, n) * 60],
     })
     return X, rng.integers(0, 2, n)
 
@@ -86,6 +88,7 @@ def wild_table(n=N, seed=1):
         "city": column(words + ODD),
         "when": column(ODD + ["1999-12-31", pd.Timestamp("2100-05-05", tz="Asia/Tokyo")]),
         "income": pd.Series([np.nan] * n),  # all missing
+        "clock": column(ODD + ["23:59:59.5", "7:05", pd.Timedelta(days=400), "99:00"]),
     })
     y = column(["yes", "no", None, 7, 2.5, "1"]).to_numpy()
     return X, y
@@ -119,6 +122,7 @@ SCHEMA = {
     "when": {"type": "datetime", "bounds": ["2020-01-01", "2022-06-30"], "resolution": "day",
              "timezone": "Europe/Paris"},
     "income": {"type": "numeric", "bounds": [0, 1e6], "missing": True},
+    "clock": {"type": "time", "bounds": ["06:00", "22:00"], "resolution": "minute"},
 }
 
 SYNTHESIZERS = {

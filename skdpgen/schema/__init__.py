@@ -6,6 +6,7 @@ A *schema* maps each column to its public description::
      "income": {"type": "numeric", "bounds": [0, 1e6], "missing": True},
      "joined": {"type": "datetime", "bounds": ["2020-01-01", "2025-12-31"],
                 "timezone": "Europe/Paris", "missing": True},
+     "start": {"type": "time", "bounds": ["07:00", "19:00"], "resolution": "minute"},
      "sex": {"type": "categorical", "categories": ["Female", "Male"]},
      "job": {"type": "categorical", "categories": ["clerk", "nurse", "other"],
              "other": "other", "missing": True},
@@ -18,14 +19,18 @@ positions for NumPy arrays.
 The keys of a column's spec:
 
 ``"type"``
-    ``"numeric"``, ``"datetime"`` or ``"categorical"``. A spec with a type
+    ``"numeric"``, ``"datetime"``, ``"categorical"`` or ``"time"`` (times of
+    day, ``"11:38:36"``, and durations, ``"26:30:00"`` or
+    :class:`pandas.Timedelta`: read as their length since midnight, and
+    written as text, ``HH:MM:SS``). A spec with a type
     and no bounds (categories) declares the column's kind only: a private
     fit estimates the rest (``"bool"`` declares a bool column, categories
     ``[False, True]``).
 ``"bounds"``
-    Numeric and datetime columns: the public ``[lo, hi]``, lo < hi; for
+    Numeric, datetime and time columns: the public ``[lo, hi]``, lo < hi; for
     datetime columns anything :class:`pandas.Timestamp` parses (naive bounds
-    are wall times in the column's timezone).
+    are wall times in the column's timezone), for time columns times such
+    as ``"08:00"`` or ``"18:30:00"`` (``"36:00"`` for a duration).
 ``"integer"`` (numeric, default false)
     Round synthetic values to whole numbers.
 ``"timezone"`` (datetime, default None)
@@ -70,14 +75,21 @@ The keys of a column's spec:
     integer column; 0 is the ``"zero"`` flag's). A private estimate states
     the round values whose released count stands out of their neighbours'
     on the fine grid by a hundredth of the rows or more (at most 16).
-``"resolution"`` (datetime, default absent)
+``"resolution"`` (datetime and time, default absent)
     ``"day"``: synthetic values are whole days (midnight, wall time);
     ``"hour"``: whole hours (wall time); ``"second"`` or absent: whole
     seconds (never the sub-second digits of the generator's noise). A
     private estimate states ``"day"`` when the noisy count of values not at
     midnight says they all are, else ``"hour"`` when the noisy count of
     values not on the hour does (the rule of the integer flag, each count
-    with noise ``√2`` times a bin's).
+    with noise ``√2`` times a bin's). Time columns: ``"second"`` (the
+    default), ``"minute"`` or ``"hour"``, stated by a private estimate from
+    the noisy counts of the values not on the minute and not on the hour.
+``"format"`` (time, default absent)
+    How synthetic times are written: ``"HH:MM:SS"`` or ``"HH:MM"`` (values
+    rounded to the minute). Absent, ``"HH:MM"`` for a resolution of a
+    minute or an hour, else ``"HH:MM:SS"``: a function of the spec, never
+    of the rows' spelling.
 ``"coerce"`` (numeric and datetime, default false)
     Accepted for compatibility: every column is now read this way (values
     that are not numbers, or dates, count as missing).
@@ -95,7 +107,7 @@ The keys of a column's spec:
     a column of a few dozen values among thousands of rows is then written
     empty rather than with a kind and range the noise made up, and the
     command line's summary names it.
-``"impute"`` (numeric and datetime, default false)
+``"impute"`` (numeric, datetime and time, default false)
     Without ``"missing"``: a missing value is encoded as the centre of the
     bounds (privately estimated schemas set it; every column now does so
     without ``"missing"``); synthetic values are then never missing.

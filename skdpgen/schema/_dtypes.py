@@ -33,9 +33,10 @@ def column_kind(dtype):
 
     Returns
     -------
-    kind : {"numeric", "datetime", "bool", "categorical", "text"}
+    kind : {"numeric", "datetime", "time", "bool", "categorical", "text"}
         Integer and float dtypes (NumPy or pandas nullable) are numeric;
-        ``datetime64`` (naive or tz-aware) is datetime; ``bool`` and
+        ``datetime64`` (naive or tz-aware) is datetime; ``timedelta64``
+        (durations) is time; ``bool`` and
         pandas ``"boolean"`` are bool; pandas ``Categorical`` is
         categorical; object and string dtypes are text (their kind is left
         to the private estimate).
@@ -43,7 +44,7 @@ def column_kind(dtype):
     Raises
     ------
     ValueError
-        For complex, timedelta, period and interval dtypes, which no schema
+        For complex, period and interval dtypes, which no schema
         type describes (the message says how to convert the column).
 
     Examples
@@ -67,9 +68,7 @@ def column_kind(dtype):
     if pd.api.types.is_complex_dtype(dtype):
         raise ValueError(f"Complex data not supported (dtype {dtype}: no schema type fits).")
     if pd.api.types.is_timedelta64_dtype(dtype):
-        raise ValueError(
-            f"Columns of dtype {dtype} are not supported (no schema type fits); convert "
-            "durations to numbers, e.g. column.dt.total_seconds().")
+        return "time"
     if isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
         raise ValueError(
             f"Columns of dtype {dtype} are not supported (no schema type fits); convert "
@@ -99,7 +98,7 @@ def kinds_from_dtypes(frame):
     -------
     schema : dict
         ``column -> {"type": ...}`` for every column whose dtype declares a
-        kind (numeric, datetime with its timezone, bool, categorical);
+        kind (numeric, datetime with its timezone, time, bool, categorical);
         object and string columns are left out (their kind stays private).
 
     Examples

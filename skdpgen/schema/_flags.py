@@ -1,6 +1,6 @@
 """The integer and missing flags of a column, from its noisy counts.
 
-Post-processing of a kind's release (numeric, datetime, bool): the noisy
+Post-processing of a kind's release (numeric, datetime, time, bool): the noisy
 count of non-integer values and of missing ones, the public ``n`` and the
 noise standard deviation decide whether the column is stated ``integer``
 and ``missing``, at a threshold of :func:`flag_stds` noise standard

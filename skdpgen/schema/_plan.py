@@ -426,7 +426,7 @@ class SchemaPlan:
         categories (missing labels are one more key, None: a label changed to or
         from missing moves one count between two keys, ``√2``).
 
-        * ``schema: kinds``, ``[numbers, bools, dates, text, missing]``:
+        * ``schema: kinds``, ``[numbers, bools, dates, text, missing, times]``:
           ``Δ = √2`` (:meth:`skdpgen.schema.kinds._text.TextKind.statistic`).
         * ``schema: values``: the statistic of the kind just estimated from
           the column's ``schema: kinds`` release — numeric (``√7``),

@@ -9,6 +9,7 @@ import math
 import warnings
 
 from ..privacy import outside_stacklevel
+from .._canonical import FORMS, MISSING
 from ._issues import SchemaEstimateWarning
 from ._policy import POLICY
 from ._releases import KINDS
@@ -24,10 +25,10 @@ def present_rows(plan, key, n, accountant):
     Post-processing: the values release's estimate ``n − m̃`` (recorded
     by the column's kind in the plan's ``present_``, with the count its range
     or selection needs) and, for a column whose kind was estimated, the
-    kinds release's ``[numbers, bools, dates, text, missing]`` counts
-    (noise ``s_k`` each): ``n − m̃_k`` and the sum of the four present
-    forms (noise ``2 s_k``), combined as ``(4 (n − m̃_k) + Σ)/5``
-    (variance ``0.8 s_k²``, the least of their weighted means), then
+    kinds release's ``[numbers, bools, dates, text, missing, times]``
+    counts (noise ``s_k`` each): ``n − m̃_k`` and the sum of the ``P = 5``
+    present forms (noise ``√P s_k``), combined as ``(P (n − m̃_k) + Σ)/(P + 1)``
+    (variance ``P/(P + 1) s_k²``, the least of their weighted means), then
     with the values release's estimate by inverse variance. The kind
     needs ``POLICY.type_stds · √2 · s_k`` present rows: the form that
     holds them then beats another form's noise (the difference's noise
@@ -40,8 +41,10 @@ def present_rows(plan, key, n, accountant):
     kinds = plan.noisy_.get((key, "kinds"))
     if kinds is not None:
         s_k = accountant.noise_multipliers[KINDS] * math.sqrt(2.0)
-        from_kinds = (4.0 * (n - float(kinds[4])) + float(sum(kinds[:4]))) / 5.0
-        var_k = 0.8 * s_k ** 2
+        forms = [f for f in range(len(FORMS)) if f != MISSING]  # the present ones
+        p = float(len(forms))
+        from_kinds = (p * (n - float(kinds[MISSING])) + float(sum(kinds[forms]))) / (p + 1.0)
+        var_k = p / (p + 1.0) * s_k ** 2
         if std > 0 and var_k > 0:  # (exact releases, epsilon = inf: the values release's)
             w, w_k = 1.0 / std ** 2, 1.0 / var_k
             estimate = (w * estimate + w_k * from_kinds) / (w + w_k)

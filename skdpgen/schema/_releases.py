@@ -29,12 +29,13 @@ KINDS = _KIND["text"].release
 NUMERIC = _KIND["numeric"].release
 NUMERIC_FLAGS = _KIND["numeric"].flags_release
 DATETIME = _KIND["datetime"].release
+TIME = _KIND["time"].release
 MISSING_COUNT = _KIND["bool"].release
 CATEGORIES = _KIND["categorical"].release
 VALUES = "schema: values"
 CLASSES = "schema: classes"
-RELEASE_ORDER = (KINDS, VALUES, NUMERIC, NUMERIC_FLAGS, DATETIME, MISSING_COUNT, CATEGORIES,
-                 CLASSES)
+RELEASE_ORDER = (KINDS, VALUES, NUMERIC, NUMERIC_FLAGS, DATETIME, TIME, MISSING_COUNT,
+                 CATEGORIES, CLASSES)
 #: The releases that may be partition selections (each reserves its threshold's δ).
 SELECTIONS = (VALUES, CATEGORIES, CLASSES)
 
@@ -52,7 +53,7 @@ KIND_WEIGHT = 0.5
 
 #: What each release holds, for the generated sensitivity table (sensitivity_table).
 _RELEASED = {
-    KINDS: "counts of the values that are numbers, bools, dates, text and missing "
+    KINDS: "counts of the values that are numbers, bools, dates, text, missing and times "
            "(canonical forms), per column whose kind is not declared",
     VALUES: "the statistic of the kind just estimated (below), scaled to sensitivity "
             "√2; a partition selection for a categorical column",
@@ -63,6 +64,9 @@ _RELEASED = {
                    "public bounds)",
     DATETIME: "histogram over the public yearly grid, counts of values not at midnight "
               "and not on the hour (each × 1/√2), count of missing",
+    TIME: "histogram over the public grid of hours of a day and durations of doubling "
+          "days, counts of values not on the minute and not on the hour (each × 1/√2), "
+          "count of missing",
     MISSING_COUNT: "count of missing (bool columns)",
     CATEGORIES: "counts of the values present and of missing (partition selection)",
     CLASSES: "counts of the labels present (partition selection)",

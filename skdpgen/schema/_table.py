@@ -165,6 +165,8 @@ def output_dtype(spec):
                                             of the categories (ordered when
                                             ``"ordered": true``; NaN when
                                             missing)
+    time                                    object: text ``HH:MM:SS`` or
+                                            ``HH:MM`` (None when missing)
     ======================================  =================================
 
     Parameters

@@ -20,7 +20,8 @@ The pair changes one record in every column at once, so that every release
 attains its claimed sensitivity: a non-integer number in one bin against an
 integer in another decade (two bins, two sub-bins of the fine grid, two
 decades and the non-integer count: √7; with public bounds, against a missing value: √2), a date
-against a missing one (√2), ``True`` against ``NA`` (1), and, for the
+not on the hour against a missing one (√3), a time not on the minute against a missing one
+(√3), ``True`` against ``NA`` (1), and, for the
 categories and the labels, one value against another value present in both
 tables (√2; the candidate keys are the same in both tables).
 
@@ -52,6 +53,7 @@ from skdpgen.schema._releases import (
     NUMERIC,
     NUMERIC_FLAGS,
     SENSITIVITY,
+    TIME,
 )
 from skdpgen.privacy import GaussianAccountant
 from skdpgen.rows import table_rows
@@ -84,6 +86,7 @@ def _pair(mode="histograms"):
         "x": [1.0, 2.0, 3.0, 5.0, 8.0, 13.0, 21.0, 34.0, 55.0],
         "t": list(pd.date_range("2020-01-01", periods=N_ROWS - 1, freq="35D")),
         "b": [True, False] * 4 + [True],
+        "h": (["08:00", "09:30", "17:45:10", "23:59:59.5", "00:00"] * 2)[:N_ROWS - 1],
         # text: one date among the values, so that both tables have the same keys
         "c": ["a", "b"] * 4 + ["2031-07-04"],
     }
@@ -92,30 +95,31 @@ def _pair(mode="histograms"):
     base = {k: v * repeat for k, v in base.items()}
     labels = labels * repeat
 
-    def table(x, t, b, c):
+    def table(x, t, b, c, h):
         return pd.DataFrame({
             "x": np.array(base["x"] + [x], dtype=object if mode == "kinds" else float),
             "t": pd.Series(base["t"] + [t], dtype="datetime64[ns]"),
             "b": pd.array(base["b"] + [b], dtype="boolean"),
             "c": np.array(base["c"] + [c], dtype=object),
+            "h": np.array(base["h"] + [h], dtype=object),
         })
 
     # "a" (text) against a date (text): the text type counts move too. The number:
     # with the histograms, a non-integer value against an integer one in another
     # decade (two bins, two sub-bins, two decades and the non-integer count: √7); with public
     # bounds, against a missing value (the non-integer and missing counts: √2)
-    d = (table(0.5, pd.Timestamp("2031-07-04 12:30"), True, "a"),  # not on the hour
+    d = (table(0.5, pd.Timestamp("2031-07-04 12:30"), True, "a", "12:30:15"),  # not on the hour
          np.array(labels + ["p"], dtype=object))
     # kinds: text against a number, so that x's kinds release attains √2 too (its
     # values release then moves four counts, 2 < √7, scaled: 2·√(2/7) < √2)
     x_prime = "seven" if mode == "kinds" else np.nan if public_bounds else 7.0
-    d_prime = (table(x_prime, pd.NaT, pd.NA, "2031-07-04"),
+    d_prime = (table(x_prime, pd.NaT, pd.NA, "2031-07-04", None),
                np.array(labels + ["q"], dtype=object))
     bounds = (0.0, 100.0) if public_bounds else None
     schema = None
     if mode != "kinds":
         schema = {"t": {"type": "datetime"}, "b": {"type": "bool"},
-                  "c": {"type": "categorical"}}
+                  "c": {"type": "categorical"}, "h": {"type": "time"}}
         if not public_bounds:
             schema["x"] = {"type": "numeric"}
     plan = SchemaPlan.from_table(d[0], d[1], schema=schema, bounds=bounds)
@@ -179,8 +183,8 @@ def _audit(mode, n_runs, noise_scale=1.0):
 
 
 EXPECTED = {
-    "histograms": {NUMERIC, DATETIME, MISSING_COUNT, CATEGORIES, CLASSES},
-    "public-bounds": {NUMERIC_FLAGS, DATETIME, MISSING_COUNT, CATEGORIES, CLASSES},
+    "histograms": {NUMERIC, DATETIME, TIME, MISSING_COUNT, CATEGORIES, CLASSES},
+    "public-bounds": {NUMERIC_FLAGS, DATETIME, TIME, MISSING_COUNT, CATEGORIES, CLASSES},
     "kinds": {KINDS, VALUES, CLASSES},
 }
 

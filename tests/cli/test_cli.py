@@ -503,6 +503,8 @@ def test_every_interface_names_the_same_schema_types(tmp_path, capsys):
         spec = {"type": kind, "bounds": [0, 1], "categories": ["x"]}
         if kind == "datetime":
             spec["bounds"] = ["2020-01-01", "2021-01-01"]
+        if kind == "time":
+            spec["bounds"] = ["08:00", "18:00"]
         check_spec("c", spec)
     with pytest.raises(ValueError, match="unknown type"):
         check_spec("c", {"type": "bool"})
@@ -525,7 +527,7 @@ def test_an_error_caused_by_the_schema_file_names_the_file_and_the_entry(tmp_pat
     assert main(["synthesize", str(tmp_path / "t.csv"), "--schema", str(typo),
                  "--out", str(tmp_path / "s.csv"), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert str(typo) in err and "'x'" in err and "numeric, datetime or categorical" in err
+    assert str(typo) in err and "'x'" in err and "numeric, datetime, categorical or time" in err
 
 
 def test_the_command_line_maps_its_options_to_a_method_s_parameters():

@@ -580,7 +580,7 @@ def test_the_size_refusal_says_what_a_larger_epsilon_gives_away(tmp_path, fast_f
     assert re.search(r"--epsilon \S+ or more at these rows \(a weaker privacy guarantee: the "
                      r"bound on how much any one record can change what is released grows "
                      r"with epsilon\)", err), err
-    assert "each column's type (numeric, datetime or categorical)" in err
+    assert "each column's type (numeric, datetime, categorical or time)" in err
     template = json.loads((tmp_path / "small.y.schema.json").read_text())
     assert list(template) == ["salary", "age", "city", "y"]
     for entry in template.values():

@@ -150,6 +150,7 @@ def test_kind_of_answers_what_code_outside_the_schema_asks(parity):
                for name, kind in KINDS.items()}
     assert answers == {"numeric": (True, True, False), "datetime": (False, True, False),
                        "categorical": (False, False, True), "bool": (False, False, True),
+                       "time": (False, True, False),
                        "text": (False, False, False), "parity": (False, False, False)}
     assert kind_of({"type": "parity"}) is parity
     assert kind_of({"type": "categorical", "categories": [False, True]}) is KINDS["bool"]

@@ -103,14 +103,14 @@ def _edges():
     (np.dtype("datetime64[s]"), "datetime"), (pd.DatetimeTZDtype(tz="Europe/Paris"), "datetime"),
     (np.dtype(bool), "bool"), (pd.BooleanDtype(), "bool"), (np.dtype(object), "text"),
     (pd.StringDtype(), "text"), (pd.CategoricalDtype([1, 2]), "categorical"),
-    (pd.CategoricalDtype([True, False]), "categorical"),
+    (pd.CategoricalDtype([True, False]), "categorical"), (np.dtype("timedelta64[ns]"), "time"),
 ])
 def test_column_kind(dtype, kind):
     assert column_kind(dtype) == kind
 
 
-@pytest.mark.parametrize("dtype", [np.dtype("timedelta64[ns]"), np.dtype(complex),
-                                   pd.PeriodDtype("D"), pd.IntervalDtype("int64")])
+@pytest.mark.parametrize("dtype", [np.dtype(complex), pd.PeriodDtype("D"),
+                                   pd.IntervalDtype("int64")])
 def test_column_kind_rejects_what_no_schema_describes(dtype):
     with pytest.raises(ValueError, match="not supported"):
         column_kind(dtype)
@@ -1165,7 +1165,7 @@ def test_a_time_of_day_flag_reads_its_count_at_the_count_s_own_noise(
     s, the column would get minutes in about 0.2 % of fits (issue 66)."""
     import types
 
-    from skdpgen.schema._datetime import DatetimeKind, _datetime_statistic
+    from skdpgen.schema.kinds._datetime import DatetimeKind, _datetime_statistic
     from skdpgen.schema._policy import POLICY
 
     n, s = 2_000, 20.0  # the z·s term of the flag's limit binds (n/100 = 20 rows)
@@ -1224,28 +1224,30 @@ def test_kind_decision_misses_a_pure_column_rarely(n, s):
     rng = np.random.default_rng(0)  # simulated noise for a test of post-processing
     draws = 400_000
     q = 0.98
-    for t, kind in ((0, "numeric"), (1, "bool"), (2, "datetime")):
-        exact = np.zeros(5)
+    present = [0, 1, 2, 3, 5]  # the forms but missing (4)
+    for t, kind in ((0, "numeric"), (1, "bool"), (2, "datetime"), (5, "time")):
+        exact = np.zeros(6)
         exact[t] = n
-        noisy = exact + s * rng.standard_normal((draws, 5))
+        noisy = exact + s * rng.standard_normal((draws, 6))
         missed = sum(kind_from_forms(row, s) != kind for row in noisy[:20_000])
         # the share test on all draws, vectorized, against its stated rate
-        stat = noisy[:, t] - q * noisy[:, :4].sum(axis=1)
-        rate = np.mean(stat < -POLICY.type_stds * s * np.sqrt((1 - q) ** 2 + 3 * q * q))
+        stat = noisy[:, t] - q * noisy[:, present].sum(axis=1)
+        rate = np.mean(stat < -POLICY.type_stds * s * np.sqrt((1 - q) ** 2 + 4 * q * q))
         assert rate <= norm.sf(POLICY.type_stds) + 4 * np.sqrt(norm.sf(POLICY.type_stds) / draws)
         if n >= 1000:
             assert missed == 0
         else:  # noise comparable to n: the largest noisy count decides, mostly right
-            # (another form's noise above n's w.p. ~3·Φ(−n/(s√2)) = 1.8 %, the
+            # (another form's noise above n's w.p. ~4·Φ(−n/(s√2)) = 2.4 %, the
             # count above 4·s·√2 while the majority test fails w.p. 2 %)
             assert missed / 20_000 < 0.05, missed
     # on noiseless counts: a fifth of text stays categorical when the tests can tell
     # (n >= 3000 here); with few rows and much noise the larger count decides
-    fifth = kind_from_forms(np.array([0.0, 0.0, 0.8 * n, 0.2 * n, 0.0]), s)
+    fifth = kind_from_forms(np.array([0.0, 0.0, 0.8 * n, 0.2 * n, 0.0, 0.0]), s)
     assert fifth == ("categorical" if n >= 3000 else "datetime")
-    most = kind_from_forms(np.array([0.0, 0.0, 0.98 * n, 0.02 * n, 0.0]), s)
+    most = kind_from_forms(np.array([0.0, 0.0, 0.98 * n, 0.02 * n, 0.0, 0.0]), s)
     assert most == "datetime"
-    assert kind_from_forms(np.array([0.0, 0.0, 0.8 * n, 0.2 * n, 0.0]), 0.0) == "categorical"
+    assert kind_from_forms(np.array([0.0, 0.0, 0.8 * n, 0.2 * n, 0.0, 0.0]), 0.0) == (
+        "categorical")
 
 
 def test_kind_of_a_column_the_tests_cannot_read():
@@ -1257,13 +1259,15 @@ def test_kind_of_a_column_the_tests_cannot_read():
 
     rng = np.random.default_rng(1)
     s = 50.0
-    noisy = np.c_[s * rng.standard_normal((2_000, 4)), np.full(2_000, 1000.0)]
+    noisy = np.c_[s * rng.standard_normal((2_000, 4)), np.full(2_000, 1000.0),
+                  s * rng.standard_normal(2_000)]
     kinds = [kind_from_forms(row, s) for row in noisy]
-    argmax = np.argmax(noisy[:, :4], axis=1)
-    expected = [("numeric", "bool", "datetime", "categorical")[a]
-                if noisy[i, a] > 0 else "categorical" for i, a in enumerate(argmax)]
+    present = [0, 1, 2, 3, 5]  # the forms but missing (4)
+    argmax = np.take(present, np.argmax(noisy[:, present], axis=1))
+    names = {0: "numeric", 1: "bool", 2: "datetime", 3: "categorical", 5: "time"}
+    expected = [names[a] if noisy[i, a] > 0 else "categorical" for i, a in enumerate(argmax)]
     assert kinds == expected
-    assert kind_from_forms(np.array([500.0, 0, 0, 500, 0]), s) == "categorical"
+    assert kind_from_forms(np.array([500.0, 0, 0, 500, 0, 0]), s) == "categorical"
 
 
 def test_schema_and_leak_warnings_point_at_the_users_line():
@@ -1296,7 +1300,7 @@ def test_a_column_of_numbers_is_numeric_where_the_majority_test_failed():
 
     rng = np.random.default_rng(5)
     s, n = 110.0, 1000
-    noisy = np.zeros((20_000, 5))
+    noisy = np.zeros((20_000, 6))
     noisy[:, 0] = n
     noisy += s * rng.standard_normal(noisy.shape)
     assert all(kind_from_forms(row, s) == "numeric" for row in noisy)

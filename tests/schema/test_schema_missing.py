@@ -662,9 +662,9 @@ def test_a_few_hundred_values_in_a_large_table_are_written_empty_not_a_guess():
 def test_a_column_s_present_rows_combine_its_releases_at_their_noise():
     # present_rows' documented rule: the values release's n − m̃ (noise s_v)
     # and, for a column whose kind was estimated, the kinds release's
-    # counts [numbers, bools, dates, text, missing] (noise s_k each, the
-    # release's noise multiplier times its sensitivity √2 in the release
-    # table): (4 (n − m̃_k) + Σ present forms)/5, of variance 0.8 s_k²,
+    # counts [numbers, bools, dates, text, missing, times] (noise s_k each,
+    # the release's noise multiplier times its sensitivity √2 in the release
+    # table): (5 (n − m̃_k) + Σ present forms)/6, of variance 5/6 s_k²,
     # combined by inverse variance; the kind needs type_stds·√2·s_k rows
     from skdpgen.privacy import GaussianAccountant
     from skdpgen.private_schema import SchemaPlan
@@ -678,12 +678,12 @@ def test_a_column_s_present_rows_combine_its_releases_at_their_noise():
     assert SENSITIVITY[KINDS] == pytest.approx(np.sqrt(2.0))
     s_k = accountant.noise_multipliers[KINDS] * SENSITIVITY[KINDS]
     s_v = accountant.noise_multipliers[VALUES] * SENSITIVITY[VALUES]
-    kinds = np.array([95.0, -6.0, 11.0, 3.0, 3_890.0])  # about a hundred numbers
+    kinds = np.array([95.0, -6.0, 11.0, 3.0, 3_890.0, 4.0])  # about a hundred numbers
     plan.present_["x"] = (n - 3_912.0, s_v, 30.0)  # the values release: 88 present
     plan.noisy_[("x", "kinds")] = kinds
     estimate, std, needed = present_rows(plan, "x", n, accountant)
-    from_kinds = (4 * (n - kinds[4]) + kinds[:4].sum()) / 5
-    w_v, w_k = 1 / s_v ** 2, 1 / (0.8 * s_k ** 2)
+    from_kinds = (5 * (n - kinds[4]) + kinds[:4].sum() + kinds[5]) / 6
+    w_v, w_k = 1 / s_v ** 2, 1 / (5 / 6 * s_k ** 2)
     assert estimate == pytest.approx((w_v * 88.0 + w_k * from_kinds) / (w_v + w_k))
     assert std == pytest.approx((w_v + w_k) ** -0.5)
     assert needed == pytest.approx(POLICY.type_stds * np.sqrt(2.0) * s_k)

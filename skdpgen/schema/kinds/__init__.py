@@ -3,8 +3,8 @@
 A kind is one :class:`~skdpgen.schema.ColumnKind` subclass in a module of
 its own (the protocol: ``_kind.py``), added to the registry (``_registry.py``)
 with :func:`~skdpgen.schema.register_kind`. The built-in kinds are
-registered here: ``_numeric.py``, ``_datetime.py`` and ``_categorical.py``
-(the types a schema declares, in that order), ``_bool.py`` (a categorical
+registered here: ``_numeric.py``, ``_datetime.py``, ``_categorical.py`` and
+``_time.py`` (the types a schema declares, in that order), ``_bool.py`` (a categorical
 spec whose categories are ``[False, True]``, or ``{"type": "bool"}``) and
 ``_text.py`` (a column until its kind is estimated). The rest of the library
 asks a column's kind (:func:`~skdpgen.schema.kind_of`), never its name.
@@ -22,6 +22,7 @@ from ._numeric import NumericKind
 from ._registry import (KINDS, kind_of, partial_kind, register_kind, schema_types,
                         unregister_kind)
 from ._text import TextKind
+from ._time import TimeKind
 
 __all__ = ["KINDS", "ColumnCodec", "ColumnKind", "EmptyCodec", "EstimateContext", "bin_index",
            "flag", "kind_of", "partial_kind", "register_kind", "schema_types",
@@ -30,5 +31,6 @@ __all__ = ["KINDS", "ColumnCodec", "ColumnKind", "EmptyCodec", "EstimateContext"
 register_kind(NumericKind())
 register_kind(DatetimeKind())
 register_kind(CategoricalKind())
+register_kind(TimeKind())
 register_kind(BoolKind(), declarable=False)  # its type is "categorical"
 register_kind(TextKind(), declarable=False)  # no schema declares it

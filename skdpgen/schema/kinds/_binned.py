@@ -1,4 +1,4 @@
-"""The binned encoding of a bounded column (numeric and datetime): a one-hot
+"""The binned encoding of a bounded column (numeric, datetime and time): a one-hot
 block over equal-width bins of the public bounds."""
 
 # Authors: the skdpgen developers

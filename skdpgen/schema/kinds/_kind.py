@@ -1,6 +1,6 @@
 """The protocol of a column kind, and what every kind shares.
 
-Each kind of column (numeric, datetime, categorical, bool, and text until
+Each kind of column (numeric, datetime, time, categorical, bool, and text until
 its kind is estimated) is one :class:`ColumnKind` subclass in a module of
 its own, which owns everything about that kind:
 

@@ -68,7 +68,7 @@ def register_kind(kind, *, declarable=True):
     ...         return pd.CategoricalDtype(["Mon", "Tue", "Wed", "Thu", "Fri"])
     >>> kind = register_kind(Weekday())
     >>> schema_types()
-    ('numeric', 'datetime', 'categorical', 'weekday')
+    ('numeric', 'datetime', 'categorical', 'time', 'weekday')
     >>> register_kind(Weekday())
     Traceback (most recent call last):
     ...
