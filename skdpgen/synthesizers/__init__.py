@@ -22,6 +22,7 @@ stay in their own modules.
 
 from ._base import BaseSynthesizer
 from ._calibration import MarginalCalibration
+from ._composed import Synthesizer
 from ._design import Design, GeneratorSpec, PublicShape
 from ._kme import KMESynthesizer
 from ._marginals import MarginalMechanism
@@ -58,6 +59,7 @@ __all__ = [
     "PublicShape",
     "ReleaseContext",
     "SynthesisPolicy",
+    "Synthesizer",
     "embedding_loss",
     "feature_map_loss",
 ]
