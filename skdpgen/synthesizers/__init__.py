@@ -4,7 +4,10 @@ A synthesizer (:class:`BaseSynthesizer`) chooses its :class:`Design` in one
 call from its hyperparameters and the fit's :class:`PublicShape`: a
 :class:`Mechanism` (the releases, their budget shares, the loss) with its
 encoding, and a :class:`GeneratorSpec` (an MLP, a convolutional network, a
-mixture). :class:`KMESynthesizer` releases the mean embedding of any
+mixture). Both parts are scikit-learn estimators: :class:`Synthesizer`
+takes them as parameters (``mechanism=``, ``generator=``, reached by a grid
+search as ``mechanism__<name>``). :class:`KMESynthesizer` releases the mean
+embedding of any
 :class:`~skdpgen.kernels.BoundedFeatureMap`; :class:`DPHPSynthesizer`
 (Hermite features), :class:`DPMERFSynthesizer` (random Fourier features) and
 :class:`MarginalSynthesizer` (indicator features: a table's marginals, with

@@ -113,7 +113,8 @@ class Synthesizer(BaseSynthesizer):
     def _design(self, shape, rng):
         """Clones of the parts given (validated), the mechanism's encoding."""
         mechanism = clone(EmbeddingMechanism() if self.mechanism is None else self.mechanism)
-        mechanism._validate_params()
+        if hasattr(mechanism, "_validate_params"):  # a Mechanism: its constraints
+            mechanism._validate_params()
         generator = GeneratorSpec() if self.generator is None else self.generator
         encoding = mechanism.encoding(shape) if self.encoding is None else dict(self.encoding)
         return Design(mechanism, clone(generator), encoding=encoding,

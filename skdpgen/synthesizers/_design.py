@@ -16,8 +16,9 @@ any row is read:
 
 The fit (:meth:`~skdpgen.KMESynthesizer.fit`) then plans one budget for the
 mechanism's releases, the label proportions, the optional calibration and a
-schema estimate, encodes, releases and trains. A new synthesizer is one
-``_design`` (and, for a new release, one :class:`Mechanism` subclass).
+schema estimate, encodes, releases and trains. Both parts are scikit-learn
+estimators: :class:`~skdpgen.synthesizers.Synthesizer` takes them as
+parameters; a preset builds them from its own parameters in ``_design``.
 """
 
 # Authors: the skdpgen developers
