@@ -16,6 +16,7 @@ import pytest
 from skdpgen import (DPHPSynthesizer, DPKMEReleaser, DPMERFSynthesizer, HermiteFeatures,
                      KernelMeanEmbedding, KMESynthesizer, MarginalSynthesizer,
                      RandomFourierFeatures)
+from skdpgen.synthesizers import Synthesizer
 
 FAST = dict(epochs=1, steps_per_epoch=3, random_state=0, device="cpu")
 
@@ -59,7 +60,9 @@ def _table(n=400):
     lambda s: MarginalSynthesizer(schema=s, classes=["no", "yes"], **FAST),
     lambda s: KMESynthesizer(schema=s, classes=["no", "yes"],
                              features=RandomFourierFeatures(n_components=20), **FAST),
-], ids=["DPHPSynthesizer", "DPMERFSynthesizer", "MarginalSynthesizer", "KMESynthesizer"])
+    lambda s: Synthesizer(schema=s, classes=["no", "yes"], **FAST),
+], ids=["DPHPSynthesizer", "DPMERFSynthesizer", "MarginalSynthesizer", "KMESynthesizer",
+        "Synthesizer"])
 def test_synthesizer_attributes_match_the_docstring(make):
     X, y, schema = _table()
     est = make(schema)

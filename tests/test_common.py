@@ -24,6 +24,7 @@ from skdpgen import (
 )
 from skdpgen.base import PrivateEstimator
 from skdpgen.kernels import HistogramFeatures, PatchFourierFeatures, SumFeatures
+from skdpgen.synthesizers import GeneratorSpec, Synthesizer
 
 # scikit-learn's checks fit on a few dozen rows with no declared bounds: a
 # private schema estimate at that size keeps no class, so the synthesizers read
@@ -47,6 +48,8 @@ ESTIMATORS = [
     MarginalSynthesizer(epochs=1, steps_per_epoch=3, n_components=20, random_state=0,
                         device="cpu", infer_schema="data"),
     DPMERFSynthesizer(n_components=50, **FAST),
+    Synthesizer(generator=GeneratorSpec(batch_size=20),
+                **{k: v for k, v in FAST.items() if k != "batch_size"}),
     DPKMEReleaser(method="subspace", bounds=(-3, 3), n_points=20, random_state=0),
     DPKMEReleaser(method="features", bounds=(-3, 3), n_points=10, n_iter=20, random_state=0,
                   device="cpu"),

@@ -4,7 +4,10 @@ A synthesizer (:class:`BaseSynthesizer`) chooses its :class:`Design` in one
 call from its hyperparameters and the fit's :class:`PublicShape`: a
 :class:`Mechanism` (the releases, their budget shares, the loss) with its
 encoding, and a :class:`GeneratorSpec` (an MLP, a convolutional network, a
-mixture). :class:`KMESynthesizer` releases the mean embedding of any
+mixture). Both parts are scikit-learn estimators: :class:`Synthesizer`
+takes them as parameters (``mechanism=``, ``generator=``, reached by a grid
+search as ``mechanism__<name>``). :class:`KMESynthesizer` releases the mean
+embedding of any
 :class:`~skdpgen.kernels.BoundedFeatureMap`; :class:`DPHPSynthesizer`
 (Hermite features), :class:`DPMERFSynthesizer` (random Fourier features) and
 :class:`MarginalSynthesizer` (indicator features: a table's marginals, with
@@ -22,6 +25,7 @@ stay in their own modules.
 
 from ._base import BaseSynthesizer
 from ._calibration import MarginalCalibration
+from ._composed import Synthesizer
 from ._design import Design, GeneratorSpec, PublicShape
 from ._kme import KMESynthesizer
 from ._marginals import MarginalMechanism
@@ -58,6 +62,7 @@ __all__ = [
     "PublicShape",
     "ReleaseContext",
     "SynthesisPolicy",
+    "Synthesizer",
     "embedding_loss",
     "feature_map_loss",
 ]

@@ -55,7 +55,8 @@ class BaseSynthesizer(PrivateEstimator):
     :class:`~skdpgen.MarginalSynthesizer` are its presets. A subclass
     defines its hyperparameters (keyword-only, stored by ``__init__``),
     ``_parameter_constraints``, ``_design`` and, for fitted attributes of
-    its own, ``_set_mechanism_attributes``.
+    its own, properties that read them from the fitted part
+    (:func:`fitted_part`).
 
     Every subclass has ``epochs``, ``steps_per_epoch``, ``schema``,
     ``bounds``, ``classes``, ``infer_schema``, ``schema_share``,
@@ -77,8 +78,13 @@ class BaseSynthesizer(PrivateEstimator):
         seeds."""
         raise NotImplementedError
 
-    def _set_mechanism_attributes(self, mechanism):
-        """Copy the fitted mechanism's public choices to the estimator (none by default)."""
+    def _part(self, cls, **resolved):
+        """A part (a mechanism's or a generator's class) built from the estimator's
+        parameters of the same names, ``resolved`` ones (``"auto"`` made a value,
+        from public settings) overriding them: nothing copied by hand."""
+        params = self.get_params(deep=False)
+        given = {name: params[name] for name in cls._get_param_names() if name in params}
+        return cls(**{**given, **resolved})
 
     def _refuse_unused(self, unused):
         """Raise when a parameter set away from its default does nothing here.
@@ -138,6 +144,7 @@ class BaseSynthesizer(PrivateEstimator):
             warnings.simplefilter("always")
             design = self._design(PublicShape(len(table.columns), budget.epsilon,
                                               budget.delta, labeled, lambda: table.n_rows), rng)
+        design = design.resolved(len(table.columns))
         plan = self._schema_plan(table, design.image_shape)
         mechanism = design.mechanism
         accountant, estimate = self._plan_budget(table, plan, design, budget, labeled)
@@ -185,7 +192,6 @@ class BaseSynthesizer(PrivateEstimator):
         self.class_weights_ = class_weights
         self.mechanism_ = mechanism
         self.network_ = network.cpu().eval()
-        self._set_mechanism_attributes(mechanism)
         self.calibration_ = calibration
         if calibration is not None:  # post-processing: generated rows and the release
             calibration.fit(lambda m, c: self._generate(m, c, rng), class_weights, rng)
@@ -507,6 +513,19 @@ class BaseSynthesizer(PrivateEstimator):
         tags.input_tags.string = True
         return tags
 
+
+def fitted_part(name, read=None):
+    """A fitted attribute read from the fitted mechanism (``mechanism_``) when read.
+
+    ``mechanism_.<name>``, or ``read(mechanism_)``; a preset declares its
+    fitted attributes so instead of copying them out of its mechanism.
+    Raises :class:`~sklearn.exceptions.NotFittedError` before ``fit``.
+    """
+    def get(self):
+        check_is_fitted(self)
+        return getattr(self.mechanism_, name) if read is None else read(self.mechanism_)
+
+    return property(get, doc=f"The fitted mechanism's ``{name}``.")
 
 
 def _same(value, default):

@@ -6,7 +6,7 @@
 from sklearn.utils._param_validation import HasMethods
 
 from ..base import estimator_init
-from ._base import BaseSynthesizer
+from ._base import BaseSynthesizer, fitted_part
 from ._design import Design, GeneratorSpec
 from ._mechanism import EmbeddingMechanism
 from ._policy import POLICY as SYNTHESIS
@@ -103,7 +103,7 @@ class KMESynthesizer(BaseSynthesizer):
         seeds: presets override it."""
         generator = self._generator_spec("mlp")
         self._refuse_unused(self._unused_generator(generator.kind))
-        return Design(EmbeddingMechanism(self.features), generator,
+        return Design(EmbeddingMechanism(features=self.features), generator,
                       calibration_share=self._auto_share(self.marginal_share,
                                                          SYNTHESIS.marginal_share),
                       image_shape=self.image_shape)
@@ -111,9 +111,8 @@ class KMESynthesizer(BaseSynthesizer):
     #: What progress bars and summaries call the estimator.
     display_name = "KME synthesizer"
 
-    def _set_mechanism_attributes(self, mechanism):
-        """Copy the fitted mechanism's public choices to the estimator."""
-        self.features_ = mechanism.features_
+    #: the fitted feature map: the fitted mechanism's (read, not copied)
+    features_ = fitted_part("features_")
 
     def _generator_spec(self, auto_kind, auto_learning_rates=None):
         """The shared generator hyperparameters as a

@@ -4,15 +4,18 @@
 # License: BSD 3-Clause
 
 import math
+from numbers import Integral, Real
 
 import numpy as np
 import torch
+from sklearn.utils._param_validation import Interval
 
 from ..kernels import MarginalFeatures
 from ..schema import kind_of
 from ._marginal_cells import ordered_slots, pair_groups, pair_scores, simplex_projection
 from ._marginal_checks import (ONE_WAY, ONE_WAY_BY_CLASS, PAIR_SELECTION, TWO_WAY,
                                TWO_WAY_BY_CLASS, MarginalChecks)
+from ._marginal_design import marginal_design
 from ._mechanism import Mechanism, batch_weights
 from ._network import MixtureGenerator
 from ._policy import POLICY
@@ -106,6 +109,16 @@ class MarginalMechanism(MarginalChecks, Mechanism):
     the released class weights only read the releases: post-processing.
     """
 
+    _parameter_constraints: dict = {
+        "pair_share": [Interval(Real, 0, 1, closed="left")],
+        "pair_cells": [Interval(Integral, 2, None, closed="left")],
+        "by_class": ["boolean"],
+        "n_pairs": [None, Interval(Integral, 1, None, closed="left")],
+        "selection_share": [Interval(Real, 0, 1, closed="neither")],
+        "rounds": [Interval(Integral, 1, None, closed="left")],
+        "round_share": [Interval(Real, 0, 1, closed="neither")],
+    }
+
     def __init__(self, *, pair_share, pair_cells=POLICY.pair_cells, by_class=True,
                  n_pairs=None, selection_share=POLICY.selection_share, rounds=1,
                  round_share=POLICY.round_share):
@@ -116,6 +129,15 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         self.selection_share = selection_share
         self.rounds = rounds
         self.round_share = round_share
+
+    def encoding(self, shape):
+        """Every column one-hot: numeric and date columns on ``bins`` equal-width
+        bins, integer columns with at most that many values on their levels, as
+        :class:`~skdpgen.MarginalSynthesizer` chooses them at ``bins="auto"``
+        (``marginal_design``, of the public shape and this ``pair_share``)."""
+        bins = marginal_design(shape.n_rows, shape.n_columns, shape.epsilon, shape.delta,
+                               pair_share=self.pair_share)[2]
+        return {"bins": bins, "max_levels": bins}
 
     @property
     def in_rounds(self):

@@ -14,8 +14,9 @@ touches private rows.
 
 import numpy as np
 import torch
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted
 
 from ..kernels import BoundedFeatureMap, HermiteFeatures
@@ -213,8 +214,15 @@ class ReleaseContext:
                                  sensitivity=sensitivity, device=self.release_device)
 
 
-class Mechanism:
+class Mechanism(BaseEstimator):
     """Base class (and protocol) of what a synthesizer releases and learns from.
+
+    A mechanism is a scikit-learn estimator of its public choices: its
+    hyperparameters are keyword-only and stored by ``__init__``
+    (``get_params``, ``set_params``, :func:`~sklearn.base.clone`), so that a
+    composed :class:`~skdpgen.synthesizers.Synthesizer` exposes them as
+    ``mechanism__<name>``; what a fit sets up and releases ends in ``_``, on
+    the fit's own clone (the synthesizer's ``mechanism_``).
 
     A mechanism is set up once per fit (:meth:`setup`: its public choices,
     e.g. feature maps fitted on the encoded width), declares its releases
@@ -230,6 +238,9 @@ class Mechanism:
     release, on CPU); they are post-processing of the noisy releases and
     safe to publish with the model.
     """
+
+    #: the hyperparameters' constraints (a subclass adds its own)
+    _parameter_constraints: dict = {}
 
     def setup(self, encoder, n_classes, epochs, rng):
         """Make the public choices of a fit; return ``self``.
@@ -448,8 +459,14 @@ class Mechanism:
             self.targets_.setdefault(name, []).append(target.detach().cpu().numpy())
             self._on_device[name if key is None else key] = target
 
+    def encoding(self, shape):
+        """The :class:`~skdpgen.schema.TableEncoder` options this mechanism needs,
+        from the fit's public ``shape`` (:class:`~skdpgen.synthesizers.PublicShape`);
+        by default none (a composed synthesizer's ``encoding`` overrides them)."""
+        return {}
+
     def __getstate__(self):
-        state = dict(self.__dict__)
+        state = dict(super().__getstate__())  # a copy: the object keeps its own
         state.pop("_on_device", None)  # device tensors: the CPU copies are in targets_
         return state
 
@@ -489,17 +506,24 @@ class EmbeddingMechanism(Mechanism):
         columns with the one-hot blocks kept as they are.
     """
 
-    def __init__(self, features=None):
+    _parameter_constraints: dict = {
+        "features": [None, HasMethods(["fit", "transform", "raw_transform"])],
+    }
+
+    def __init__(self, *, features=None):
         self.features = features
 
     def setup(self, encoder, n_classes, epochs, rng):
         super().setup(encoder, n_classes, epochs, rng)
-        features = self.features
-        if features is None:
-            features = HermiteFeatures(order=20, length_scale=0.5,
-                                       category_sizes=encoder.category_sizes_)
-        self.features_ = fitted_feature_map(features, encoder.n_encoded_)
+        self.features_ = fitted_feature_map(self._feature_map(encoder), encoder.n_encoded_)
         return self
+
+    def _feature_map(self, encoder):
+        """The feature map to fit on the encoding (``features``, or the default)."""
+        if self.features is None:
+            return HermiteFeatures(order=20, length_scale=0.5,
+                                   category_sizes=encoder.category_sizes_)
+        return self.features
 
     def budget_shares(self, epochs):
         return {"mean embedding": 1.0}

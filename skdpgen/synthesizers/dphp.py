@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..base import estimator_init
 from ..kernels import HermiteFeatures, PatchFourierFeatures
 from ..registry import register
+from ._base import fitted_part
 from ._kme import KMESynthesizer
 from ._design import Design
 from ._mechanism import Mechanism, feature_map_loss
@@ -142,7 +143,7 @@ class HermiteMechanism(Mechanism):
     Parameters
     ----------
     order, length_scale, product_order, product_size, gamma, product_share, pair_shrinkage
-        As in :class:`DPHPSynthesizer`.
+        As in :class:`DPHPSynthesizer` (its defaults, ``product_share`` resolved).
     product_kernel : {"pairwise", "patch", "random"}, default="random"
         The resolved ``product_kernel`` of :class:`DPHPSynthesizer`.
     image_shape : tuple of (int, int) or None, default=None
@@ -153,9 +154,21 @@ class HermiteMechanism(Mechanism):
     _RELEASES = {"pairwise": "pairwise kernel", "patch": "patch kernel",
                  "random": "product kernel"}
 
-    def __init__(self, *, order, length_scale, product_order, product_size, gamma,
-                 product_share, product_kernel="random", pair_shrinkage=False,
-                 image_shape=None):
+    _parameter_constraints: dict = {
+        "order": [Interval(Integral, 0, None, closed="left")],
+        "length_scale": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "product_order": [Interval(Integral, 0, None, closed="left")],
+        "product_size": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="left")],
+        "product_share": [Interval(Real, 0, 1, closed="left")],
+        "product_kernel": [StrOptions({"pairwise", "patch", "random"})],
+        "pair_shrinkage": ["boolean"],
+        "image_shape": [tuple, None],
+    }
+
+    def __init__(self, *, order=20, length_scale=0.5, product_order=5, product_size=3,
+                 gamma=1.0, product_share=POLICY.kernel_product_share,
+                 product_kernel="random", pair_shrinkage=False, image_shape=None):
         self.order = order
         self.length_scale = length_scale
         self.product_order = product_order
@@ -476,11 +489,7 @@ class DPHPSynthesizer(KMESynthesizer):
                                          {"mlp": POLICY.hermite_learning_rate})
         self._refuse_unused({**self._unused(kernel, share),
                              **self._unused_generator(generator.kind)})
-        mechanism = HermiteMechanism(
-            order=self.order, length_scale=self.length_scale, product_order=self.product_order,
-            product_size=self.product_size, gamma=self.gamma, product_share=share,
-            product_kernel=kernel, pair_shrinkage=self.pair_shrinkage,
-            image_shape=self.image_shape)
+        mechanism = self._part(HermiteMechanism, product_share=share, product_kernel=kernel)
         return Design(mechanism, generator,
                       encoding={"max_levels": self.max_levels, "bins": self.bins},
                       calibration_share=self._auto_share(self.marginal_share,
@@ -511,12 +520,11 @@ class DPHPSynthesizer(KMESynthesizer):
             return self.product_kernel
         return "patch" if self.image_shape is not None else "pairwise"
 
-    def _set_mechanism_attributes(self, mechanism):
-        self.features_ = mechanism.features_
-        self.product_columns_ = mechanism.product_columns_
-        self.pairwise_features_ = mechanism.pairwise_
-        self.patch_features_ = mechanism.patch_
-        self.pair_shrinkage_ = mechanism.pair_shrinkage_
+    # the fitted attributes are the fitted mechanism's (read, not copied)
+    product_columns_ = fitted_part("product_columns_")
+    pairwise_features_ = fitted_part("pairwise_")
+    patch_features_ = fitted_part("patch_")
+    pair_shrinkage_ = fitted_part("pair_shrinkage_")
 
 
 DPHPSynthesizer.__doc__ = synthesizer_doc(

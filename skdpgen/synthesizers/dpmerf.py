@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..base import estimator_init
 from ..kernels import RandomFourierFeatures
 from ..registry import register
+from ._base import fitted_part
 from ._kme import KMESynthesizer
 from ._design import Design
 from ._mechanism import EmbeddingMechanism, feature_map_loss
@@ -108,22 +109,24 @@ class _FourierMechanism(EmbeddingMechanism):
     (``"auto"``: the number of pairs, see :class:`DPMERFSynthesizer`).
     """
 
-    def __init__(self, features, auto_length_scale, pairwise_share=0.0, pairwise_order=5,
-                 pairwise_weight="auto"):
-        super().__init__(features)
+    def __init__(self, *, features=None, auto_length_scale=True, pairwise_share=0.0,
+                 pairwise_order=5, pairwise_weight="auto"):
+        super().__init__(features=features)
         self.auto_length_scale = auto_length_scale
         self.pairwise_share = pairwise_share
         self.pairwise_order = pairwise_order
         self.pairwise_weight = pairwise_weight
 
-    def setup(self, encoder, n_classes, epochs, rng):
+    def _feature_map(self, encoder):
         # the generator's softmax blocks are compared through the expected
         # features of the one-hot rows sampled from them
         params = {"category_sizes": list(encoder.category_sizes_)}
         if self.auto_length_scale:
             params["length_scale"] = default_length_scale(encoder.n_numeric_,
                                                           encoder.category_sizes_)
-        self.features = clone(self.features).set_params(**params)
+        return clone(self.features).set_params(**params)
+
+    def setup(self, encoder, n_classes, epochs, rng):
         super().setup(encoder, n_classes, epochs, rng)
         self._encoded = (encoder.n_numeric_, list(encoder.category_sizes_))
         self.pairwise_ = None
@@ -301,7 +304,7 @@ class DPMERFSynthesizer(KMESynthesizer):
 
     def _design(self, shape, rng):
         auto = isinstance(self.length_scale, str)
-        mechanism = _FourierMechanism(RandomFourierFeatures(
+        mechanism = _FourierMechanism(features=RandomFourierFeatures(
             n_components=self.n_components, length_scale=1.0 if auto else self.length_scale,
             random_state=int(rng.integers(2**31)),
         ), auto_length_scale=auto,
@@ -321,11 +324,10 @@ class DPMERFSynthesizer(KMESynthesizer):
                                                          POLICY.marginal_share),
                       image_shape=self.image_shape)
 
-    def _set_mechanism_attributes(self, mechanism):
-        super()._set_mechanism_attributes(mechanism)
-        self.length_scale_ = mechanism.features_.length_scale
-        self.pairwise_features_ = mechanism.pairwise_
-        self.pairwise_weight_ = mechanism.pairwise_weight_
+    # the fitted attributes are the fitted mechanism's (read, not copied)
+    length_scale_ = fitted_part("length_scale_", lambda m: m.features_.length_scale)
+    pairwise_features_ = fitted_part("pairwise_")
+    pairwise_weight_ = fitted_part("pairwise_weight_")
 
 
 DPMERFSynthesizer.__doc__ = synthesizer_doc(

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..base import estimator_init
 from ..privacy import outside_stacklevel
 from ..registry import register
-from ._base import BaseSynthesizer
+from ._base import BaseSynthesizer, fitted_part
 from ._design import Design, GeneratorSpec
 from ._marginal_design import IndependenceWarning, marginal_design, selection_share
 from ._marginals import MarginalMechanism
@@ -253,10 +253,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         max_levels = bins if self.max_levels == "auto" else self.max_levels
         learning_rate = (POLICY.mixture_learning_rate if self.learning_rate == "auto"
                          else float(self.learning_rate))
-        mechanism = MarginalMechanism(
-            pair_share=pair_share, pair_cells=self.pair_cells, by_class=shape.labeled,
+        mechanism = self._part(
+            MarginalMechanism, pair_share=pair_share, by_class=shape.labeled,
             n_pairs=n_pairs if 0 < n_pairs < pairs else None,
-            selection_share=selection_share(self.pair_share), rounds=self.rounds)
+            selection_share=selection_share(self.pair_share))
         # a latent coordinate to choose the component, one per group of columns
         # the fit may join (MixtureGenerator.join: at most one per two columns)
         generator = GeneratorSpec(kind="mixture", learning_rate=learning_rate,
@@ -264,14 +264,22 @@ class MarginalSynthesizer(BaseSynthesizer):
                                   noise_dim=1 + shape.n_columns // 2, per_class=True)
         return Design(mechanism, generator, encoding={"max_levels": max_levels, "bins": bins})
 
-    def _set_mechanism_attributes(self, mechanism):
-        self.features_ = mechanism.features_
-        self.pairwise_features_ = mechanism.pairwise_
-        self.pair_share_ = mechanism.pair_share
-        self.measured_pairs_ = mechanism.pair_names()
-        self.joined_columns_ = list(getattr(mechanism, "joined_", []))
-        encoding = self.design_.encoding
-        self.bins_, self.max_levels_ = encoding["bins"], encoding["max_levels"]
+    # the fitted attributes are the fitted mechanism's (read, not copied)
+    features_ = fitted_part("features_")
+    pairwise_features_ = fitted_part("pairwise_")
+    pair_share_ = fitted_part("pair_share")
+    measured_pairs_ = fitted_part("measured_pairs_", lambda m: m.pair_names())
+    joined_columns_ = fitted_part("joined_", lambda m: list(getattr(m, "joined_", [])))
+
+    @property
+    def bins_(self):
+        check_is_fitted(self)
+        return self.design_.encoding["bins"]
+
+    @property
+    def max_levels_(self):
+        check_is_fitted(self)
+        return self.design_.encoding["max_levels"]
 
     # computed when read (post-processing of the fitted model and the releases): a fit
     # that is not asked does not pay for them
