@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 
 from .._dask import add_partials
-from ..kernels import BoundedFeatureMap, prepare_feature_map
 from .._canonical import canonical, labels_series, numbers_table
 from ._base import TableRows, _Part
 from ._memory import chunk_feature_sums, split_sums
@@ -308,6 +307,8 @@ class BlockRows(TableRows):
     def prepare_feature_map(self, features, *, private):
         """The fitted map: only a map fitted on the shape alone (a bounded feature
         map), as with Dask (a map that learns from the rows would need them whole)."""
+        from ..kernels import BoundedFeatureMap, prepare_feature_map  # (torch: late)
+
         if not isinstance(features, BoundedFeatureMap):
             raise ValueError("A table read by blocks needs a BoundedFeatureMap: a map that "
                              "learns from the rows cannot be fitted on it.")

@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 
 from .._dask import meta, partition_sums
-from ..kernels import prepare_feature_map
 from .._canonical import canonical, labels_series, numbers_table
 from ._base import TableRows, _Part, labels_in_memory
 from ._memory import chunk_feature_sums, split_sums
@@ -230,6 +229,8 @@ class DaskRows(TableRows):
 
     def prepare_feature_map(self, features, *, private):
         """The fitted map (an unfitted foreign one cannot be fitted on Dask rows)."""
+        from ..kernels import prepare_feature_map  # (torch: late)
+
         return prepare_feature_map(features, np.zeros((1, self.n_columns)), private=private,
                                    dask=True)
 

@@ -7,11 +7,8 @@ import contextlib
 
 import numpy as np
 import pandas as pd
-import torch
 from joblib import Parallel, delayed, effective_n_jobs
 
-from .._device import worker_threads
-from ..kernels import BoundedFeatureMap, prepare_feature_map
 from .._canonical import numbers_table, table_frame
 from ._base import TableRows, _Part, labels_in_memory
 
@@ -100,6 +97,10 @@ def chunk_feature_sums(feature_map, X, codes=None, n_classes=1, *, chunk_size=No
         rows is ever held. The chunks, and so the sum, are the same with or
         without ``convert`` (a row-wise map).
     """
+    import torch  # imported when rows are summed: reading a table needs no torch
+
+    from .._device import worker_threads
+
     n = X.shape[0]
     maps = _maps(feature_map)
     width = sum(f.n_features_out_ for f in maps)
@@ -344,6 +345,8 @@ class ArrayRows(TableRows):
 
     def prepare_feature_map(self, features, *, private):
         """The fitted feature map (see :func:`~skdpgen.kernels.prepare_feature_map`)."""
+        from ..kernels import BoundedFeatureMap, prepare_feature_map  # (torch: late)
+
         if isinstance(features, BoundedFeatureMap):  # only the shape is read
             return prepare_feature_map(features, np.zeros((1, self.n_columns)),
                                        private=private)
