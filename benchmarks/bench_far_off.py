@@ -143,13 +143,17 @@ def run(name, rows=None, epsilon=1.0, seed=0):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("tables", nargs="*", default=list(TABLES), choices=list(TABLES))
+    parser.add_argument("tables", nargs="*", metavar="TABLE",
+                        help=f"from {', '.join(TABLES)} (default: all)")
     parser.add_argument("--rows", type=int, default=None,
                         help="the first ROWS rows only (a smoke check, not the measurement)")
     parser.add_argument("--epsilon", type=float, default=1.0)
     args = parser.parse_args(argv)
     missed = wrong = named_total = 0
-    for name in args.tables:
+    unknown = [t for t in args.tables if t not in TABLES]
+    if unknown:
+        parser.error(f"unknown tables {unknown}; choose from {list(TABLES)}")
+    for name in args.tables or list(TABLES):
         status, named, measures, seconds = run(name, args.rows, args.epsilon)
         shape = f"{len(measures)} columns measured" if measures else "nothing written"
         print(f"{name}: exit {status}, {shape}, {seconds:.0f} s")

@@ -39,8 +39,8 @@ class GaussianSubspaceFeatures(BoundedFeatureMap):
 
     Attributes
     ----------
-    basis_ : ndarray of shape (M, rank_)
-        ``U Λ^{-1/2}``: ``e_j = Σ_m basis_[m, j] k(z_m, ·)``.
+    basis_ : ndarray of shape (M, r)
+        ``U Λ^{-1/2}``: ``e_j = Σ_m basis_[m, j] k(z_m, ·)``, ``r = rank_``.
     gram_ : ndarray of shape (M, M)
         ``K_zz``.
     rank_ : int
