@@ -40,7 +40,9 @@ def output_issues(model, n_samples=None, random_state=0):
       (``"outside"``), and the largest distance between the two cumulative
       distributions (``"ks"``);
     * an estimated categorical column with the released counts of its kept
-      values (``"tv"``: total variation);
+      values (``"tv"``: total variation), and the share those counts leave
+      to the values the estimate did not keep (``"other"``: they come back
+      as ``"other"``, a total variation from the data no fit avoids);
     * every column of a marginal fit with the mechanism's one-way release,
       on the pairs' coarse cells (``"ks"`` for a numeric or date column,
       ``"tv"`` for the others).
@@ -80,7 +82,7 @@ def output_issues(model, n_samples=None, random_state=0):
     return sorted(found.values(), key=lambda i: -i["excess"])
 
 
-_LIMITS = {"outside": "far_outside", "ks": "far_ks", "tv": "far_tv"}
+_LIMITS = {"outside": "far_outside", "ks": "far_ks", "tv": "far_tv", "other": "far_tv"}
 _WORDS = {
     "outside": "{share:.0%} of its synthetic values lie outside the range the {release} "
                "holds",
@@ -88,6 +90,8 @@ _WORDS = {
           "gap between the cumulative shares)",
     "tv": "its synthetic values' shares differ from the {release} by {share:.2f} (total "
           "variation)",
+    "other": "{share:.0%} of its values are rarer than the estimate could keep: the "
+             "{release} leave them to \"other\", which the output writes in their place",
 }
 
 
@@ -161,19 +165,39 @@ def _count_issues(model, frame, level):
     blocks = _blocks(model, frame)
     n = float(model._schema_releases["n_rows"])
     for key, (cells, noisy, std) in counts.items():
-        if key not in blocks or not len(cells):
+        if key not in blocks:
             continue
         q = blocks[key]
         cells = np.asarray(cells, dtype=np.intp)
         p = np.asarray(noisy, dtype=np.float64) / n
         rest_q, rest_p = 1.0 - q[cells].sum(), 1.0 - p.sum()
-        tv = 0.5 * (np.abs(q[cells] - p).sum() + abs(rest_q - rest_p))
         k = len(cells)
-        sigma = np.r_[np.full(k, std / n), std / n * math.sqrt(k)]
-        margin = _tv_margin(sigma, level) + _sample_tv(k + 1, len(frame), level)
-        issue = _issue(key, "tv", tv, margin, "released counts of its values")
-        if issue is not None:
-            yield issue
+        issues = []
+        if k:
+            tv = 0.5 * (np.abs(q[cells] - p).sum() + abs(rest_q - rest_p))
+            sigma = np.r_[np.full(k, std / n), std / n * math.sqrt(k)]
+            margin = _tv_margin(sigma, level) + _sample_tv(k + 1, len(frame), level)
+            issues.append(_issue(key, "tv", tv, margin, "released counts of its values"))
+        if _created_other(model.schema_.get(key) or {}):
+            # the rows of the values the estimate did not keep, from the same release:
+            # written as "other", a total variation from the data no fit avoids
+            issues.append(_issue(key, "other", rest_p,
+                                 norm.isf(level) * std / n * math.sqrt(max(k, 1)),
+                                 "released counts of its values"))
+        yield from (issue for issue in issues if issue is not None)
+
+
+def _created_other(spec):
+    """Whether a categorical spec's ``"other"`` is a label of its own (``"other"``,
+    ``"__other__"``, ...; below every category for numbers), which stands for the
+    values the estimate did not keep, not a kept value they fold into."""
+    other = spec.get("other")
+    if other is None:
+        return False
+    if isinstance(other, str):
+        return other.strip("_") == "other"
+    rest = [c for c in spec.get("categories", ()) if c != other]
+    return all(isinstance(c, (int, float)) and other < c for c in rest)
 
 
 def _tv_margin(sigma, level):

@@ -121,3 +121,20 @@ def test_the_summary_has_a_line_per_far_off_column(tmp_path, fast_fits, capsys):
     assert {c for c, d in far.items() if d > 0.35} <= named
     assert not {c for c, d in far.items() if d < 0.2} & named
     assert named  # five steps leave some column far off
+
+
+def test_a_column_mostly_folded_into_other_is_named():
+    """A column of 3,000 values each held by a few rows: the estimate keeps none,
+    its released counts leave nearly every row to "other" (a total variation
+    near 1 from the data), and the column is named, from the release; the
+    city (four values, all kept) is not."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"code": [f"id{i}" for i in rng.integers(0, 3000, 10_000)],
+                      "city": rng.choice(["a", "b", "c", "d"], 10_000)})
+    with warnings.catch_warnings(), reproducible_noise(0):
+        warnings.simplefilter("ignore")
+        synth = MarginalSynthesizer(epochs=2, steps_per_epoch=50, random_state=0,
+                                    on_guess="fit").fit(X, epsilon=1.0)
+    issues = {i["column"]: i for i in synth.output_issues_}
+    assert set(issues) == {"code"} and issues["code"]["measure"] == "other"
+    assert issues["code"]["share"] > 0.9
