@@ -130,8 +130,10 @@ def ceiling(name, seed, rounds=1):
     r_real = real[numeric].corr().abs()
     r_syn = X[numeric].apply(pd.to_numeric, errors="coerce").corr().abs()
 
-    def cells(frame):
-        return pairs.cells(np.asarray(pairs.transform(synth.encoder_.transform(frame)).mean(0)))
+    def cells(frame):  # the mean of the pairs' features, a chunk of rows at a time
+        total = sum(np.asarray(pairs.transform(synth.encoder_.transform(frame[i:i + 500]))
+                               ).sum(0) for i in range(0, len(frame), 500))
+        return pairs.cells(total / len(frame))
 
     exact, model, rows = cells(text), cells(X), []
     for i, (a, b) in enumerate(pairs.marginals_):
