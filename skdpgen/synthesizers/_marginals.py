@@ -417,17 +417,15 @@ class MarginalMechanism(MarginalChecks, Mechanism):
             v_class = 1.0 / self._inverse[ONE_WAY_BY_CLASS].cpu().numpy()[:, 0]
         else:  # unlabeled: one "class", the overall release
             by_class, v_class = overall[None, :], v_all
-        k = max(self.n_classes_, 1)
-        with torch.no_grad():
-            for c in range(k):
-                # each cell: the two releases' precision-weighted mean
-                total = v_all[0] + v_class[c]
-                w = v_all[0] / total if total > 0 else 1.0  # no noise: the class's own
-                target = w * by_class[c] + (1 - w) * overall
-                blocks = [np.maximum(simplex_projection(cells), 1e-4)
-                          for cells in self.features_.cells(target)]
-                logits = np.concatenate([np.log(b / b.sum()) for b in blocks])
-                network.logits[c::k] += torch.as_tensor(logits, dtype=network.logits.dtype)
+        starts = []
+        for c in range(max(self.n_classes_, 1)):
+            # each cell: the two releases' precision-weighted mean
+            total = v_all[0] + v_class[c]
+            w = v_all[0] / total if total > 0 else 1.0  # no noise: the class's own
+            target = w * by_class[c] + (1 - w) * overall
+            starts.append([np.maximum(simplex_projection(cells), 1e-4)
+                           for cells in self.features_.cells(target)])
+        network.warm_start(starts)  # the mixture owns its start
 
     def converged(self, loss):
         """Whether the fit is as close to the releases as their noise allows, in
@@ -483,7 +481,7 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         if not failing:
             return False
         if network.join(self._grown_groups(network, failing)):  # only joints train on:
-            network.logits.requires_grad_(False)  # the rest would fit its noise further
+            network.train_joints_only()  # the rest would fit its noise further
             self.joined_ = [tuple(self._block_keys[a] for a in g) for g in network.groups]
             self._joined_at = len(self._losses)
         elif not self.joined_ or len(self._losses) - self._joined_at >= POLICY.join_steps:

@@ -3,6 +3,7 @@
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -126,6 +127,41 @@ class MixtureGenerator(nn.Module):
         """Small random logits from a local ``torch.Generator`` (rows start near uniform)."""
         with torch.no_grad():
             self.logits.copy_(0.1 * torch.randn(self.logits.shape, generator=generator))
+
+    def warm_start(self, class_blocks):
+        """Start every row of class ``c`` at the blocks' distributions of class ``c``.
+
+        Adds ``log p`` to the logits of the rows of class ``c`` (rows ``c``,
+        ``c + k``, ... for ``k`` classes), keeping their small random part,
+        so that the mixture starts at the product of the given distributions
+        (the independence model of each class).
+
+        Parameters
+        ----------
+        class_blocks : sequence of sequence of ndarray
+            Per class (one for unlabeled rows), each block's probabilities
+            (positive).
+
+        Examples
+        --------
+        >>> import numpy as np, torch
+        >>> from skdpgen.synthesizers import MixtureGenerator
+        >>> net = MixtureGenerator(4, 0, [2])
+        >>> net.warm_start([[np.array([0.9, 0.1])]])
+        >>> net(torch.zeros(4, 1), None).mean(0).round(decimals=1)
+        tensor([0.9000, 0.1000], grad_fn=<RoundBackward1>)
+        """
+        k = len(class_blocks)
+        with torch.no_grad():
+            for c, blocks in enumerate(class_blocks):
+                logits = np.concatenate([np.log(b / b.sum()) for b in blocks])
+                self.logits[c::k] += torch.as_tensor(logits, dtype=self.logits.dtype,
+                                                     device=self.logits.device)
+
+    def train_joints_only(self):
+        """From now on only the joined groups' joints train: the blocks outside
+        them keep their distributions (their logits no longer take gradients)."""
+        self.logits.requires_grad_(False)
 
     def _starts(self):
         starts = [0]
