@@ -7,9 +7,9 @@ block over equal-width bins of the public bounds."""
 import numpy as np
 
 from ..._canonical import canonical
-from ._kind import one_hot_rows
+from ._kind import ColumnCodec, one_hot_rows
 
-__all__ = ["Binned", "bin_block", "bin_index"]
+__all__ = ["Binned", "Scaled", "bin_block", "bin_index"]
 
 #: A position within this fraction of a bin's width below a bin edge is on the
 #: edge (see :func:`bin_index`).
@@ -49,6 +49,44 @@ def bin_index(unit, bins):
     """
     u = np.asarray(unit, dtype=float) * bins + EDGE_TOLERANCE
     return np.clip(np.floor(u), 0, bins - 1).astype(np.intp)
+
+
+class Scaled(ColumnCodec):
+    """One column of the numeric block: a value read as a number between its public
+    bounds, scaled to [-1, 1] (missing values at the centre: ``"impute"``, or the
+    indicator), and decoded from the unit interval.
+
+    A subclass reads (``read(column)``: the values, their missing mask and the
+    bounds, as numbers) and decodes (``decode_unit(unit, missing, is_frame)``);
+    mixed with :class:`Binned`, the same two make its binned block.
+    """
+
+    numeric = True
+
+    def __init__(self, key, spec):
+        super().__init__(key, spec)
+        self.indicator = bool(spec.get("missing", False))
+
+    def read(self, column):  # pragma: no cover - protocol
+        """``(values, missing, lo, hi)`` of ``column``, as numbers."""
+        raise NotImplementedError
+
+    def decode_unit(self, unit, missing, is_frame):  # pragma: no cover - protocol
+        """The column's values at ``unit`` in [0, 1] of its bounds."""
+        raise NotImplementedError
+
+    def unit_values(self, column):
+        values, missing, lo, hi = self.read(column)
+        z = (values - lo).astype(np.float64) / float(hi - lo) * 2.0 - 1.0
+        z[missing] = 0.0  # the centre of the public range ("impute", or the indicator)
+        return z, missing
+
+    def encode(self, column):
+        z, missing = self.unit_values(column)
+        return z, None, missing
+
+    def decode(self, numeric, code, missing, offset, is_frame):
+        return self.decode_unit((np.clip(numeric, -1.0, 1.0) + 1.0) / 2.0, missing, is_frame)
 
 
 class Binned:

@@ -17,8 +17,8 @@ from .._grids import _N_YEARS, _year_label, year_positions
 from .._issues import _empty, _missing_flag, _warn_guess, _warn_outside
 from .._ranges import _bonferroni_z
 from .._ranges import _occupied_range
-from ._binned import Binned
-from ._kind import ColumnCodec, ColumnKind, complete_bounds, flag, open_bounds, record_present
+from ._binned import Binned, Scaled
+from ._kind import ColumnKind, complete_bounds, flag, open_bounds, record_present
 
 __all__ = ["DatetimeKind", "timestamp_ns", "wall_ns"]
 
@@ -139,33 +139,18 @@ def _decode_datetime(spec, unit, missing):
     return pd.DatetimeIndex(values).tz_localize("UTC").tz_convert(spec["timezone"]).array
 
 
-class _Scaled(ColumnCodec):
+class _Scaled(Scaled):
     """One column of the numeric block (nanoseconds scaled to [-1, 1])."""
 
-    numeric = True
+    def read(self, column):
+        return _datetime_ns(column, self.spec)
 
-    def __init__(self, key, spec):
-        super().__init__(key, spec)
-        self.indicator = bool(spec.get("missing", False))
-
-    def unit_values(self, column):
-        values, missing, lo, hi = _datetime_ns(column, self.spec)
-        z = (values - lo).astype(np.float64) / float(hi - lo) * 2.0 - 1.0
-        z[missing] = 0.0  # the centre of the public range ("impute", or the indicator)
-        return z, missing
-
-    def encode(self, column):
-        z, missing = self.unit_values(column)
-        return z, None, missing
-
-    def decode(self, numeric, code, missing, offset, is_frame):
-        unit = (np.clip(numeric, -1.0, 1.0) + 1.0) / 2.0
+    def decode_unit(self, unit, missing, is_frame):
         return _decode_datetime(self.spec, unit, missing)
 
 
 class _Binned(Binned, _Scaled):
-    def decode_unit(self, unit, missing, is_frame):
-        return _decode_datetime(self.spec, unit, missing)
+    """The column's equal-width bins of its bounds, a one-hot block."""
 
 
 def _datetime_statistic(wall):

@@ -21,9 +21,9 @@ from ..._clock import (DAY_NS, HOUR_NS, MINUTE_NS, clock_grid, clock_label, cloc
 from .._flags import _flags
 from .._issues import _empty, _missing_flag, _warn_guess, _warn_outside
 from .._ranges import _bonferroni_z, _occupied_range
-from ._binned import Binned
+from ._binned import Binned, Scaled
 from ._datetime import TIME_WEIGHT
-from ._kind import ColumnCodec, ColumnKind, complete_bounds, flag, open_bounds, record_present
+from ._kind import ColumnKind, complete_bounds, flag, open_bounds, record_present
 
 __all__ = ["TimeKind"]
 
@@ -88,33 +88,18 @@ def _decode_time(spec, unit, missing, is_frame):
     return pd.Series(text, dtype=object) if is_frame else text  # object, as output_dtype
 
 
-class _Scaled(ColumnCodec):
+class _Scaled(Scaled):
     """One column of the numeric block (the time scaled to [-1, 1])."""
 
-    numeric = True
+    def read(self, column):
+        return _time_ns(column, self.spec)
 
-    def __init__(self, key, spec):
-        super().__init__(key, spec)
-        self.indicator = bool(spec.get("missing", False))
-
-    def unit_values(self, column):
-        values, missing, lo, hi = _time_ns(column, self.spec)
-        z = (values - lo).astype(np.float64) / float(hi - lo) * 2.0 - 1.0
-        z[missing] = 0.0  # the centre of the public range ("impute", or the indicator)
-        return z, missing
-
-    def encode(self, column):
-        z, missing = self.unit_values(column)
-        return z, None, missing
-
-    def decode(self, numeric, code, missing, offset, is_frame):
-        unit = (np.clip(numeric, -1.0, 1.0) + 1.0) / 2.0
+    def decode_unit(self, unit, missing, is_frame):
         return _decode_time(self.spec, unit, missing, is_frame)
 
 
 class _Binned(Binned, _Scaled):
-    def decode_unit(self, unit, missing, is_frame):
-        return _decode_time(self.spec, unit, missing, is_frame)
+    """The column's equal-width bins of its bounds, a one-hot block."""
 
 
 def _time_statistic(ns):
