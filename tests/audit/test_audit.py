@@ -399,12 +399,10 @@ def dphp():
                  product_kernel="pairwise")
 
 
-def marginals():
-    # MarginalSynthesizer (both columns in bins, their pairs on 10 groups): one record at (0, 0) in class 0 moves to (0.99, 0.99)
-    # in class 1: every release moves one row's unit vector of indicators to
-    # another, ‖h(x) − h(x′)‖ = √2: exactly the claimed √2/n, each release and
-    # the whole fit (label proportions, both one-way and both two-way releases;
-    # pair_share given, so that the pairs are released whatever the design)
+def _marginals(name, attains, **params):
+    """A MarginalSynthesizer fit's mechanism (both columns in bins, their pair on
+    10 groups; pair_share given, so that the pair is released whatever the
+    design): one record at (0, 0) in class 0 moves to (0.99, 0.99) in class 1."""
     X = np.zeros((N_ROWS, 2))
     X_prime = X.copy()
     X_prime[-1] = 0.99
@@ -412,45 +410,34 @@ def marginals():
     y_prime = y.copy()
     y_prime[-1] = 1 - y[-1]
     return Mechanism(
-        "marginals",
+        name,
         lambda X, y: MarginalSynthesizer(
             epsilon=EPSILON, delta=DELTA, schema=_schema(2), classes=[0, 1], label_share=0.4,
-            pair_share=0.9, epochs=1, steps_per_epoch=1, n_components=2, random_state=0,
-            device="cpu",
+            pair_share=0.9, epochs=1, n_components=2, random_state=0, device="cpu", **params,
         ).fit(X, y).privacy_report_,
         (X, y), (X_prime, y_prime),
         {"label proportions": EXACT, "one-way marginals": EXACT,
          "one-way marginals by class": EXACT, "two-way marginals": EXACT,
-         "two-way marginals by class": EXACT},
+         "two-way marginals by class": EXACT, **attains},
         True, 600,
     )
+
+
+def marginals():
+    # every release moves one row's unit vector of indicators to another,
+    # ‖h(x) − h(x′)‖ = √2: exactly the claimed √2/n, each release and the whole
+    # fit (label proportions, both one-way and both two-way releases)
+    return _marginals("marginals", {}, steps_per_epoch=1)
 
 
 def marginals_rounds():
-    # MarginalSynthesizer with rounds=2: as marginals(), and a second round that
-    # measures the one pair again from a privacy filter (open_round), released
-    # at the first step (the round's part of the two steps used); the record
-    # moves the round's unit vectors by √2 too: its claimed √2/n, attained
-    X = np.zeros((N_ROWS, 2))
-    X_prime = X.copy()
-    X_prime[-1] = 0.99
-    y = _labels()
-    y_prime = y.copy()
-    y_prime[-1] = 1 - y[-1]
-    return Mechanism(
-        "marginals-rounds",
-        lambda X, y: MarginalSynthesizer(
-            epsilon=EPSILON, delta=DELTA, schema=_schema(2), classes=[0, 1], label_share=0.4,
-            pair_share=0.9, rounds=2, epochs=1, steps_per_epoch=2, n_components=2,
-            random_state=0, device="cpu",
-        ).fit(X, y).privacy_report_,
-        (X, y), (X_prime, y_prime),
-        {"label proportions": EXACT, "one-way marginals": EXACT,
-         "one-way marginals by class": EXACT, "two-way marginals": EXACT,
-         "two-way marginals by class": EXACT, "remeasured pairs, round 1": EXACT,
-         "remeasured pairs by class, round 1": EXACT},
-        True, 600,
-    )
+    # rounds=2: a second round measures the one pair again from a privacy filter
+    # (open_round), released at the first step (the round's part of the two
+    # steps used); the record moves the round's unit vectors by √2 too: its
+    # claimed √2/n, attained
+    return _marginals("marginals-rounds", {"remeasured pairs, round 1": EXACT,
+                                           "remeasured pairs by class, round 1": EXACT},
+                      rounds=2, steps_per_epoch=2)
 
 
 def marginals_selected():
