@@ -463,16 +463,14 @@ class DPHPSynthesizer(KMESynthesizer):
 
     _parameter_constraints: dict = {
         **SHARED_CONSTRAINTS,
-        "order": [Interval(Integral, 0, None, closed="left")],
-        "length_scale": [Interval(Real, 0, None, closed="neither"), "array-like"],
-        "product_order": [Interval(Integral, 0, None, closed="left")],
-        "product_size": [Interval(Integral, 1, None, closed="left")],
-        "gamma": [Interval(Real, 0, None, closed="left")],
+        # the mechanism's parameters, as it checks them (its image_shape is the
+        # shared one), and "auto" where the preset resolves it
+        **{name: rule for name, rule in HermiteMechanism._parameter_constraints.items()
+           if name != "image_shape"},
         "product_share": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
         "product_kernel": [StrOptions({"auto", "pairwise", "patch", "random"})],
         "max_levels": [Interval(Integral, 0, None, closed="left")],
         "bins": [Interval(Integral, 0, None, closed="left")],
-        "pair_shrinkage": ["boolean"],
     }
     display_name = "DP-HP"
     __init__ = estimator_init(
