@@ -206,7 +206,7 @@ BUGS = {
          "under_a_twentieth"]),
     "time-flags-at-release-noise": (  # the day/hour counts' noise s, not s·√2
         "skdpgen/schema/kinds/_datetime.py",
-        [("        s_time = s / TIME_WEIGHT\n", "        s_time = s\n")],
+        [("    s_time = s / TIME_WEIGHT\n", "    s_time = s\n")],
         [_SCHEMA + "test_a_time_of_day_flag_reads_its_count_at_the_count_s_own_noise"]),
     "values-target-without-two-stds": (  # auto share: a value of 2 % only at its threshold
         "skdpgen/schema/_shares.py",

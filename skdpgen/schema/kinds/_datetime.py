@@ -20,7 +20,7 @@ from .._ranges import _occupied_range
 from ._binned import Binned, Scaled
 from ._kind import ColumnKind, complete_bounds, flag, open_bounds, record_present
 
-__all__ = ["DatetimeKind", "timestamp_ns", "wall_ns"]
+__all__ = ["DatetimeKind", "time_flags", "timestamp_ns", "wall_ns"]
 
 _NAT = np.iinfo(np.int64).min  # NaT as int64 nanoseconds
 #: Weight of the counts of values not at midnight and not on the hour in the
@@ -137,6 +137,20 @@ def _decode_datetime(spec, unit, missing):
     if spec["timezone"] is None:
         return values
     return pd.DatetimeIndex(values).tz_localize("UTC").tz_convert(spec["timezone"]).array
+
+
+def time_flags(key, noisy, s, n, context):
+    """``(fine, hours, missing)`` of a release ending ``[TIME_WEIGHT × count not on
+    the finer unit, TIME_WEIGHT × count not on the hour, missing count]``: whole
+    days (or minutes), whole hours, and missing values, each decided like the
+    integer flag of numeric columns on the weighted counts scaled back (noise
+    std ``s·√2`` each); post-processing of the release."""
+    s_time = s / TIME_WEIGHT
+    fine, missing = _flags(noisy[-3] / TIME_WEIGHT, noisy[-1], n, s_time,
+                           context.flag_stds, s_missing=s)
+    hours, _ = _flags(noisy[-2] / TIME_WEIGHT, noisy[-1], n, s_time, context.flag_stds,
+                      s_missing=s)
+    return fine, hours, _missing_flag(key, missing, noisy[-1], s, n, context.partial)
 
 
 class _Scaled(Scaled):
@@ -274,14 +288,7 @@ class DatetimeKind(ColumnKind):
         return _datetime_statistic(wall_ns(canon, context.partial.get("timezone")))
 
     def estimate(self, key, noisy, s, n, context):
-        # whole days, or hours, decided like the integer flag of numeric columns,
-        # on the weighted counts scaled back (noise std s·√2 each)
-        s_time = s / TIME_WEIGHT
-        days, missing = _flags(noisy[-3] / TIME_WEIGHT, noisy[-1], n, s_time,
-                               context.flag_stds, s_missing=s)
-        hours, _ = _flags(noisy[-2] / TIME_WEIGHT, noisy[-1], n, s_time, context.flag_stds,
-                          s_missing=s)
-        missing = _missing_flag(key, missing, noisy[-1], s, n, context.partial)
+        days, hours, missing = time_flags(key, noisy, s, n, context)
         decades = [np.arange(_N_YEARS) // 10]
         # the least present rows a range is found from: all in one year, or in
         # one decade (the sum of ten years' counts), at its threshold

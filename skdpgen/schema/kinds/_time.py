@@ -18,11 +18,10 @@ from ...privacy import record_leak
 from ..._canonical import MISSING, canonical
 from ..._clock import (DAY_NS, HOUR_NS, MINUTE_NS, clock_grid, clock_label, clock_positions,
                       format_times, time_value)
-from .._flags import _flags
-from .._issues import _empty, _missing_flag, _warn_guess, _warn_outside
+from .._issues import _empty, _warn_guess, _warn_outside
 from .._ranges import _bonferroni_z, _occupied_range
 from ._binned import Binned, Scaled
-from ._datetime import TIME_WEIGHT
+from ._datetime import TIME_WEIGHT, time_flags
 from ._kind import ColumnKind, complete_bounds, flag, open_bounds, record_present
 
 __all__ = ["TimeKind"]
@@ -212,14 +211,7 @@ class TimeKind(ColumnKind):
         return _time_statistic(canon.times())
 
     def estimate(self, key, noisy, s, n, context):
-        # whole hours, or minutes, decided like the integer flag of numeric
-        # columns, on the weighted counts scaled back (noise std s·√2 each)
-        s_time = s / TIME_WEIGHT
-        minutes, missing = _flags(noisy[-3] / TIME_WEIGHT, noisy[-1], n, s_time,
-                                  context.flag_stds, s_missing=s)
-        hours, _ = _flags(noisy[-2] / TIME_WEIGHT, noisy[-1], n, s_time, context.flag_stds,
-                          s_missing=s)
-        missing = _missing_flag(key, missing, noisy[-1], s, n, context.partial)
+        minutes, hours, missing = time_flags(key, noisy, s, n, context)
         edges, groups = clock_grid()
         # the least present rows a range is found from: all of them in one
         # group of one bin (a duration bin), at its threshold
