@@ -272,9 +272,9 @@ class MarginalChecks:
                                     generated)
             overall = (weights if self._class_weights is None
                        else weights @ self._class_weights.to(weights)[:, None])
-            out = []
+            out, tables = [], self._joint_tables(network)
             for name, feature_map, w in self._loss_terms(weights, overall):
-                means = self._means(feature_map, generated, w, network)
+                means = self._means(feature_map, generated, w, tables)
                 target = torch.as_tensor(self.targets_[name][0], device=means.device)
                 square = ((target - means) ** 2
                           * self._inverse[name].to(means.device)).double().cpu().numpy().sum(0)

@@ -516,14 +516,19 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         return [(name, fmap, w) for name, fmap, w in terms if fmap is not None
                 and name is not None and (self.by_class or not name.endswith("by class"))]
 
-    def _means(self, feature_map, generated, weights, mixture=None):
-        """The model's marginals under ``feature_map``: the mixture's products,
-        and for pairs inside a joined group, its joint (shape ``(k, features)``)."""
-        means = feature_map.raw_feature_sum(generated, weights).T
+    def _joint_tables(self, mixture=None):
+        """The joined pairs' tables of ``mixture`` (the fitted one by default), once
+        for every term of a loss; None when it joined nothing."""
         mixture = getattr(self, "_mixture", None) if mixture is None else mixture
-        if feature_map.degree != 2 or mixture is None or not mixture.groups:
+        return mixture.pair_tables() if mixture is not None and mixture.groups else None
+
+    def _means(self, feature_map, generated, weights, tables=None):
+        """The model's marginals under ``feature_map``: the mixture's products,
+        and for pairs inside a joined group, its joint (``tables``:
+        :meth:`_joint_tables`), of shape ``(k, features)``."""
+        means = feature_map.raw_feature_sum(generated, weights).T
+        if feature_map.degree != 2 or tables is None:
             return means
-        tables = mixture.pair_tables()
         scale = 1.0 / math.sqrt(len(feature_map.marginals_))
         columns, values = [], []
         for i, (a, b) in enumerate(feature_map.marginals_):
@@ -551,9 +556,9 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         weights = batch_weights(labels, self.n_classes_, generated)  # (batch, classes)
         overall = (weights if self._class_weights is None  # the mixture of the classes
                    else weights @ self._class_weights.to(weights)[:, None])
-        loss = 0.0
+        loss, tables = 0.0, self._joint_tables()
         for name, feature_map, w in self._loss_terms(weights, overall):
-            means = self._means(feature_map, generated, w)
+            means = self._means(feature_map, generated, w, tables)
             loss = loss + torch.sum((self._on_device[name] - means) ** 2 * self._inverse[name])
         if self._counts is not None:  # the schema estimate's counts
             index, target, inverse = self._counts
