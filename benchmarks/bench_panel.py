@@ -161,7 +161,7 @@ def encoded_widths(table):
 def typical_distance(n_numeric, category_sizes):
     """sqrt(E||z - z'||^2) for independent uniform columns of the encoding:
     the library's rule for DP-MERF's default length scale with factor 1."""
-    from skdpgen.synthesizers.dpmerf import default_length_scale
+    from skdpgen.synthesizers.mechanisms.fourier import default_length_scale
 
     return default_length_scale(n_numeric, category_sizes, factor=1.0)
 

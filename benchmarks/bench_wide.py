@@ -98,7 +98,7 @@ def run(name, seed, rounds=1):
 
 def _cell_corr(table):
     """|r| of a pair's coarse table (projected onto the simplex), on cell indices."""
-    from skdpgen.synthesizers._marginal_cells import simplex_projection
+    from skdpgen.synthesizers.mechanisms._marginal_cells import simplex_projection
 
     p = simplex_projection(np.ravel(table)).reshape(np.shape(table))
     i, j = np.arange(p.shape[0]), np.arange(p.shape[1])

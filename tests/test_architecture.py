@@ -334,7 +334,7 @@ _ENGINEERING_NUMBERS = {
     "_FIELD_LIMIT": "the csv module's field size limit, the largest a C long holds",
     "SPREAD_FACTOR": "mathematics: φ(0) = 1/√(2π), the expected positive part of N(0, 1)",
     "SCORE_SENSITIVITY": "mathematics: a pair score's replace-one sensitivity, derived in "
-                         "pair_scores (synthesizers._marginal_cells)",
+                         "pair_scores (synthesizers.mechanisms._marginal_cells)",
     # public facts, protocols and the API
     "MAX_RECORD_BYTES": "the API: the command line's documented default maximum record "
                         "length, public, the user's to raise (skdpgen._records)",

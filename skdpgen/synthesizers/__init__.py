@@ -23,46 +23,37 @@ frozen instance); the presets' helpers (their kernels' and designs' rules)
 stay in their own modules.
 """
 
+# The parts' folders first: a part's module may define a preset of its own
+# (importing the synthesizers' base, which imports only the folders' protocol
+# modules), so the folders are read before the base is.
+from .mechanisms import *  # noqa: F401,F403  (a mechanism registers in its folder)
+from .mechanisms import __all__ as _MECHANISMS
+from .generators import *  # noqa: F401,F403  (a generator registers in its folder)
+from .generators import __all__ as _GENERATORS
 from ._base import BaseSynthesizer
 from ._calibration import MarginalCalibration
 from ._composed import Synthesizer
-from ._design import Design, GeneratorSpec, PublicShape
+from ._design import Design, PublicShape
 from ._kme import KMESynthesizer
-from ._marginals import MarginalMechanism
-from ._mechanism import (
-    EmbeddingMechanism,
-    Mechanism,
-    ReleaseContext,
-    embedding_loss,
-    feature_map_loss,
-)
-from ._network import MixtureGenerator
 from ._policy import POLICY, SynthesisPolicy
 from ._trainer import GeneratorTrainer
-from .dphp import DPHPSynthesizer, HermiteMechanism
+from .dphp import DPHPSynthesizer
 from .dpmerf import DPMERFSynthesizer
 from .marginal import MarginalSynthesizer
 
-__all__ = [
+__all__ = sorted([
     "BaseSynthesizer",
     "DPHPSynthesizer",
     "DPMERFSynthesizer",
     "Design",
-    "EmbeddingMechanism",
-    "GeneratorSpec",
     "GeneratorTrainer",
-    "HermiteMechanism",
     "KMESynthesizer",
     "MarginalCalibration",
-    "MarginalMechanism",
     "MarginalSynthesizer",
-    "Mechanism",
-    "MixtureGenerator",
     "POLICY",
     "PublicShape",
-    "ReleaseContext",
     "SynthesisPolicy",
     "Synthesizer",
-    "embedding_loss",
-    "feature_map_loss",
-]
+    *_MECHANISMS,
+    *_GENERATORS,
+])

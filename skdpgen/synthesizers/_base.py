@@ -23,7 +23,7 @@ from ..schema import (SchemaEstimateError, SchemaEstimateWarning, SchemaSizeErro
                       describe_issues, is_guess, kind_of)
 from ._calibration import MarginalCalibration
 from ._design import PublicShape
-from ._mechanism import ReleaseContext
+from .mechanisms._base import ReleaseContext
 from ._policy import POLICY as SYNTHESIS
 from ._trainer import GeneratorTrainer
 

@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from ..base import estimator_init
 from ._base import BaseSynthesizer
 from ._design import Design, GeneratorSpec
-from ._mechanism import EmbeddingMechanism
+from .mechanisms._base import EmbeddingMechanism
 from ._shared import shared_constraints, shared_defaults, synthesizer_doc
 
 __all__ = ["Synthesizer"]

@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import HasMethods
 from ..base import estimator_init
 from ._base import BaseSynthesizer, fitted_part
 from ._design import Design, GeneratorSpec
-from ._mechanism import EmbeddingMechanism
+from .mechanisms._base import EmbeddingMechanism
 from ._policy import POLICY as SYNTHESIS
 from ._shared import SHARED_CONSTRAINTS, SHARED_DEFAULTS, synthesizer_doc
 

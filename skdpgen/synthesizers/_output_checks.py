@@ -19,7 +19,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from ..private_schema import numeric_bins
-from ._marginal_checks import ONE_WAY
+from .mechanisms._marginal_checks import ONE_WAY
 from ._policy import POLICY
 
 __all__ = ["output_issues"]

@@ -66,7 +66,7 @@ class SynthesisPolicy(Policy):
         0.5, "DP-MERF's length_scale='auto': this multiple of the encoding's typical distance")
     pairwise_length_scale: float = rule(
         0.5, "length scale of DP-MERF's pairwise kernel's numeric columns (on [-1, 1])")
-    # -- pairwise and product kernels (skdpgen.synthesizers._pairwise, dphp) ---
+    # -- pairwise and product kernels (skdpgen.synthesizers.mechanisms._pairwise, dphp) ---
     max_pairwise_features: int = rule(
         2**17, "the pairwise kernel's features, at most (a public random subset of columns "
                "beyond)")
@@ -81,7 +81,7 @@ class SynthesisPolicy(Policy):
     patch_filters: int = rule(32, "... its random filters (each a cosine and a sine)")
     patch_length_scale_factor: float = rule(
         0.5, "... its length scale, this multiple of two random patches' typical distance")
-    # -- the marginal mechanism (skdpgen.synthesizers._marginals) --------------
+    # -- the marginal mechanism (skdpgen.synthesizers.mechanisms.marginal) --------------
     pair_cells: int = rule(
         10, "an ordered column's cells merged into this many groups in the two-way marginals")
     pair_precision: int = rule(

@@ -14,8 +14,8 @@ from ..privacy import outside_stacklevel
 from ..registry import register
 from ._base import BaseSynthesizer, fitted_part
 from ._design import Design, GeneratorSpec
-from ._marginal_design import IndependenceWarning, marginal_design, selection_share
-from ._marginals import MarginalMechanism
+from .mechanisms._marginal_design import IndependenceWarning, marginal_design, selection_share
+from .mechanisms.marginal import MarginalMechanism
 from ._policy import POLICY
 from ._shared import shared_constraints, shared_defaults, synthesizer_doc
 
@@ -194,7 +194,7 @@ class MarginalSynthesizer(BaseSynthesizer):
     (``pair_share_ == 0``) every column is drawn independently given the
     class, and the fit warns so, naming the rows, ε or number of columns
     that would let the pairs be measured
-    (``pairs_needed`` in ``skdpgen.synthesizers._marginals``).
+    (``pairs_needed`` in ``skdpgen.synthesizers.mechanisms.marginal``).
 
     References
     ----------

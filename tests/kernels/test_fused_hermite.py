@@ -11,7 +11,7 @@ from skdpgen.kernels import hermite_block, hermite_rho, hermite_terms
 from skdpgen.kernels import _hermite
 from skdpgen.kernels._hermite import _clip_inputs
 from skdpgen.synthesizers import embedding_loss, feature_map_loss
-from skdpgen.synthesizers._mechanism import batch_weights
+from skdpgen.synthesizers.mechanisms._base import batch_weights
 
 SCALES = [0.2, 0.5, 1.0, 4.0]
 

@@ -13,8 +13,8 @@ from skdpgen.kernels import MarginalFeatures
 from skdpgen.privacy import GaussianAccountant, calibrate_gaussian, reproducible_noise
 from skdpgen.schema import TableEncoder
 from skdpgen.synthesizers import MixtureGenerator
-from skdpgen.synthesizers._marginal_design import marginal_design
-from skdpgen.synthesizers._marginal_cells import pair_groups, simplex_projection
+from skdpgen.synthesizers.mechanisms._marginal_design import marginal_design
+from skdpgen.synthesizers.mechanisms._marginal_cells import pair_groups, simplex_projection
 from skdpgen.synthesizers._policy import POLICY
 
 FAST = dict(epochs=2, steps_per_epoch=20, batch_size=40, random_state=0, device="cpu")
@@ -304,7 +304,7 @@ def test_the_loss_fits_the_noisy_releases_by_their_noise(monkeypatch):
     # products only: no column joined (a joined pair's loss reads its joint, tested in
     # test_marginal_fit.py); whether a fit joins depends on its noise
     import dataclasses
-    import skdpgen.synthesizers._marginals as marginals
+    import skdpgen.synthesizers.mechanisms.marginal as marginals
     monkeypatch.setattr(marginals, "POLICY", dataclasses.replace(POLICY, refine_rounds=0))
     synth = MarginalSynthesizer(schema=schema, classes=["no", "yes"], **MFAST).fit(X, y)
     mech = synth.mechanism_
@@ -441,7 +441,7 @@ def test_independent_columns_are_never_silent():
 
 @pytest.mark.parametrize("d, eps", [(4, 1.0), (14, 0.3), (69, 1.0)])
 def test_pairs_needed_inverts_the_design(d, eps):
-    from skdpgen.synthesizers._marginal_design import pairs_needed
+    from skdpgen.synthesizers.mechanisms._marginal_design import pairs_needed
 
     def pairs(n, d, eps):
         return marginal_design(n, d, eps, 1e-5)[1]

@@ -17,8 +17,8 @@ import pytest
 
 from skdpgen import MarginalSynthesizer
 from skdpgen.kernels import MarginalFeatures
-from skdpgen.synthesizers._marginal_cells import pair_scores
-from skdpgen.synthesizers._marginals import PAIR_SELECTION, SCORE_SENSITIVITY
+from skdpgen.synthesizers.mechanisms._marginal_cells import pair_scores
+from skdpgen.synthesizers.mechanisms.marginal import PAIR_SELECTION, SCORE_SENSITIVITY
 
 
 def _counts(codes, sizes, pairs):
@@ -240,7 +240,7 @@ def test_strongly_related_pairs_not_measured_are_named(survey_fit):
     # from independence by two stds of the score there, are named, strongest first
     from scipy.stats import norm
 
-    from skdpgen.synthesizers._pair_null import null_scores
+    from skdpgen.synthesizers.mechanisms._pair_null import null_scores
     from skdpgen.synthesizers._policy import POLICY
 
     synth = survey_fit

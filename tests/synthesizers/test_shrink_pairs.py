@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from skdpgen import HermiteFeatures
-from skdpgen.synthesizers._pairwise import shrink_pairwise
-from skdpgen.synthesizers._pairwise import _pair_layout
+from skdpgen.synthesizers.mechanisms._pairwise import shrink_pairwise
+from skdpgen.synthesizers.mechanisms._pairwise import _pair_layout
 
 
 def _onehot_pairs(sizes):

@@ -15,7 +15,7 @@ import pytest
 
 from skdpgen import MarginalSynthesizer
 from skdpgen.privacy import reproducible_noise
-from skdpgen.synthesizers._marginals import PAIR_SELECTION
+from skdpgen.synthesizers.mechanisms.marginal import PAIR_SELECTION
 
 FAST = dict(epochs=1, steps_per_epoch=2, n_components=8, random_state=0)
 
@@ -80,7 +80,7 @@ def test_the_null_model_follows_the_noise():
     # the scores at independence, drawn from the releases: with more noise on the
     # one-way release, a higher mean; without noise, the rows' own departure
     # (about Σ √(2/π · n p_a p_b (1 − p_a)(1 − p_b)) rows)
-    from skdpgen.synthesizers._pair_null import null_scores
+    from skdpgen.synthesizers.mechanisms._pair_null import null_scores
 
     fine = [np.full(4, 0.25), np.full(5, 0.2)]
     quiet, _ = null_scores([(0, 1)], fine, [None, None], 0.0, 10_000, 400)

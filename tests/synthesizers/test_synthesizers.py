@@ -953,7 +953,7 @@ def test_dphp_bins_encode_numeric_columns_as_histogram_blocks(frame):
 
 def test_dpmerf_default_length_scale_is_a_function_of_the_public_encoding():
     from skdpgen.synthesizers._policy import POLICY
-    from skdpgen.synthesizers.dpmerf import default_length_scale
+    from skdpgen.synthesizers.mechanisms.fourier import default_length_scale
 
     # (2/3)·3 numeric + 2·(1 − 1/3) city + 2·(1 − 1/2) member = 2 + 4/3 + 1
     expected = POLICY.length_scale_factor * math.sqrt(2 + 4 / 3 + 1)
@@ -982,7 +982,7 @@ def test_dpmerf_default_length_scale_is_a_function_of_the_public_encoding():
 
 def test_dphp_product_draws_stay_within_the_feature_cap():
     from skdpgen.synthesizers._policy import POLICY
-    from skdpgen.synthesizers.dphp import draw_product_columns
+    from skdpgen.synthesizers.mechanisms.hermite import draw_product_columns
 
     rng = np.random.default_rng(0)
     widths = [6, 6, 6, 74, 99, 42, 16, 2]
@@ -1016,7 +1016,7 @@ def test_dphp_levels_learn_point_masses_of_integer_columns():
 
 
 def test_pairwise_columns_respect_the_feature_cap():
-    from skdpgen.synthesizers._pairwise import draw_pairwise_columns
+    from skdpgen.synthesizers.mechanisms._pairwise import draw_pairwise_columns
 
     rng = np.random.default_rng(0)
     widths = [6] * 5 + [40, 2, 100]
@@ -1043,7 +1043,7 @@ def test_pairs_above_noise_keeps_the_largest_set_that_clears_the_noise():
     import itertools
     import math
 
-    from skdpgen.synthesizers._pairwise import pairs_above_noise
+    from skdpgen.synthesizers.mechanisms._pairwise import pairs_above_noise
     from skdpgen.synthesizers._policy import POLICY
 
     ratio = POLICY.pair_noise_ratio

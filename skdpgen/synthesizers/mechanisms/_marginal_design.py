@@ -6,8 +6,8 @@
 import math
 import sys
 
-from ..privacy import calibrate_gaussian
-from ._policy import POLICY
+from ...privacy import calibrate_gaussian
+from .._policy import POLICY
 
 __all__ = ["IndependenceWarning", "independence_note", "marginal_design", "pairs_needed",
            "selection_share"]
@@ -23,7 +23,7 @@ def selection_share(pair_share="auto"):
 
     Examples
     --------
-    >>> from skdpgen.synthesizers._marginal_design import selection_share
+    >>> from skdpgen.synthesizers.mechanisms._marginal_design import selection_share
     >>> selection_share(), selection_share(0.1)
     (0.1, 0.05)
     """
@@ -86,7 +86,7 @@ def marginal_design(n_rows, n_columns, epsilon, delta, *, pair_share="auto", max
 
     Examples
     --------
-    >>> from skdpgen.synthesizers._marginal_design import marginal_design
+    >>> from skdpgen.synthesizers.mechanisms._marginal_design import marginal_design
     >>> marginal_design(30_000, 14, 1.0, 1e-5)  # every pair
     (0.9, 91, 80)
     >>> share, k, bins = marginal_design(20_000, 15, 0.1, 1e-5)  # 8 of 105 chosen
@@ -162,7 +162,7 @@ def pairs_needed(n_rows, n_columns, epsilon, delta, *, pair_share="auto"):
 
     Examples
     --------
-    >>> from skdpgen.synthesizers._marginal_design import pairs_needed
+    >>> from skdpgen.synthesizers.mechanisms._marginal_design import pairs_needed
     >>> needed = pairs_needed(300, 27, 1.0, 1e-5)
     >>> needed["rows"] > 300, needed["epsilon"] > 1.0
     (True, True)

@@ -18,8 +18,8 @@ import math
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..kernels import HermiteFeatures
-from ._policy import POLICY
+from ...kernels import HermiteFeatures
+from .._policy import POLICY
 
 __all__ = ["draw_pairwise_columns", "pairs_above_noise", "pairwise_features",
            "shrink_pairwise"]
@@ -48,7 +48,7 @@ def draw_pairwise_columns(rng, widths, max_features=POLICY.max_pairwise_features
     Examples
     --------
     >>> import numpy as np
-    >>> from skdpgen.synthesizers._pairwise import draw_pairwise_columns
+    >>> from skdpgen.synthesizers.mechanisms._pairwise import draw_pairwise_columns
     >>> draw_pairwise_columns(np.random.default_rng(0), [6, 6, 2]).tolist()
     [0, 1, 2]
     """
@@ -112,7 +112,7 @@ def pairs_above_noise(widths, noise_std, ratio=POLICY.pair_noise_ratio):
     the 36-feature pair and one 312-feature pair fit (``312·sqrt(2) ≈ 441
     ≤ 500``), the third does not (``312·sqrt(3) ≈ 540``).
 
-    >>> from skdpgen.synthesizers._pairwise import pairs_above_noise
+    >>> from skdpgen.synthesizers.mechanisms._pairwise import pairs_above_noise
     >>> pairs_above_noise([6, 6, 52], 1 / 125).tolist()
     [[0, 1], [0, 2]]
     """
@@ -159,7 +159,7 @@ def pairwise_features(n_numeric, category_sizes, order, length_scale, rng, noise
     pairs, ``6·6 + 6·3 + 6·3`` features at order 5.
 
     >>> import numpy as np
-    >>> from skdpgen.synthesizers._pairwise import pairwise_features
+    >>> from skdpgen.synthesizers.mechanisms._pairwise import pairwise_features
     >>> pairs = pairwise_features(2, [3], 5, 0.5, np.random.default_rng(0))
     >>> pairs.kernel, pairs.n_features_out_
     ('pairwise', 72)
@@ -250,7 +250,7 @@ def shrink_pairwise(target, pairwise, noise_std, column_means):
 
     >>> import numpy as np
     >>> from skdpgen import HermiteFeatures
-    >>> from skdpgen.synthesizers._pairwise import shrink_pairwise
+    >>> from skdpgen.synthesizers.mechanisms._pairwise import shrink_pairwise
     >>> pair = HermiteFeatures(kernel="pairwise", category_sizes=[2, 2]).fit(np.zeros((1, 4)))
     >>> noise = np.array([[0.01, -0.02, 0.015, -0.005]])
     >>> target = np.full((1, 4), 0.25) + noise

@@ -19,8 +19,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted
 
-from ..kernels import BoundedFeatureMap, HermiteFeatures
-from ..rows import release_mean_embeddings, release_statistic
+from ...kernels import BoundedFeatureMap, HermiteFeatures
+from ...rows import release_mean_embeddings, release_statistic
 from ._pairwise import shrink_pairwise
 
 __all__ = ["EmbeddingMechanism", "Mechanism", "ReleaseContext", "batch_weights",
@@ -46,7 +46,7 @@ def batch_weights(labels, n_classes, like):
     Examples
     --------
     >>> import torch
-    >>> from skdpgen.synthesizers._mechanism import batch_weights
+    >>> from skdpgen.synthesizers.mechanisms._base import batch_weights
     >>> batch_weights(torch.tensor([0, 1, 0, 1]), 2, torch.zeros(4, 3))
     tensor([[0.5000, 0.0000],
             [0.0000, 0.5000],

@@ -1,7 +1,7 @@
 """The cells of the marginal mechanism: pair scores, projections, ordered slots, coarse cells.
 
 Functions of released counts or of the public encoding only; the mechanism
-(:mod:`skdpgen.synthesizers._marginals`) composes them.
+(:mod:`skdpgen.synthesizers.mechanisms.marginal`) composes them.
 """
 
 # Authors: the skdpgen developers
@@ -9,7 +9,7 @@ Functions of released counts or of the public encoding only; the mechanism
 
 import numpy as np
 
-from ._policy import POLICY
+from .._policy import POLICY
 
 __all__ = ["comonotone_coupling", "ordered_slots", "pair_groups", "pair_scores",
            "simplex_projection"]
@@ -63,7 +63,7 @@ def simplex_projection(values):
 
     Examples
     --------
-    >>> from skdpgen.synthesizers._marginal_cells import simplex_projection
+    >>> from skdpgen.synthesizers.mechanisms._marginal_cells import simplex_projection
     >>> simplex_projection([0.7, 0.5, -0.1]).tolist()
     [0.6, 0.4, 0.0]
     """
@@ -111,7 +111,7 @@ def pair_groups(encoder, cells=POLICY.pair_cells):
     --------
     >>> import pandas as pd
     >>> from skdpgen.schema import TableEncoder
-    >>> from skdpgen.synthesizers._marginal_cells import pair_groups
+    >>> from skdpgen.synthesizers.mechanisms._marginal_cells import pair_groups
     >>> schema = {"age": {"type": "numeric", "bounds": [0, 99], "integer": True},
     ...           "sex": {"type": "categorical", "categories": ["f", "m"]}}
     >>> X = pd.DataFrame({"age": [30, 40], "sex": ["f", "m"]})
@@ -143,7 +143,7 @@ def comonotone_coupling(p, q):
     Examples
     --------
     >>> import numpy as np
-    >>> from skdpgen.synthesizers._marginal_cells import comonotone_coupling
+    >>> from skdpgen.synthesizers.mechanisms._marginal_cells import comonotone_coupling
     >>> comonotone_coupling(np.array([0.5, 0.5]), np.array([0.25, 0.75]))
     array([[0.25, 0.25],
            [0.  , 0.5 ]])

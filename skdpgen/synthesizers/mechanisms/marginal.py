@@ -10,15 +10,15 @@ import numpy as np
 import torch
 from sklearn.utils._param_validation import Interval
 
-from ..kernels import MarginalFeatures
-from ..schema import kind_of
+from ...kernels import MarginalFeatures
+from ...schema import kind_of
 from ._marginal_cells import ordered_slots, pair_groups, pair_scores, simplex_projection
 from ._marginal_checks import (ONE_WAY, ONE_WAY_BY_CLASS, PAIR_SELECTION, TWO_WAY,
                                TWO_WAY_BY_CLASS, MarginalChecks)
 from ._marginal_design import marginal_design
-from ._mechanism import Mechanism, batch_weights
-from ._network import MixtureGenerator
-from ._policy import POLICY
+from ._base import Mechanism, batch_weights
+from ..generators.mixture import MixtureGenerator
+from .._policy import POLICY
 
 __all__ = ["MarginalMechanism"]
 
@@ -79,7 +79,7 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         one pass over the rows each).
     n_pairs : int or None, default=None
         How many pairs the two-way marginals measure, chosen privately
-        (:func:`~skdpgen.synthesizers._marginal_design.marginal_design`;
+        (:func:`~skdpgen.synthesizers.mechanisms._marginal_design.marginal_design`;
         at least 1); None: every pair, no selection.
     selection_share : float, default=POLICY.selection_share
         The pair selection's share of the mechanism's budget (taken from

@@ -3,7 +3,7 @@ pair selection's scores, from the one-way release and its public noise level.
 
 A function of released values and public noise levels only, drawn with a public
 seed (post-processing); :meth:`MarginalMechanism.strong_pairs_not_measured
-<skdpgen.synthesizers._marginal_checks.MarginalChecks.strong_pairs_not_measured>`
+<skdpgen.synthesizers.mechanisms._marginal_checks.MarginalChecks.strong_pairs_not_measured>`
 reads it.
 """
 
@@ -55,7 +55,7 @@ def null_scores(pairs, fine, groups, cell_std, n_rows, draws, seed=0):
     Examples
     --------
     >>> import numpy as np
-    >>> from skdpgen.synthesizers._pair_null import null_scores
+    >>> from skdpgen.synthesizers.mechanisms._pair_null import null_scores
     >>> fine = [np.array([0.5, 0.5]), np.array([0.25, 0.25, 0.5])]
     >>> mean, std = null_scores([(0, 1)], fine, [None, None], 0.0, 10_000, 200)
     >>> bool(50 < mean[0] < 200)  # about Σ √(2/π · n p_a p_b): no pair is exactly free

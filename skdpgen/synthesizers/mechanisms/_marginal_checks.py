@@ -10,8 +10,8 @@ import torch
 from scipy.stats import chi2
 
 from ._marginal_cells import comonotone_coupling, simplex_projection
-from ._mechanism import batch_weights
-from ._policy import POLICY
+from ._base import batch_weights
+from .._policy import POLICY
 
 __all__ = ["MarginalChecks"]
 
@@ -42,7 +42,7 @@ class MarginalChecks:
         rows depart from independence by a few rows a cell, and the one-way
         release's noise moves the product it is taken against; its mean
         ``μ`` and spread ``s`` there are drawn from the releases
-        (:func:`~skdpgen.synthesizers._pair_null.null_scores`,
+        (:func:`~skdpgen.synthesizers.mechanisms._pair_null.null_scores`,
         ``POLICY.strong_pair_draws`` draws, a public seed), and with the
         selection's noise ``σ`` a noisy score at independence is about
         ``μ + N(0, s² + σ²)``. A pair not among the measured ones is named
