@@ -171,13 +171,13 @@ BUGS = {
         ["tests/rows/test_chunked_rows.py::test_a_pass_over_blocks_holds_one_block_at_a_time"]),
     # issue 66: documented rules of the code added since febfc3a that no test read
     "pairs-share-keeps-selection": (  # one-way marginals 0.74 of the mechanism, not 0.81
-        "skdpgen/synthesizers/_marginals.py",
+        "skdpgen/synthesizers/mechanisms/marginal.py",
         [("selection, two = {PAIR_SELECTION: self.selection_share}, two - self.selection_share",
           "selection, two = {PAIR_SELECTION: self.selection_share}, two")],
         [_PAIRS + "test_the_pairs_share_holds_the_selection_and_the_one_way_marginals_"
          "get_the_rest"]),
     "design-reads-policy-selection": (  # pair_share=0.1: 1 pair planned instead of 21
-        "skdpgen/synthesizers/_marginal_design.py",
+        "skdpgen/synthesizers/mechanisms/_marginal_design.py",
         [("    selection = selection_share(pair_share)\n",
           "    selection = POLICY.selection_share\n")],
         ["tests/synthesizers/test_marginals.py::"
@@ -194,7 +194,7 @@ BUGS = {
           "        return float(schema_share)")],
         [_SCHEMA + "test_the_size_rule_holds_at_the_columns_part_of_a_given_schema_share"]),
     "strong-pairs-noise-without-sqrt-m": (  # a score's noise without the √M of M pairs
-        "skdpgen/synthesizers/_marginals.py",
+        "skdpgen/synthesizers/mechanisms/marginal.py",
         [("self._score_std = (context.noise_std(PAIR_SELECTION, SCORE_SENSITIVITY * math.sqrt(m))",
           "self._score_std = (context.noise_std(PAIR_SELECTION, SCORE_SENSITIVITY)")],
         [_PAIRS + "test_strongly_related_pairs_not_measured_are_named"]),
