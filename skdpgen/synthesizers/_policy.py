@@ -126,6 +126,9 @@ class SynthesisPolicy(Policy):
         0.3, "rounds > 1: the marginal mechanism's share held for its later rounds, which "
              "measure again the pairs named weakened, as many as they bring below it "
              "(at least one; every measured pair when none is named)")
+    error_round_share: float = rule(
+        0.15, "round_selection='error': the marginal mechanism's share held for its later "
+              "rounds (round_share), which measure where the model is most wrong ...")
     round_selection_share: float = rule(
         0.2, "round_selection='error': the later rounds' selections' share of the rounds' "
              "budget (each a Gaussian report-noisy-max on the model's errors) ...")

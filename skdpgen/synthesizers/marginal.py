@@ -113,7 +113,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         Adam's learning rate of the mixture's logits. ``"auto"``: 0.1.
     rounds : int, default=1
         How many rounds measure the pairs. Above 1, a share of the budget
-        (0.3) is held back and spent, once the mixture has converged on the
+        (0.3; ``round_selection="error"``: 0.15) is held back and spent, once the mixture has converged on the
         first releases, on measuring again the related pairs whose noise
         could spread their relation most (a column and its square), at less
         noise (:meth:`MarginalMechanism.next_round
@@ -276,7 +276,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         mechanism = self._part(
             MarginalMechanism, pair_share=pair_share, by_class=shape.labeled,
             n_pairs=n_pairs if 0 < n_pairs < pairs else None,
-            selection_share=selection_share(self.pair_share))
+            selection_share=selection_share(self.pair_share),
+            round_share=(POLICY.error_round_share if self.round_selection == "error"
+                         else POLICY.round_share))
         # a latent coordinate to choose the component, one per group of columns
         # the fit may join (MixtureGenerator.join: at most one per two columns)
         generator = GeneratorSpec(kind="mixture", learning_rate=learning_rate,
