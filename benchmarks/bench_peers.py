@@ -168,13 +168,17 @@ LABEL = "__label__"
 OTHER = "__other__"  # a synthetic value outside the public categories or classes
 # peer fits: name -> (SmartNoise synthesizer, its arguments besides epsilon, delta)
 PEERS = {"MST": ("mst", {}), "AIM": ("aim", {}), "AIM3": ("aim", {"degree": 3})}
-OURS = ("Marginal", "Marginal-est", "Marginal-r2", "Marginal-r2-est", "DP-HP", "DP-HP-est",
+OURS = ("Marginal", "Marginal-est", "Marginal-r2", "Marginal-r2-est", "Marginal-aim",
+        "Marginal-aim-est", "DP-HP", "DP-HP-est",
         "DP-MERF")
 # ours: name -> estimator class name in skdpgen
 ESTIMATORS = {"Marginal": "MarginalSynthesizer", "DP-HP": "DPHPSynthesizer",
-              "DP-MERF": "DPMERFSynthesizer", "Marginal-r2": "MarginalSynthesizer"}
+              "DP-MERF": "DPMERFSynthesizer", "Marginal-r2": "MarginalSynthesizer",
+              "Marginal-aim": "MarginalSynthesizer"}
 # ours away from the defaults: name -> parameters (an experiment, named as such)
-SETTINGS = {"Marginal-r2": {"rounds": 2}}
+SETTINGS = {"Marginal-r2": {"rounds": 2},
+            # issue 65: later rounds measure where the model is most wrong (AIM-like)
+            "Marginal-aim": {"rounds": 6, "round_selection": "error"}}
 COMMAND = " ".join(["python", os.path.relpath(sys.argv[0])] + sys.argv[1:])
 
 

@@ -335,6 +335,8 @@ _ENGINEERING_NUMBERS = {
     "SPREAD_FACTOR": "mathematics: φ(0) = 1/√(2π), the expected positive part of N(0, 1)",
     "SCORE_SENSITIVITY": "mathematics: a pair score's replace-one sensitivity, derived in "
                          "pair_scores (synthesizers.mechanisms._marginal_cells)",
+    "ERROR_SENSITIVITY": "mathematics: a model error score's replace-one sensitivity, "
+                         "derived in error_scores (synthesizers.mechanisms._marginal_rounds)",
     # public facts, protocols and the API
     "MAX_RECORD_BYTES": "the API: the command line's documented default maximum record "
                         "length, public, the user's to raise (skdpgen._records)",

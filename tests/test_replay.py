@@ -139,6 +139,9 @@ SYNTHESIZERS = {
     "marginals-selected": lambda: MarginalSynthesizer(max_pairs=3, **MARGINAL_FAST),
     # a second round measures again the pairs the first one's releases choose
     "marginals-rounds": lambda: MarginalSynthesizer(rounds=2, pair_share=0.5, **MARGINAL_FAST),
+    # a later round chooses, from the model's errors, a marginal to measure
+    "marginals-error-rounds": lambda: MarginalSynthesizer(
+        rounds=2, round_selection="error", pair_share=0.5, **MARGINAL_FAST),
     "kme-fourier": lambda: KMESynthesizer(features=RandomFourierFeatures(n_components=40, random_state=0),
                                           **FAST),
 }

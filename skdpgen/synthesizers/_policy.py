@@ -126,6 +126,18 @@ class SynthesisPolicy(Policy):
         0.3, "rounds > 1: the marginal mechanism's share held for its later rounds, which "
              "measure again the pairs named weakened, as many as they bring below it "
              "(at least one; every measured pair when none is named)")
+    error_round_share: float = rule(
+        0.15, "round_selection='error': the marginal mechanism's share held for its later "
+              "rounds (round_share), which measure where the model is most wrong ...")
+    round_selection_share: float = rule(
+        0.2, "round_selection='error': the later rounds' selections' share of the rounds' "
+             "budget (each a Gaussian report-noisy-max on the model's errors) ...")
+    round_candidates: int = rule(
+        16, "... among at most this many candidate marginals (pairs not measured, triples) "
+            "...")
+    round_noise_share: float = rule(
+        0.25, "... each of cells few enough that their measurement's expected L1 noise is "
+              "at most this share of the rows")
     strong_pair_tv: float = rule(
         0.1, "a pair not measured is named when its noisy score, less its mean at "
              "independence, puts its distance from independence (total variation) above "

@@ -113,12 +113,25 @@ class MarginalSynthesizer(BaseSynthesizer):
         Adam's learning rate of the mixture's logits. ``"auto"``: 0.1.
     rounds : int, default=1
         How many rounds measure the pairs. Above 1, a share of the budget
-        (0.3) is held back and spent, once the mixture has converged on the
+        (0.3; ``round_selection="error"``: 0.15) is held back and spent, once the mixture has converged on the
         first releases, on measuring again the related pairs whose noise
         could spread their relation most (a column and its square), at less
         noise (:meth:`MarginalMechanism.next_round
         <skdpgen.synthesizers.MarginalMechanism.next_round>`); each round is
         a line of the privacy report. An error where no pair is measured.
+    round_selection : {"weak", "error"}, default="weak"
+        What the later rounds (``rounds`` above 1) measure. ``"weak"``: the
+        weakened pairs again, as above. ``"error"``: each round privately
+        chooses the one marginal, a pair not measured or a triple of
+        related columns with few enough cells for the round's noise, on
+        which the model fitted so far is most wrong beyond the noise its
+        measurement would carry (AIM's design, with a Gaussian
+        report-noisy-max), measures it, and training goes on from there;
+        the rounds stop early when no candidate is worth its noise
+        (:meth:`MarginalMechanism.next_round
+        <skdpgen.synthesizers.MarginalMechanism.next_round>`).
+        ``round_marginals_`` names what they measured. An error with
+        ``rounds=1``.
     {shared_parameters}
 
     Attributes
@@ -157,6 +170,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         margins allow: :meth:`MarginalMechanism.unresolved_pairs
         <skdpgen.synthesizers.MarginalMechanism.unresolved_pairs>`): a
         relation in them, if any, comes back weakened.
+    round_marginals_ : list of tuple
+        The marginals (tuples of column names) the later rounds of
+        ``round_selection="error"`` measured, in order (empty otherwise).
     joined_columns_ : list of tuple
         The groups of columns the mixture holds jointly (one joint
         distribution per component): the columns of pairs it could not
@@ -224,10 +240,12 @@ class MarginalSynthesizer(BaseSynthesizer):
         "pair_cells": [Interval(Integral, 2, None, closed="left")],
         "learning_rate": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "rounds": [Interval(Integral, 1, None, closed="left")],
+        "round_selection": [StrOptions({"weak", "error"})],
     }
     __init__ = estimator_init(n_components=250, pair_share="auto", bins="auto",
                               max_levels="auto", max_pairs="auto", pair_cells=POLICY.pair_cells,
-                              learning_rate="auto", rounds=1, **shared_defaults(_SHARED))
+                              learning_rate="auto", rounds=1, round_selection="weak",
+                              **shared_defaults(_SHARED))
     _batch_name = "n_components"
     #: What progress bars and summaries call the estimator.
     display_name = "Marginal synthesizer"
@@ -249,6 +267,8 @@ class MarginalSynthesizer(BaseSynthesizer):
             raise ValueError(f"rounds={self.rounds} has no effect: no pair is measured "
                              f"({shape.n_rows:,} rows, {shape.n_columns} columns, epsilon = "
                              f"{shape.epsilon:g}); leave it at 1.")
+        if self.rounds == 1:
+            self._refuse_unused({"round_selection": "rounds=1: no later round"})
         bins = bins if self.bins == "auto" else self.bins
         max_levels = bins if self.max_levels == "auto" else self.max_levels
         learning_rate = (POLICY.mixture_learning_rate if self.learning_rate == "auto"
@@ -256,7 +276,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         mechanism = self._part(
             MarginalMechanism, pair_share=pair_share, by_class=shape.labeled,
             n_pairs=n_pairs if 0 < n_pairs < pairs else None,
-            selection_share=selection_share(self.pair_share))
+            selection_share=selection_share(self.pair_share),
+            round_share=(POLICY.error_round_share if self.round_selection == "error"
+                         else POLICY.round_share))
         # a latent coordinate to choose the component, one per group of columns
         # the fit may join (MixtureGenerator.join: at most one per two columns)
         generator = GeneratorSpec(kind="mixture", learning_rate=learning_rate,
@@ -270,6 +292,8 @@ class MarginalSynthesizer(BaseSynthesizer):
     pair_share_ = fitted_part("pair_share")
     measured_pairs_ = fitted_part("measured_pairs_", lambda m: m.pair_names())
     joined_columns_ = fitted_part("joined_", lambda m: list(getattr(m, "joined_", [])))
+    round_marginals_ = fitted_part("round_log_", lambda m: [
+        r["measured"] for r in getattr(m, "round_log_", []) if "measured" in r])
 
     @property
     def bins_(self):

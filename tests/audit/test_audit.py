@@ -84,7 +84,7 @@ from skdpgen.privacy import PrivacyBudget, calibrate_gaussian, gaussian_epsilon
 from skdpgen.release import DPKMEReleaser
 from skdpgen.rows import ArrayRows
 from skdpgen.schema import TableEncoder
-from skdpgen.synthesizers import MarginalMechanism, ReleaseContext
+from skdpgen.synthesizers import MarginalMechanism, MixtureGenerator, ReleaseContext
 
 from _capture import capture_fits, rescaled_noise
 
@@ -470,6 +470,41 @@ def marginals_selected():
                      {"pair selection": EXACT}, True, 600)
 
 
+def marginals_error_rounds():
+    # round_selection="error": a later round (MarginalMechanism.next_round) driven
+    # on the encoded rows as a fit makes it, after the first round's releases, on
+    # a model fixed in advance (a mixture at uniform, public; in a fit, the model
+    # fitted to the earlier releases, fixed given them). Three binary columns,
+    # every pair measured, so the one candidate is the triple; 200 records at
+    # (0, 0, 0) (enough that its gain is far beyond the selection's noise in every
+    # run) and the last there too (D) or at (1, 1, 1) (D'): the record leaves a
+    # cell far above its model count for one below it, so the error score moves
+    # by exactly 2 = 2√1, the claimed sensitivity
+    # (tests/synthesizers/test_marginal_rounds.py checks the bound on every
+    # neighbour of small random tables); the triple's release moves by √2/n
+    schema = {f"c{j}": {"type": "categorical", "categories": [0, 1]} for j in range(3)}
+    encoder = TableEncoder(schema).fit(pd.DataFrame({c: [0, 1] for c in schema}))
+    d = pd.DataFrame(np.zeros((200, 3), dtype=int), columns=list(schema))
+    d_prime = d.copy()
+    d_prime.iloc[-1] = 1
+
+    def fit(X):
+        mechanism = MarginalMechanism(pair_share=0.9, by_class=False, rounds=2,
+                                      round_selection="error")
+        mechanism.setup(encoder, 0, 1, np.random.default_rng(0))
+        accountant = privacy.GaussianAccountant(EPSILON, DELTA, mechanism.budget_shares(1))
+        context = ReleaseContext(ArrayRows(encoder.transform(X)), accountant, None,
+                                 np.random.default_rng(0), "cpu", "cpu")
+        mechanism.release(0, context)
+        mechanism.next_round(MixtureGenerator(4, 0, encoder.category_sizes_), context)
+        return accountant.report()
+
+    return Mechanism("marginals-error-rounds", fit, (d,), (d_prime,),
+                     {"one-way marginals": EXACT, "two-way marginals": EXACT,
+                      "round selection, round 1": EXACT, "round marginals, round 1": EXACT},
+                     True, 600)
+
+
 def dphp_product():
     # DP-HP's random product kernel: one release per epoch over product_size
     # columns drawn from the public random_state (here both columns, at every
@@ -662,7 +697,7 @@ def _scorer_predictions(synth, X):
 
 MECHANISMS = {build.__name__.replace("_", "-"): functools.cache(build) for build in (
     kme_rff, kme_rff_classes, kme_patch_sum, kme_hermite, dphp, dphp_product, dphp_patch,
-    marginals, marginals_rounds, marginals_selected, dpmerf,
+    marginals, marginals_rounds, marginals_selected, marginals_error_rounds, dpmerf,
     releaser_subspace,
     releaser_features, tcmc_mean, tcmc_second_moment, tcs, mmd_scorer, accuracy_scorer,
 )}
@@ -673,6 +708,7 @@ ATTAINED_PATHS = [name for name in MECHANISMS if name not in ("kme-hermite", "re
 # controls kept in the default suite (the others are also marked slow)
 FAST_CONTROLS = {"kme-rff", "kme-rff-classes", "kme-patch-sum", "kme-hermite", "dphp", "dphp-product",
                  "dphp-patch", "marginals", "marginals-rounds", "marginals-selected",
+                 "marginals-error-rounds",
                  "mmd-scorer"}
 
 

@@ -8,7 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import torch
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...kernels import MarginalFeatures
 from ...schema import kind_of
@@ -17,6 +17,7 @@ from ._marginal_checks import (ONE_WAY, ONE_WAY_BY_CLASS, PAIR_SELECTION, TWO_WA
                                TWO_WAY_BY_CLASS, MarginalChecks)
 from ._marginal_design import marginal_design
 from ._base import Mechanism, batch_weights
+from ._marginal_rounds import error_round, joint_means, mixture_tables, round_shares
 from ..generators.mixture import MixtureGenerator
 from .._policy import POLICY
 
@@ -93,6 +94,15 @@ class MarginalMechanism(MarginalChecks, Mechanism):
     round_share : float, default=POLICY.round_share
         The later rounds' share of the mechanism's budget, with ``rounds``
         above 1.
+    round_selection : {"weak", "error"}, default="weak"
+        What a later round measures. ``"weak"``: the measured pairs again
+        (:meth:`next_round`). ``"error"``: the one marginal, among a few
+        candidates (pairs not measured, triples of related columns), on which
+        the current model is most wrong beyond the noise its measurement
+        would carry, chosen by a Gaussian report-noisy-max on the model's
+        errors (AIM's design; ``skdpgen.synthesizers._marginal_rounds``);
+        the rounds stop early when no candidate's expected gain is beyond
+        the selection's noise.
 
     Notes
     -----
@@ -117,11 +127,12 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         "selection_share": [Interval(Real, 0, 1, closed="neither")],
         "rounds": [Interval(Integral, 1, None, closed="left")],
         "round_share": [Interval(Real, 0, 1, closed="neither")],
+        "round_selection": [StrOptions({"weak", "error"})],
     }
 
     def __init__(self, *, pair_share, pair_cells=POLICY.pair_cells, by_class=True,
                  n_pairs=None, selection_share=POLICY.selection_share, rounds=1,
-                 round_share=POLICY.round_share):
+                 round_share=POLICY.round_share, round_selection="weak"):
         self.pair_share = pair_share
         self.pair_cells = pair_cells
         self.by_class = by_class
@@ -129,6 +140,7 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         self.selection_share = selection_share
         self.rounds = rounds
         self.round_share = round_share
+        self.round_selection = round_selection
 
     def encoding(self, shape):
         """Every column one-hot: numeric and date columns on ``bins`` equal-width
@@ -175,6 +187,7 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
         self._reused, self.reused_columns_ = None, []
         self._remeasured = []  # per later round: (overall, by class, map) release names
+        self._round_measured, self._rounds_stopped, self.round_log_ = [], False, []
         self.features_ = MarginalFeatures(category_sizes=sizes, degree=1).fit(zeros)
         self.pairwise_ = self.candidates_ = None
         if len(sizes) > 1 and self.pair_share > 0:
@@ -191,6 +204,8 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         if not self.in_rounds:
             return shares
         shares = {name: share * (1.0 - self.round_share) for name, share in shares.items()}
+        if self.round_selection == "error":
+            return {**shares, **round_shares(self.round_share, self.by_class)}
         if not self.by_class:
             return {**shares, REMEASURED: self.round_share}
         return {**shares, REMEASURED: self.round_share / 2,
@@ -334,6 +349,8 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         -------
         released : bool
         """
+        if self.round_selection == "error" and self.in_rounds:
+            return error_round(self, network, context)
         if not self.in_rounds or self.pairwise_ is None or \
                 len(self._remeasured) >= self.rounds - 1:
             return False
@@ -496,14 +513,14 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         groups = [set(g) for g in network.groups]
         sizes = self._sizes
         for m in sorted(failing, key=lambda m: -m["excess"]):
-            if len(m["columns"]) != 2:
+            if len(m["columns"]) < 2:
                 continue
-            a, b = (self._block_keys.index(c) for c in m["columns"])
-            ga = next((g for g in groups if a in g), {a})
-            gb = next((g for g in groups if b in g), {b})
-            if ga is gb or int(np.prod([sizes[c] for c in ga | gb])) > POLICY.joint_cells:
+            met = {id(g): g for a in map(self._block_keys.index, m["columns"])
+                   for g in [next((g for g in groups if a in g), {a})]}
+            union = set().union(*met.values())
+            if len(met) < 2 or int(np.prod([sizes[c] for c in union])) > POLICY.joint_cells:
                 continue
-            groups = [g for g in groups if g is not ga and g is not gb] + [ga | gb]
+            groups = [g for g in groups if id(g) not in met] + [union]
         return [tuple(sorted(g)) for g in groups if len(g) > 1]
 
     def _loss_terms(self, by_class, overall):
@@ -511,7 +528,8 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         terms = [(ONE_WAY_BY_CLASS, self.features_, by_class),
                  (TWO_WAY_BY_CLASS, self.pairwise_, by_class),
                  (ONE_WAY, self.features_, overall), (TWO_WAY, self.pairwise_, overall)]
-        for name, name_by_class, fmap in getattr(self, "_remeasured", ()):
+        for name, name_by_class, fmap in [*getattr(self, "_remeasured", ()),
+                                          *getattr(self, "_round_measured", ())]:
             terms += [(name_by_class, fmap, by_class), (name, fmap, overall)]
         return [(name, fmap, w) for name, fmap, w in terms if fmap is not None
                 and name is not None and (self.by_class or not name.endswith("by class"))]
@@ -520,12 +538,14 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         """The joined pairs' tables of ``mixture`` (the fitted one by default), once
         for every term of a loss; None when it joined nothing."""
         mixture = getattr(self, "_mixture", None) if mixture is None else mixture
-        return mixture.pair_tables() if mixture is not None and mixture.groups else None
+        return mixture_tables(mixture)
 
     def _means(self, feature_map, generated, weights, tables=None):
         """The model's marginals under ``feature_map``: the mixture's products,
         and for pairs inside a joined group, its joint (``tables``:
         :meth:`_joint_tables`), of shape ``(k, features)``."""
+        if feature_map.degree > 2:  # a round's triples (_marginal_rounds)
+            return joint_means(feature_map, generated, weights, tables)
         means = feature_map.raw_feature_sum(generated, weights).T
         if feature_map.degree != 2 or tables is None:
             return means

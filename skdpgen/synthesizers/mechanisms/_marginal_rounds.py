@@ -1,0 +1,319 @@
+"""Rounds of the marginal mechanism that measure where the current model is most wrong.
+
+``MarginalMechanism(rounds=k, round_selection="error")``: after the first
+round's releases and a model fitted to them, each later round releases the
+model's error on a few candidate marginals (pairs not measured, triples of
+related columns), measures the one whose error most exceeds the noise its
+measurement would carry, and training goes on from where the model is (the
+design of AIM, McKenna et al. 2022, with a Gaussian report-noisy-max in place
+of the exponential mechanism). The mechanism calls these functions from its
+hooks (``budget_shares``, ``next_round``, ``_means``, ``_joint_tables``).
+"""
+
+# Authors: the skdpgen developers
+# License: BSD 3-Clause
+
+import itertools
+import math
+
+import numpy as np
+import torch
+
+from ...kernels import MarginalFeatures
+from ._base import batch_weights
+from .._policy import POLICY
+
+__all__ = ["ROUND_MARGINALS", "ROUND_MARGINALS_BY_CLASS", "ROUND_SELECTION",
+           "error_round", "error_scores", "joint_means", "mixture_tables", "model_marginals",
+           "round_candidates", "round_shares"]
+
+ROUND_SELECTION = "round selection"
+ROUND_MARGINALS = "round marginals"
+ROUND_MARGINALS_BY_CLASS = "round marginals by class"
+#: An error score's replace-one sensitivity, in rows (:func:`error_scores`).
+ERROR_SENSITIVITY = 2.0
+
+
+def round_shares(round_share, by_class):
+    """The later rounds' planned releases and their shares of the mechanism's budget.
+
+    Three privacy filters (:meth:`~skdpgen.privacy.GaussianAccountant.open_round`)
+    that the rounds spend in equal parts: the selections
+    (``POLICY.round_selection_share`` of ``round_share``) and the
+    measurements, over all rows and by class (half each; all over all rows
+    when ``by_class`` is False).
+
+    Examples
+    --------
+    >>> from skdpgen.synthesizers.mechanisms._marginal_rounds import round_shares
+    >>> {k: round(v, 3) for k, v in round_shares(0.3, False).items()}
+    {'round selection': 0.06, 'round marginals': 0.24}
+    """
+    selection = round_share * POLICY.round_selection_share
+    measure = round_share - selection
+    if not by_class:
+        return {ROUND_SELECTION: selection, ROUND_MARGINALS: measure}
+    return {ROUND_SELECTION: selection, ROUND_MARGINALS: measure / 2,
+            ROUND_MARGINALS_BY_CLASS: measure / 2}
+
+
+def error_scores(candidates, counts, model, n_rows):
+    """Each candidate marginal's error under a model: ``Σ_cells |N_r − n p_r|``.
+
+    Parameters
+    ----------
+    candidates : MarginalFeatures
+        Fitted: the candidate marginals (pairs, triples) and their coarse cells.
+    counts : ndarray of shape (candidates.n_features_out_,)
+        Every candidate's cell counts (rows), in the map's layout.
+    model : list of ndarray
+        Per candidate, the model's proportions of its cells (public: a
+        function of earlier releases).
+    n_rows : int
+
+    Returns
+    -------
+    scores : ndarray of shape (n_candidates,)
+
+    Notes
+    -----
+    **Sensitivity.** Every encoded row is one-hot in every block, so it
+    counts once in each candidate's table, whatever the record. Replacing
+    one row takes 1 from one cell of each table and adds 1 to one cell
+    (possibly the same). ``n_rows`` is public (replace-one) and ``model``
+    is fixed given the earlier releases: the mixture was fitted to them
+    alone, from a public seed (post-processing), and the candidates were
+    chosen from them and public sizes. ``|·|`` is 1-Lipschitz cell by cell,
+    so each score moves by at most 2 and the vector of ``K`` scores by at
+    most ``2√K`` in L2 norm, attained when the row leaves a cell above its
+    model count for one below it in every candidate. Released as one more
+    Gaussian release, it composes adaptively and exactly (the filter's
+    rounds: :meth:`~skdpgen.privacy.GaussianAccountant.open_round`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen.kernels import MarginalFeatures
+    >>> from skdpgen.synthesizers.mechanisms._marginal_rounds import error_scores
+    >>> fmap = MarginalFeatures(category_sizes=[2, 2, 2], degree=3).fit(np.zeros((1, 6)))
+    >>> counts = np.array([4, 0, 0, 4, 0, 4, 4, 0])  # the third column is a XOR b
+    >>> error_scores(fmap, counts, [np.full((2, 2, 2), 1 / 8)], 16).tolist()
+    [16.0]
+    """
+    offsets = candidates.offsets_
+    out = np.empty(len(candidates.marginals_))
+    for i, p in enumerate(model):
+        table = counts[offsets[i]:offsets[i + 1]]
+        out[i] = np.abs(table - n_rows * np.asarray(p, dtype=float).reshape(-1)).sum()
+    return out
+
+
+def mixture_tables(mixture):
+    """The joint tables of a mixture's joined columns, for every term of a loss.
+
+    ``(a, b) ->`` each row's joint of blocks ``a < b`` of one group
+    (:meth:`MixtureGenerator.pair_tables`) and, for every group of three
+    blocks or more, ``group ->`` each row's joint over the whole group (its
+    blocks in order); None when nothing is joined.
+    """
+    if mixture is None or not mixture.groups:
+        return None
+    tables = mixture.pair_tables()
+    if any(len(g) > 2 for g in mixture.groups):
+        for group, table in zip(mixture.groups, mixture._probabilities()[1]):
+            tables[tuple(group)] = table
+    return tables
+
+
+def _row_joint(marginal, generated, starts, tables):
+    """Each mixture row's joint over the blocks of ``marginal`` (in its order):
+    the product over the joined groups it meets (each summed onto the blocks
+    it shares) and its blocks outside any group."""
+    groups = [g for g in (tables or {}) if not any(set(g) < set(h) for h in tables)]
+    letters = {a: chr(ord("a") + i) for i, a in enumerate(marginal)}
+    operands, specs, placed = [], [], set()
+    for g in groups:
+        inside = [a for a in g if a in letters]
+        if len(inside) < 2:
+            continue
+        table = tables[g]
+        others = tuple(d + 1 for d, a in enumerate(g) if a not in letters)
+        operands.append(table.sum(dim=others) if others else table)
+        specs.append("r" + "".join(letters[a] for a in inside))
+        placed |= set(inside)
+    for a in marginal:
+        if a not in placed:
+            operands.append(generated[:, starts[a]:starts[a + 1]])
+            specs.append("r" + letters[a])
+    out = "r" + "".join(letters[a] for a in marginal)
+    return torch.einsum(",".join(specs) + "->" + out, *operands)
+
+
+def joint_means(feature_map, generated, weights, tables):
+    """The model's marginals under ``feature_map`` for marginals of any degree.
+
+    As :meth:`MarginalMechanism._means` for pairs: each marginal's weighted
+    sum over the mixture's rows of their joint over its blocks (products
+    of the rows' blocks; a joined group's joint where the marginal meets two
+    of its blocks or more: ``tables``, :func:`mixture_tables`), on the map's
+    coarse cells, of shape ``(k, features)``. Post-processing of the model.
+    """
+    if tables is None:
+        return feature_map.raw_feature_sum(generated, weights).T
+    starts = np.concatenate([[0], np.cumsum(feature_map.category_sizes)]).astype(int)
+    scale = 1.0 / math.sqrt(len(feature_map.marginals_))
+    parts = []
+    for m in feature_map.marginals_:
+        table = torch.einsum("rk,r...->k...", weights, _row_joint(m, generated, starts, tables))
+        for axis, block in enumerate(m, start=1):
+            groups = feature_map._aggregate[block]
+            if groups is not None:  # the marginal's coarse cells on this axis
+                agg = torch.as_tensor(groups, dtype=table.dtype, device=table.device)
+                table = torch.movedim(torch.tensordot(table, agg, dims=([axis], [0])),
+                                      -1, axis)
+        parts.append(table.reshape(table.shape[0], -1))
+    return torch.cat(parts, dim=1) * scale
+
+
+def model_marginals(mechanism, network, feature_map):
+    """The current model's proportions of every marginal of ``feature_map``
+    over all rows (its classes mixed by their released weights), as arrays of
+    the marginals' coarse shapes. Post-processing of the model."""
+    classes = mechanism.n_classes_
+    labels = torch.arange(network.n_rows, device=network.logits.device) % max(classes, 1)
+    was = network.training
+    network.train()
+    with torch.no_grad():
+        generated = network(torch.zeros(network.n_rows, 1, device=labels.device),
+                            labels if classes else None)
+        weights = batch_weights(labels if classes else None, classes, generated)
+        if mechanism._class_weights is not None:
+            weights = weights @ mechanism._class_weights.to(weights)[:, None]
+        means = joint_means(feature_map, generated, weights, mixture_tables(network))
+    network.train(was)
+    return feature_map.cells(means[0].double().cpu().numpy())
+
+
+def _coarse_cells(mechanism, marginal):
+    """A marginal's number of coarse cells (public: the encoding's)."""
+    return int(np.prod([mechanism.pairwise_.sizes_[a] for a in marginal]))
+
+
+def round_candidates(mechanism, unit, n_rows):
+    """The marginals a round chooses among, at most ``POLICY.round_candidates``.
+
+    Neither measured yet nor too large for the round's noise: a marginal of
+    ``c`` coarse cells measured with ``unit`` rows of noise a cell carries
+    about ``√(2/π)·unit·c`` rows of noise in L1; at most
+    ``POLICY.round_noise_share`` of the rows. Up to half are pairs not
+    measured, from the highest noisy score of the first round's pair
+    selection down (when there was one); the rest triples, from the
+    strongest relations the releases show: each measured pair's departure
+    from independence (rows, :meth:`pair_evidence`), a triple scored by the
+    sum of its three pairs'. Post-processing of the releases and public
+    sizes (ties to the earlier, a public order).
+    """
+    limit = POLICY.round_noise_share * n_rows / (math.sqrt(2 / math.pi) * max(unit, 1e-12))
+    done = {tuple(sorted(m)) for m in mechanism.pairwise_.marginals_}
+    done |= {tuple(sorted(m)) for _, _, fmap in mechanism._round_measured
+             for m in fmap.marginals_}
+
+    def fits(m):
+        return m not in done and _coarse_cells(mechanism, m) <= limit
+
+    k = POLICY.round_candidates
+    pairs = []
+    if mechanism.candidates_ is not None:
+        noisy = np.asarray(mechanism.targets_["pair selection"][0])
+        pairs = [tuple(sorted(mechanism.candidates_.marginals_[i]))
+                 for i in np.argsort(-noisy, kind="stable")]
+        pairs = [m for m in pairs if fits(m)]
+    strength = dict(zip((tuple(sorted(m)) for m in mechanism.pairwise_.marginals_),
+                        mechanism._departure(mechanism.pair_evidence())))
+    strong = sorted(strength, key=lambda m: -strength[m])[:2 * k]
+    blocks = range(len(mechanism._sizes))
+    triples = {tuple(sorted((*m, c))) for m in strong for c in blocks if c not in m}
+    score = {t: sum(strength.get(p, 0.0) for p in itertools.combinations(t, 2))
+             for t in triples}
+    triples = [t for t in sorted(triples, key=lambda t: (-score[t], t)) if fits(t)]
+    n_pairs = min(len(pairs), max(k // 2, k - len(triples)))
+    return pairs[:n_pairs] + triples[:k - n_pairs]
+
+
+def error_round(mechanism, network, context):
+    """One later round: choose by the model's error, measure, train on.
+
+    Releases the error scores (:func:`error_scores`) of the current model on
+    the round's candidates (:func:`round_candidates`) as
+    ``"round selection, round i"``, sensitivity ``2√K`` in rows. Each
+    score less the measurement's expected L1 noise on that marginal
+    (``√(2/π)·σ·cells``, ``σ`` the round's public noise on a cell, in rows:
+    AIM's correction) is its expected gain; the best is measured as
+    ``"round marginals, round i"`` (and by class), read by the loss from
+    then on, unless its gain is not beyond the selection's noise (``z``
+    of that noise, ``z`` the normal quantile of ``POLICY.misfit_level``
+    over ``K``): then the rounds stop, the filters' rest unspent. Each round
+    spends an equal part of what the filters have left. The choice reads
+    the releases, the model (fitted to them) and public sizes only.
+
+    Returns
+    -------
+    released : bool
+        Whether a marginal was measured (training goes on).
+    """
+    from scipy.stats import norm
+
+    done = len(mechanism._round_measured)
+    if mechanism._rounds_stopped or done >= mechanism.rounds - 1:
+        return False
+    accountant, n = context.accountant, context.rows.n_rows
+    left = mechanism.rounds - 1 - done
+    measure = accountant.round_left(ROUND_MARGINALS) / left
+    # one cell's noise, in rows, of a marginal measured alone at this round's share
+    unit = (accountant.noise_multiplier_total * math.sqrt(2.0)
+            / math.sqrt(accountant.plan[ROUND_MARGINALS][0] * measure))
+    candidates = round_candidates(mechanism, unit, n)
+    if not candidates:
+        mechanism._rounds_stopped = True
+        return False
+    fmap = MarginalFeatures(category_sizes=mechanism._sizes, degree=3, marginals=candidates,
+                            groups=mechanism._groups).fit(mechanism._zeros)
+    model = model_marginals(mechanism, network, fmap)
+    k = len(candidates)
+    name = accountant.open_round(ROUND_SELECTION, accountant.round_left(ROUND_SELECTION) / left)
+
+    def scores(sums):  # the exact cell counts: one-hot rows sum to integers
+        return error_scores(fmap, np.rint(sums * math.sqrt(k)), model, n)
+
+    sensitivity = ERROR_SENSITIVITY * math.sqrt(k)
+    noisy = np.asarray(context.release_statistic(name, fmap, scores, sensitivity=sensitivity))
+    mechanism.targets_[name] = [noisy]
+    gain = noisy - math.sqrt(2 / math.pi) * unit * np.diff(fmap.offsets_)
+    best = int(np.argmax(gain))
+    spread = accountant.noise_multipliers[name] * sensitivity  # a score's noise, in rows
+    log = {"candidates": [tuple(mechanism._block_keys[a] for a in m) for m in candidates],
+           "gain": float(gain[best]), "score_std": float(spread)}
+    mechanism.round_log_.append(log)
+    if gain[best] <= norm.isf(POLICY.misfit_level / k) * spread:
+        mechanism._rounds_stopped = True
+        return False
+    chosen = candidates[best]
+    log["measured"] = tuple(mechanism._block_keys[a] for a in chosen)
+    _measure(mechanism, context, chosen, measure)
+    return True
+
+
+def _measure(mechanism, context, marginal, fraction):
+    """Release ``marginal`` over all rows (and by class) from the filters, at
+    ``fraction`` of what they were planned; the loss reads it from now on."""
+    accountant = context.accountant
+    fmap = MarginalFeatures(category_sizes=mechanism._sizes, degree=len(marginal),
+                            marginals=[marginal], groups=mechanism._groups).fit(mechanism._zeros)
+    names = (accountant.open_round(ROUND_MARGINALS, fraction),
+             accountant.open_round(ROUND_MARGINALS_BY_CLASS, fraction) if mechanism.by_class
+             else None)
+    mechanism._release_marginals(context, [(*names, fmap)])
+    mechanism._as_inverse(context)
+    mechanism._round_measured.append((*names, fmap))
+    mechanism._entries += sum(mechanism.targets_[name][0].size for name in names if name)
+    mechanism._refined_at = len(getattr(mechanism, "_losses", ()))  # the stop rule anew
