@@ -77,6 +77,36 @@ def test_console_blocks_wrap_instead_of_being_cut_off():
     assert re.search(r'html_css_files\s*=\s*\[[^\]]*"console\.css"', (DOC / "conf.py").read_text())
 
 
+def _css_rules(css):
+    """``{selector: declarations}`` of a flat style sheet (comments dropped)."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    rules = {}
+    for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", css):
+        for selector in selectors.split(","):
+            rules.setdefault(" ".join(selector.split()), "")
+            rules[" ".join(selector.split())] += body
+    return rules
+
+
+def test_titles_code_and_side_names_wrap_at_1280_px():
+    """Issue 66: at 1,280 px the API pages' titles ("skdpgen.MarginalSynthesiz"),
+    the privacy page's code, the "On this page" names and the "Previous"/"Next"
+    names were cut off; each now wraps (checked on the built pages with headless
+    Chromium when this was written; here, that the rules are there)."""
+    rules = _css_rules((DOC / "_static" / "console.css").read_text())
+
+    def wraps(selector, *declarations):
+        body = " ".join(rules.get(selector, "").split())
+        return all(d in body for d in declarations)
+
+    assert wraps(".bd-article pre", "white-space: pre-wrap", "overflow-wrap: anywhere")
+    assert wraps(".bd-article h1", "overflow-wrap: anywhere")
+    assert wraps('.bd-article section[id^="skdpgen-"] > h1', "font-size")  # API titles
+    for selector in (".bd-toc code", ".prev-next-area a p.prev-next-title",
+                     ".bd-article table code"):
+        assert wraps(selector, "white-space: normal", "overflow-wrap: anywhere"), selector
+
+
 # ---------------------------------------------------------------------------
 # Issue 63: the searches the pages show run as written
 # ---------------------------------------------------------------------------
