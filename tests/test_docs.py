@@ -251,3 +251,33 @@ def test_the_readme_command_line_block_runs(tmp_path, fast_fits, monkeypatch, ca
         refused = status == 2 and (tmp_path / "raw.y.schema.json").exists()
         assert status == 0 or refused, (command, out.err[-500:])
     assert (tmp_path / "schema.json").exists() and (tmp_path / "synthetic.csv").exists()
+
+
+def test_the_schemas_page_leads_with_what_a_user_writes():
+    """Issue 66: more than half of the Schemas page was policy constants and
+    private module names. It now opens with a user's schema (a runnable example,
+    the same schema as the command line's JSON file, each type with its keys),
+    then what happens without a schema, and the estimate's rules last."""
+    import ast
+
+    text = (DOC / "user_guide" / "schemas.rst").read_text()
+    titles = re.findall(r"^(.+)\n-{3,}$", text, re.M)
+    assert titles[:2] == ["A complete example", "The types and their keys"]
+    assert titles.index("Without a schema") == len(titles) - 2
+    assert titles[-1].startswith("Reference")
+    assert text.index(".. automodule:: skdpgen.private_schema") > text.index(titles[-1])
+    # the user-facing prose names no private module (skdpgen.schema._x)
+    prose = text[:text.index(titles[-1])]
+    assert not re.search(r"skdpgen(\.\w+)*\._", prose)
+    # the JSON file shown is the example's schema, key for key
+    first = _code_block("user_guide/schemas.rst", "schema = {")
+    assign = next(node for node in ast.parse(first).body
+                  if isinstance(node, ast.Assign)
+                  and getattr(node.targets[0], "id", None) == "schema")
+    schema = ast.literal_eval(assign.value)
+    shown = re.search(r"\.\. code-block:: json\n\n(.*?)\n\S", text, re.S).group(1)
+    assert json.loads(textwrap.dedent(shown)) == schema
+    types = {spec["type"] for spec in schema.values()}
+    assert types == {"numeric", "datetime", "time", "categorical"}
+    for kind in types:  # each type has its table of keys
+        assert f'.. list-table:: ``"type": "{kind}"``' in text
