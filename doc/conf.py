@@ -35,7 +35,7 @@ html_theme_options = {
 }
 # pages without sub-pages get no (empty) "Section Navigation" sidebar
 html_static_path = ["_static"]
-html_css_files = ["console.css"]  # console blocks wrap: nothing cut off at 1,280 px
+html_css_files = ["console.css"]  # code, titles and side names wrap: nothing cut off at 1,280 px
 html_sidebars = {page: [] for page in (
     "install", "getting_started", "release", "evaluation", "architecture", "benchmarks")}
 

@@ -1,4 +1,5 @@
-"""The command line's synthetic table, sampled and written a chunk of rows at a time.
+"""The command line's synthetic table, sampled and written a chunk of rows at a time,
+and the progress lines of a command on standard error (:func:`progress_lines`).
 
 ``skdpgen synthesize`` writes as many rows as the input had (or
 ``--n-samples``): they are drawn ``OUTPUT_ROWS`` at a time, each chunk with its
@@ -13,11 +14,14 @@ seed.
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
+import sys
+import time
 from pathlib import Path
 
 from ._cli_files import UsageError
 
-__all__ = ["OUTPUT_ROWS", "chunk_sizes", "synthetic_chunks", "write_chunks"]
+__all__ = ["OUTPUT_ROWS", "chunk_sizes", "progress_lines", "synthetic_chunks",
+           "write_chunks"]
 
 #: Rows sampled, decoded and written at a time.
 OUTPUT_ROWS = 100_000
@@ -96,3 +100,17 @@ def write_chunks(chunks, path):
     finally:
         if writer is not None:
             writer.close()
+
+
+def progress_lines(command, quiet=False):
+    """A function that says on standard error what ``command`` is doing, with the
+    seconds since this call (nothing when ``quiet``), one line a step, so that a
+    command is never silent for long: ``demo: fitting ... (at 4 s)``."""
+    start = time.perf_counter()
+
+    def step(what):
+        if not quiet:
+            print(f"{command}: {what} (at {time.perf_counter() - start:.0f} s)",
+                  file=sys.stderr, flush=True)
+
+    return step

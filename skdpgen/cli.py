@@ -15,7 +15,8 @@ Commands
     Print utility (train on synthetic, test on real, next to train on real)
     and fidelity tables: a data holder's diagnostic, not a private release.
 ``skdpgen demo``
-    Synthesize the bundled UCI Adult data at ε = 1 and report.
+    Synthesize the bundled UCI Adult data at ε = 1 and report, each step said
+    on standard error (none with ``--quiet``).
 
 User mistakes end with one line on standard error and exit status 2; a
 command that fails writes no file.
@@ -50,7 +51,7 @@ from ._cli_files import (
 from ._cli_notes import (classes_note, empty_note, estimate_note, far_off_lines, issues_label,
                          misfit_note, pairs_note)
 from ._cli_options import type_words
-from ._cli_output import synthetic_chunks, write_chunks
+from ._cli_output import progress_lines, synthetic_chunks, write_chunks
 
 __all__ = ["main"]
 
@@ -505,7 +506,11 @@ def _cmd_evaluate(args):
 
 
 def _cmd_demo(args):
+    """``skdpgen demo``: fit on the bundled UCI Adult training split, print the privacy
+    report and a utility line; each step said on standard error (unless ``--quiet``)."""
     _check_budget(args)  # before torch is imported
+    step = progress_lines("demo", quiet=args.quiet)
+    step("loading the bundled UCI Adult data")
     from sklearn.linear_model import LogisticRegression
 
     from .datasets import load_adult
@@ -521,16 +526,21 @@ def _cmd_demo(args):
         labeled=True,
         random_state=args.random_state,
         device=args.device,
-        verbose=int(args.progress),
+        verbose=0 if args.quiet else 1,  # the fit's progress bar
     )
+    n = len(train.data)
+    step(f"fitting {_display_name(synth)} on {n:,} rows at epsilon = {args.epsilon:g}")
     start = time.perf_counter()
     synth.fit(train.data, train.target, epsilon=args.epsilon, delta=args.delta)
     elapsed = time.perf_counter() - start
-    X_syn, y_syn = synth.sample(len(train.data), random_state=args.random_state)
-    print(f"{_display_name(synth)} on UCI Adult ({len(train.data)} rows) in {elapsed:.1f} s")
+    step(f"sampling {n:,} synthetic rows")
+    X_syn, y_syn = synth.sample(n, random_state=args.random_state)
+    print(f"{_display_name(synth)} on UCI Adult ({n} rows) in {elapsed:.1f} s")
     print(synth.privacy_report_)
     models = {"logistic regression": LogisticRegression(max_iter=1000)}
+    step("utility: a logistic regression trained on the synthetic rows")
     syn = downstream_utility(X_syn, y_syn, test.data, test.target, models=models)
+    step("utility: a logistic regression trained on the real rows, for comparison")
     real = downstream_utility(train.data, train.target, test.data, test.target, models=models)
     lr = "logistic regression"
     print(
@@ -540,8 +550,10 @@ def _cmd_demo(args):
         f"  real -> real:      ROC-AUC {real.loc[lr, 'roc_auc']:.3f}, PR-AUC {real.loc[lr, 'pr_auc']:.3f}"
     )
     if args.out:
+        step(f"writing {args.out}")
         write_table(X_syn.assign(income=y_syn), args.out)
         print(f"Synthetic data written to {args.out}")
+    step("done")
     return 0
 
 

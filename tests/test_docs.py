@@ -77,6 +77,36 @@ def test_console_blocks_wrap_instead_of_being_cut_off():
     assert re.search(r'html_css_files\s*=\s*\[[^\]]*"console\.css"', (DOC / "conf.py").read_text())
 
 
+def _css_rules(css):
+    """``{selector: declarations}`` of a flat style sheet (comments dropped)."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    rules = {}
+    for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", css):
+        for selector in selectors.split(","):
+            rules.setdefault(" ".join(selector.split()), "")
+            rules[" ".join(selector.split())] += body
+    return rules
+
+
+def test_titles_code_and_side_names_wrap_at_1280_px():
+    """Issue 66: at 1,280 px the API pages' titles ("skdpgen.MarginalSynthesiz"),
+    the privacy page's code, the "On this page" names and the "Previous"/"Next"
+    names were cut off; each now wraps (checked on the built pages with headless
+    Chromium when this was written; here, that the rules are there)."""
+    rules = _css_rules((DOC / "_static" / "console.css").read_text())
+
+    def wraps(selector, *declarations):
+        body = " ".join(rules.get(selector, "").split())
+        return all(d in body for d in declarations)
+
+    assert wraps(".bd-article pre", "white-space: pre-wrap", "overflow-wrap: anywhere")
+    assert wraps(".bd-article h1", "overflow-wrap: anywhere")
+    assert wraps('.bd-article section[id^="skdpgen-"] > h1', "font-size")  # API titles
+    for selector in (".bd-toc code", ".prev-next-area a p.prev-next-title",
+                     ".bd-article table code"):
+        assert wraps(selector, "white-space: normal", "overflow-wrap: anywhere"), selector
+
+
 # ---------------------------------------------------------------------------
 # Issue 63: the searches the pages show run as written
 # ---------------------------------------------------------------------------
@@ -221,3 +251,50 @@ def test_the_readme_command_line_block_runs(tmp_path, fast_fits, monkeypatch, ca
         refused = status == 2 and (tmp_path / "raw.y.schema.json").exists()
         assert status == 0 or refused, (command, out.err[-500:])
     assert (tmp_path / "schema.json").exists() and (tmp_path / "synthetic.csv").exists()
+
+
+def test_the_schemas_page_leads_with_what_a_user_writes():
+    """Issue 66: more than half of the Schemas page was policy constants and
+    private module names. It now opens with a user's schema (a runnable example,
+    the same schema as the command line's JSON file, each type with its keys),
+    then what happens without a schema, and the estimate's rules last."""
+    import ast
+
+    text = (DOC / "user_guide" / "schemas.rst").read_text()
+    titles = re.findall(r"^(.+)\n-{3,}$", text, re.M)
+    assert titles[:2] == ["A complete example", "The types and their keys"]
+    assert titles.index("Without a schema") == len(titles) - 2
+    assert titles[-1].startswith("Reference")
+    assert text.index(".. automodule:: skdpgen.private_schema") > text.index(titles[-1])
+    # the user-facing prose names no private module (skdpgen.schema._x)
+    prose = text[:text.index(titles[-1])]
+    assert not re.search(r"skdpgen(\.\w+)*\._", prose)
+    # the JSON file shown is the example's schema, key for key
+    first = _code_block("user_guide/schemas.rst", "schema = {")
+    assign = next(node for node in ast.parse(first).body
+                  if isinstance(node, ast.Assign)
+                  and getattr(node.targets[0], "id", None) == "schema")
+    schema = ast.literal_eval(assign.value)
+    shown = re.search(r"\.\. code-block:: json\n\n(.*?)\n\S", text, re.S).group(1)
+    assert json.loads(textwrap.dedent(shown)) == schema
+    types = {spec["type"] for spec in schema.values()}
+    assert types == {"numeric", "datetime", "time", "categorical"}
+    for kind in types:  # each type has its table of keys
+        assert f'.. list-table:: ``"type": "{kind}"``' in text
+
+
+def test_the_pages_quote_the_benchmark_tables_numbers():
+    """Issue 66 (one set of numbers): the Dask guide gave a DP-HP fit of 10⁶ Adult
+    rows in memory as 46.2 s (2026-11-21) beside the Benchmarks page's 25.3 s, and
+    the Benchmarks page's reading gave car's 2-way TV as 0.129 under a table
+    saying 0.127; each quote now is the table's number."""
+    scaling = " ".join((DOC / "_scaling_table.txt").read_text().split())
+    in_memory = re.search(r"- 1,000,000 - in-memory - ([0-9.]+)", scaling).group(1)
+    scale = " ".join((DOC / "user_guide" / "scale.rst").read_text().split())
+    assert re.search(r"the DP-HP fit of 10⁶ rows in ([0-9.]+) s", scale).group(1) == in_memory
+    tables = (DOC / "_benchmark_tables.txt").read_text()
+    two_way = tables[tables.index(":: 2-way TV, ε = 1"):tables.index(":: 3-way TV, ε = 1")]
+    row = re.search(r'^\s*"car", "\**([0-9.]+)\**", "[^"]+", "[^"]+", "\**([0-9.]+)', two_way,
+                    re.M).groups()
+    reading = " ".join((DOC / "_benchmark_reading.txt").read_text().split())
+    assert re.search(r"its gap to MST \(([0-9.]+) against ([0-9.]+)", reading).groups() == row
