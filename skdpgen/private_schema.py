@@ -235,6 +235,19 @@ which a binned encoding keeps in cells of their own (hours worked: 40 stays
 40 instead of 40 and 41). Post-processing of the same fine histogram
 (:func:`skdpgen.schema._points.point_masses`).
 
+Cells that follow the mass
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+
+Where equal-width cells of the bounds would put more than
+``POLICY.even_share`` of the released mass in one of ``POLICY.even_cells``
+(a long tail, values packed into a small part of their bounds), the spec
+gets ``"quantiles"``: the values at equal steps of that mass (bins, their
+groups of 16 sub-bins and the sub-bins, each locating what its noisy count
+holds beyond two noise standard deviations, the rest spread evenly; blended
+with an even spread). A binned encoding then makes cells of equal mass
+instead of equal width (:func:`skdpgen.schema._cells.mass_quantiles`).
+Post-processing of the same release; declared bounds keep equal-width cells.
+
 At ε = 1 for six estimated columns and n = 5,000 (:math:`s \approx 16` for a
 numeric column), a bin needs about 80 rows to be occupied on its own and
 about 35 next to the bulk; the bounds of a log-normal column then cover

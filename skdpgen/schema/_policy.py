@@ -67,6 +67,20 @@ class EstimationPolicy(Policy):
     follow_groups: int = rule(2, "whole groups towards zero a run next to a range may hold")
     tail_share: float = rule(
         0.02, "a tail decade is trimmed where the rows beyond are under this share")
+    # -- cells that follow the released mass (skdpgen.schema._cells) ----------
+    cell_knots: int = rule(
+        128, "an estimated numeric column's \"quantiles\": its values at this many equal "
+             "steps of its released mass")
+    cell_stds: float = rule(
+        2.0, "a part of the released mass locates what its count holds beyond this; the "
+             "rest of its parent's is spread evenly")
+    even_cells: int = rule(
+        10, "cells follow the mass where one of this many equal-width cells would hold ...")
+    even_share: float = rule(
+        0.4, "... more than this share of the released mass (else they stay equal-width)")
+    cell_uniform: float = rule(
+        0.25, "the share of an even spread over the bounds blended into the released mass "
+             "(cells at most 1/(1 − this) times narrower, 1/this times wider than even ones)")
     # -- flags and kinds (skdpgen.schema._flags, _text, the kinds) ------------
     integer_fraction: float = rule(
         0.01, "a column is integer when its non-integer values are under this share")

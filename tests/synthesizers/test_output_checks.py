@@ -42,20 +42,18 @@ def _ks(X, sample, column):
     return ks_2samp(X[column], pd.to_numeric(sample[column])).statistic
 
 
-def test_a_long_tailed_column_is_named_and_the_others_are_not(fitted):
-    # the amount's equal-width bins put nearly every row in the first one, whose
-    # values come back spread over it (KS distance about 0.4-0.5): the released
-    # histogram, ten bins a decade, sees it; the others came back fine
+def test_a_long_tailed_column_comes_back_and_nothing_is_named(fitted):
+    # equal-width bins of the amount's estimated bounds put nearly every row in
+    # the first one, whose values came back spread over it (KS distance about
+    # 0.4-0.5, named by the released histogram); its cells now follow the
+    # released mass (the spec's "quantiles"), and it comes back where its rows
+    # are: nothing is named
     X, synth = fitted
-    issues = synth.output_issues_
-    assert [i["column"] for i in issues] == ["money"]
-    (money,) = issues
+    assert "quantiles" in synth.schema_["money"]
+    assert synth.output_issues_ == []
     sample = synth.sample(20_000, random_state=1)[0]
-    assert money["measure"] == "ks" and _ks(X, sample, "money") > 0.25
-    assert money["share"] == pytest.approx(_ks(X, sample, "money"), abs=0.05)
-    for column in ("age", "frac"):
-        assert _ks(X, sample, column) < 0.05
-    assert synth.output_issues_ == issues  # a public seed: the same each time
+    for column, limit in (("money", 0.1), ("age", 0.05), ("frac", 0.05)):
+        assert _ks(X, sample, column) < limit, column
 
 
 def test_columns_written_far_off_are_named(fitted, monkeypatch):
@@ -74,7 +72,7 @@ def test_columns_written_far_off_are_named(fitted, monkeypatch):
 
     monkeypatch.setattr(synth, "sample", spoilt)
     named = {i["column"]: i for i in synth.output_issues_}
-    assert set(named) == {"money", "city", "frac"}
+    assert set(named) == {"city", "frac"}
     assert named["city"]["measure"] == "tv" and named["city"]["share"] == pytest.approx(
         0.95, abs=0.03)
     assert named["frac"]["measure"] == "ks" and named["frac"]["share"] == pytest.approx(
@@ -98,12 +96,22 @@ def test_values_outside_the_released_range_are_named():
     assert _outside("x", inside, h, 10.0, 0.01, h.sum(), 20_000) is None
 
 
-def test_the_summary_has_a_line_per_far_off_column(tmp_path, fast_fits, capsys):
-    # the command's summary (five training steps: some columns come back far
-    # off): a warning line of its own for each column named, with its measure;
-    # against the written rows, every column far off beyond doubt (a KS distance
-    # or total variation above 0.35) named, and none that came back close (below
-    # 0.2)
+def test_the_summary_has_a_line_per_far_off_column(tmp_path, fast_fits, capsys,
+                                                   monkeypatch):
+    # the command's summary (five training steps, and the city spoilt in every
+    # sample: "d" in every row): a warning line of its own for each column
+    # named, with its measure; against the written rows, every column far off
+    # beyond doubt (a KS distance or total variation above 0.35) named, and
+    # none that came back close (below 0.2)
+    sample = MarginalSynthesizer.sample
+
+    def spoilt(self, n, **kwargs):
+        Xs, y = sample(self, n, **kwargs)
+        Xs = Xs.copy()
+        Xs["city"] = "d"
+        return Xs, y
+
+    monkeypatch.setattr(MarginalSynthesizer, "sample", spoilt)
     X = _table()
     X.to_csv(tmp_path / "data.csv", index=False)
     with reproducible_noise(0):
@@ -120,7 +128,7 @@ def test_the_summary_has_a_line_per_far_off_column(tmp_path, fast_fits, capsys):
                                    for t in err.splitlines())}
     assert {c for c, d in far.items() if d > 0.35} <= named
     assert not {c for c, d in far.items() if d < 0.2} & named
-    assert named  # five steps leave some column far off
+    assert "city" in named  # the spoilt column
 
 
 def test_a_column_mostly_folded_into_other_is_named():

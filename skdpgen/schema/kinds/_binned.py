@@ -94,6 +94,15 @@ class Binned:
     uniformly inside the bin: mixed into a scaled codec, whose ``unit_values``
     it bins and whose ``decode_unit`` it decodes with.
 
+    With the spec's ``"quantiles"`` (values at equal steps of the column's
+    mass, from its lower to its upper bound: an estimate's, see
+    :func:`~skdpgen.schema._cells.mass_quantiles`), the bins are equal-width
+    on the scale they make instead, which maps each value to its position
+    among them (linear between two): the ``k``-th bin holds the mass between
+    the quantiles ``k/bins`` and ``(k + 1)/bins``, narrow where the mass is;
+    decoded uniformly on that scale, a value follows the quantiles inside
+    its bin too.
+
     The block's slots: the bins; then one slot per value of the spec's
     ``"points"`` (a point mass: the rows holding exactly that value); then
     one for missing values or exact zeros, when the spec has them. A
@@ -113,6 +122,27 @@ class Binned:
         self.indicator = False
         self.extra = self.bins + self.points.size  # the missing (or zero) slot
         self.width = self.extra + int(bool(spec.get("missing", False)) or self.zero)
+        quantiles = spec.get("quantiles")
+        self.knots = None
+        if quantiles is not None:  # their positions in the bounds, on the unit scale
+            lo, hi = (float(q) for q in (quantiles[0], quantiles[-1]))
+            self.knots = (np.asarray(quantiles, dtype=np.float64) - lo) / (hi - lo)
+            self.steps = np.linspace(0.0, 1.0, self.knots.size)
+
+    def warp(self, unit):
+        """Positions in the bounds (``[0, 1]``) on the scale of the bins."""
+        return unit if self.knots is None else np.interp(unit, self.knots, self.steps)
+
+    def unwarp(self, unit):
+        """Positions on the scale of the bins back in the bounds (``[0, 1]``)."""
+        return unit if self.knots is None else np.interp(unit, self.steps, self.knots)
+
+    def unit_values(self, column, *values):
+        """The scaled codec's values on [-1, 1], on the scale of the bins."""
+        z, missing = super().unit_values(column, *values)
+        if self.knots is not None:
+            z = np.where(missing, z, self.warp((z + 1.0) / 2.0) * 2.0 - 1.0)
+        return z, missing
 
     def point_cells(self, spec):
         """Whether the exact zeros take a last slot of their own, and the values
@@ -155,7 +185,7 @@ class Binned:
     def decode(self, numeric, code, missing, offset, is_frame):
         missing = (code >= self.extra) if self.spec.get("missing") else np.zeros(len(code), bool)
         unit = (np.clip(code, 0, self.bins - 1) + offset) / self.bins
-        return self.decode_unit(unit, missing, is_frame)
+        return self.decode_unit(self.unwarp(unit), missing, is_frame)
 
 
 def _snap(edges, bounds, bins):

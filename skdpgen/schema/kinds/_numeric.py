@@ -8,6 +8,7 @@ import pandas as pd
 
 from ...privacy import record_leak
 from ..._canonical import MISSING, canonical
+from .._cells import mass_quantiles
 from .._flags import _flags
 from .._grids import FINE_BINS, _fine_positions, _integer_bins, _numeric_grid, _numeric_positions
 from .._issues import _empty, _missing_flag, _warn_guess, _warn_outside_share, _warn_unlocated
@@ -87,6 +88,10 @@ class _Binned(Binned, _Scaled):
     def decode_unit(self, unit, missing, is_frame):
         return _numeric_output(self.spec, self.values_from_unit(unit), missing, is_frame)
 
+    def cell_values(self, unit):
+        """The values at positions ``unit`` on the scale of the bins."""
+        return self.values_from_unit(self.unwarp(unit))
+
     def decode(self, numeric, code, missing, offset, is_frame):
         """Uniform inside the bin; an integer column uniform over the integers of
         its bin (rounding a uniform value would move some to the next bin); the
@@ -97,9 +102,9 @@ class _Binned(Binned, _Scaled):
         at = self.points[np.clip(code - self.bins, 0, self.points.size - 1)] if (
             self.points.size) else np.zeros(len(code))
         code = np.clip(code, 0, self.bins - 1)
-        inside = self.values_from_unit((code + offset) / self.bins)
+        inside = self.cell_values((code + offset) / self.bins)
         if self.spec["integer"]:
-            lo, hi = (_snap(self.values_from_unit(c / self.bins), self.spec["bounds"],
+            lo, hi = (_snap(self.cell_values(c / self.bins), self.spec["bounds"],
                             self.bins) for c in (code, code + 1))
             first = np.ceil(lo)
             last = np.where(code == self.bins - 1, np.floor(hi), np.ceil(hi) - 1)
@@ -107,7 +112,7 @@ class _Binned(Binned, _Scaled):
             inside = np.where(count >= 1, first + np.floor(offset * np.maximum(count, 1)),
                               inside)
         else:  # to the output step, where that keeps the value in its bin
-            lo, hi = (self.values_from_unit(c / self.bins) for c in (code, code + 1))
+            lo, hi = (self.cell_values(c / self.bins) for c in (code, code + 1))
             short = _round_to(inside, output_step(self.spec["bounds"]))
             inside = np.where((short >= lo) & (short < hi), short, inside)
         inside = np.where(point, at, inside)  # a point: its value
@@ -139,6 +144,19 @@ class _Levels(ColumnCodec):
         missing = (code >= self.size) if self.spec.get("missing") else np.zeros(len(code), bool)
         values = (self.first + np.clip(code, 0, self.size - 1)).astype(np.float64)
         return _numeric_output(self.spec, values, missing, is_frame)
+
+
+def _check_quantiles(key, quantiles, lo, hi):
+    """A spec's ``"quantiles"``: increasing numbers from ``lo`` to ``hi``."""
+    try:
+        q = [float(v) for v in quantiles]
+    except (TypeError, ValueError):
+        q = []
+    if len(q) < 2 or q[0] != lo or q[-1] != hi or not np.all(np.diff(q) > 0):
+        raise ValueError(
+            f"Schema column {key!r} has \"quantiles\" that are not increasing numbers from "
+            f"its lower bound {lo} to its upper bound {hi}.")
+    return q
 
 
 def _zero_mass(hist, bounds, n, s, z):
@@ -318,6 +336,8 @@ class NumericKind(ColumnKind):
         if spec.get("points"):
             out["points"] = _check_points(key, spec["points"], lo, hi, out["integer"],
                                           out.get("zero", False))
+        if spec.get("quantiles") is not None:
+            out["quantiles"] = _check_quantiles(key, spec["quantiles"], lo, hi)
         if "levels" in spec:
             out["levels"] = flag(key, spec, "levels")
             if out["levels"] and not (out["integer"] and n_levels(lo, hi) >= 1):
@@ -485,4 +505,9 @@ class NumericKind(ColumnKind):
             points = point_masses(noisy[part["fine"]], s, bounds, integer, n)
             if points:
                 spec["points"] = points
+        if context.bounds is None and found is not None:  # cells that follow the mass
+            quantiles = mass_quantiles(hist, noisy[part["fine"]], s, bounds, integer,
+                                       spec.get("points", ()))
+            if quantiles is not None:
+                spec["quantiles"] = quantiles
         return spec
