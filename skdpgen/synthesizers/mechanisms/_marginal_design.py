@@ -232,7 +232,7 @@ def rounds_without_pairs(n_rows, epsilon, delta, rounds, *, labeled):
     >>> rounds_without_pairs(1_500, 1.0, 1e-5, 6, labeled=False)
     5
     >>> rounds_without_pairs(340, 1.0, 1e-5, 6, labeled=True)
-    1
+    3
     """
     if not math.isfinite(epsilon):
         return rounds - 1
