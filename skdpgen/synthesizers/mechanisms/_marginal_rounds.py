@@ -28,7 +28,7 @@ from .._policy import POLICY
 
 __all__ = ["ROUND_MARGINALS", "ROUND_MARGINALS_BY_CLASS", "ROUND_SELECTION",
            "error_round", "error_scores", "joint_means", "mixture_tables", "model_marginals",
-           "round_candidates", "round_shares"]
+           "released_groups", "round_candidates", "round_shares"]
 
 ROUND_SELECTION = "round selection"
 ROUND_MARGINALS = "round marginals"
@@ -259,37 +259,86 @@ def round_candidates(mechanism, unit, n_rows):
 def _pairs_without_pairs(mechanism, limit, unit, done):
     """A round's candidate pairs where the first round measured none.
 
-    The ordered columns' cells are merged into ``c`` groups
-    (``pair_groups``), ``c`` from ``pair_cells`` down to 2, the one under
-    which the most pairs not yet measured fit ``limit`` (the larger on a
-    tie); of those, the ``POLICY.round_candidates`` of the largest expected
-    gain were they as related as their margins allow: ``2n·min(g_a, g_b)``
-    rows, ``g`` a column's Gini impurity ``1 − Σ p²`` under the overall
-    one-way release (the departure of a column from itself), less the
-    measurement's expected L1 noise ``√(2/π)·unit·cells``. No released
-    pair score exists here: the choice reads the one-way release and
-    public sizes only (post-processing), and the round's selection
-    (:func:`error_scores`) reads the rows.
+    Every column's cells are merged into at most ``c`` groups
+    (:func:`released_groups`), ``c`` from ``pair_cells`` down to 2, the one
+    under which the most pairs not yet measured fit ``limit`` (the larger
+    on a tie); of those, the ``POLICY.round_candidates`` of the largest
+    expected gain were they as related as their margins allow:
+    ``2n·min(g_a, g_b)`` rows, ``g`` a column's Gini impurity ``1 − Σ p²``
+    under the overall one-way release (the departure of a column from
+    itself), less the measurement's expected L1 noise
+    ``√(2/π)·unit·cells``. No released pair score exists here: the choice
+    reads the one-way release and public sizes only (post-processing), and
+    the round's selection (:func:`error_scores`) reads the rows.
     """
-    blocks = range(len(mechanism._sizes))
-    pairs = [m for m in itertools.combinations(blocks, 2) if m not in done]
+    one_way = [simplex_projection(cells) for cells in
+               mechanism.features_.cells(mechanism.targets_[ONE_WAY][0][0])]
+    pairs = [m for m in itertools.combinations(range(len(mechanism._sizes)), 2)
+             if m not in done]
     best, groups = -1, None
     for c in range(mechanism.pair_cells, 1, -1):
-        fits = sum(_cells(mechanism, m, mechanism._round_groups[c]) <= limit for m in pairs)
+        grouped = released_groups(one_way, mechanism._cell_orders, c)
+        fits = sum(_cells(mechanism, m, grouped) <= limit for m in pairs)
         if fits > best:
-            best, groups = fits, mechanism._round_groups[c]
+            best, groups = fits, grouped
     pairs = [m for m in pairs if _cells(mechanism, m, groups) <= limit]
-    one_way = mechanism.features_.cells(mechanism.targets_[ONE_WAY][0][0])
-    gini = []
-    for cells, g in zip(one_way, groups):
-        p = simplex_projection(cells)
-        p = p if g is None else np.bincount(g, weights=p)
-        gini.append(1.0 - float(np.sum(p ** 2)))
+    gini = [1.0 - float(np.sum((p if g is None else np.bincount(g, weights=p)) ** 2))
+            for p, g in zip(one_way, groups)]
     n = mechanism._n_rows
     gain = {m: 2 * n * min(gini[m[0]], gini[m[1]])
             - math.sqrt(2 / math.pi) * unit * _cells(mechanism, m, groups) for m in pairs}
     ranked = sorted(pairs, key=lambda m: (-gain[m], m))
     return ranked[:POLICY.round_candidates], groups
+
+
+def released_groups(one_way, orders, cells):
+    """Every column's cells merged into at most ``cells`` groups, by its release.
+
+    An ordered column (``orders``: :meth:`~skdpgen.schema.TableEncoder.cell_order`)
+    of more places: consecutive places into groups of about equal released
+    mass (each place at the middle of its mass along the released
+    cumulative shares), its slot of missing values or exact zeros a group
+    of its own. A categorical column of more cells: its ``cells − 1`` most
+    frequent under the release, the rest one group. Post-processing of the
+    one-way release (``one_way``: per block, its proportions projected on
+    the simplex) and the public encoding.
+
+    Returns
+    -------
+    groups : list
+        Per block, None (its own cells) or each slot's group, numbered from 0
+        without gaps (the ``groups`` of :class:`~skdpgen.kernels.MarginalFeatures`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen.synthesizers.mechanisms._marginal_rounds import released_groups
+    >>> p = np.array([0.1, 0.1, 0.2, 0.5, 0.1])
+    >>> [g.tolist() for g in released_groups([p, p], [np.arange(5), None], 2)]
+    [[0, 0, 0, 1, 1], [1, 1, 1, 0, 1]]
+    """
+    out = []
+    for p, order in zip(one_way, orders):
+        if order is None:
+            if len(p) <= cells:
+                out.append(None)
+                continue
+            top = np.argsort(-p, kind="stable")[:cells - 1]
+            group = np.full(len(p), cells - 1)
+            group[top] = np.arange(cells - 1)
+        else:
+            places = int(order.max()) + 1
+            if places <= cells or order.size == 2:
+                out.append(None)
+                continue
+            inside = order >= 0
+            mass = np.bincount(order[inside], weights=p[inside], minlength=places)
+            total = mass.sum()
+            mass = mass / total if total > 0 else np.full(places, 1.0 / places)
+            at = np.minimum((np.cumsum(mass) - mass / 2) * cells, cells - 1).astype(int)
+            group = np.where(inside, at[np.maximum(order, 0)], cells)
+        out.append(np.unique(group, return_inverse=True)[1].astype(np.intp))
+    return out
 
 
 def error_round(mechanism, network, context):

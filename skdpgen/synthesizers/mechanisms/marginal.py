@@ -196,8 +196,7 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         self.features_ = MarginalFeatures(category_sizes=sizes, degree=1).fit(zeros)
         self.pairwise_ = self.candidates_ = None
         # error rounds without first-round pairs: their coarser cells (_marginal_rounds)
-        self._round_groups = ({c: pair_groups(encoder, c) for c in range(2, self.pair_cells + 1)}
-                              if self.in_rounds and self.pair_share == 0 else None)
+        self._cell_orders = encoder.cell_order()
         if len(sizes) > 1 and self.pair_share > 0:
             every_pair = MarginalFeatures(category_sizes=sizes, degree=2,
                                           groups=self._groups).fit(zeros)
@@ -499,7 +498,8 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         more : bool
             Whether training goes on.
         """
-        if (not isinstance(network, MixtureGenerator) or self.pairwise_ is None
+        measured = self.pairwise_ is not None or getattr(self, "_round_measured", [])
+        if (not isinstance(network, MixtureGenerator) or not measured
                 or self._refinements >= POLICY.refine_rounds):
             return False
         failing = [m for m in self.misfit(network) if m["failed"]]
