@@ -141,8 +141,10 @@ REPRESENTATIONS = {
 
 
 @pytest.fixture(scope="module",
-                params=[DPHPSynthesizer, MarginalSynthesizer, "selected", "error-rounds"],
-                ids=["dphp", "marginals", "marginals-selected", "marginals-error-rounds"])
+                params=[DPHPSynthesizer, MarginalSynthesizer, "selected", "error-rounds",
+                        "error-rounds-no-pair"],
+                ids=["dphp", "marginals", "marginals-selected", "marginals-error-rounds",
+                     "marginals-error-rounds-no-pair"])
 def reference(request):
     X, y = _table()
     cls = request.param
@@ -151,10 +153,13 @@ def reference(request):
     if cls == "error-rounds":  # a later round chooses by the model's errors, measures
         cls = functools.partial(MarginalSynthesizer, max_pairs=2, rounds=2,
                                 round_selection="error")
+    if cls == "error-rounds-no-pair":  # no pair in the first round: the rounds measure pairs
+        cls = functools.partial(MarginalSynthesizer, pair_share=0, rounds=2,
+                                round_selection="error")
     out = _outputs(X, y, cls)
     releases = [release[0] for release in out["plan"][0]]
     assert ("pair selection" in releases) == (request.param in ("selected", "error-rounds"))
-    if request.param == "error-rounds":
+    if request.param in ("error-rounds", "error-rounds-no-pair"):
         assert {"round selection, round 1", "round marginals, round 1"} <= set(releases)
     return X, y, out, cls
 

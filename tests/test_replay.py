@@ -142,6 +142,9 @@ SYNTHESIZERS = {
     # a later round chooses, from the model's errors, a marginal to measure
     "marginals-error-rounds": lambda: MarginalSynthesizer(
         rounds=2, round_selection="error", pair_share=0.5, **MARGINAL_FAST),
+    # ... where the first round measures no pair: the round chooses among pairs
+    "marginals-error-rounds-no-pair": lambda: MarginalSynthesizer(
+        rounds=2, round_selection="error", pair_share=0, **MARGINAL_FAST),
     "kme-fourier": lambda: KMESynthesizer(features=RandomFourierFeatures(n_components=40, random_state=0),
                                           **FAST),
 }

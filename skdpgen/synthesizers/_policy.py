@@ -129,6 +129,10 @@ class SynthesisPolicy(Policy):
     error_round_share: float = rule(
         0.15, "round_selection='error': the marginal mechanism's share held for its later "
               "rounds (round_share), which measure where the model is most wrong ...")
+    sparse_round_share: float = rule(
+        0.3, "round_selection='error' where the design measures no pair: the later "
+             "rounds' share (each measures one pair, on cells coarse enough for its noise; "
+             "the one-way marginals get the rest) ...")
     round_selection_share: float = rule(
         0.2, "round_selection='error': the later rounds' selections' share of the rounds' "
              "budget (each a Gaussian report-noisy-max on the model's errors) ...")

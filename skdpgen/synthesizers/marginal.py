@@ -14,7 +14,8 @@ from ..privacy import outside_stacklevel
 from ..registry import register
 from ._base import BaseSynthesizer, fitted_part
 from ._design import Design, GeneratorSpec
-from .mechanisms._marginal_design import IndependenceWarning, marginal_design, selection_share
+from .mechanisms._marginal_design import (IndependenceWarning, marginal_design,
+                                          rounds_without_pairs, selection_share)
 from .mechanisms.marginal import MarginalMechanism
 from ._policy import POLICY
 from ._shared import shared_constraints, shared_defaults, synthesizer_doc
@@ -118,7 +119,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         could spread their relation most (a column and its square), at less
         noise (:meth:`MarginalMechanism.next_round
         <skdpgen.synthesizers.MarginalMechanism.next_round>`); each round is
-        a line of the privacy report. An error where no pair is measured.
+        a line of the privacy report. Where the first round measures no pair
+        (``pair_share_ == 0``): an error, but with ``round_selection="error"``
+        (0.3 held back; an error too where the rounds could not each
+        measure a pair above their noise).
     round_selection : {"weak", "error"}, default="weak"
         What the later rounds (``rounds`` above 1) measure. ``"weak"``: the
         weakened pairs again, as above. ``"error"``: each round privately
@@ -260,13 +264,12 @@ class MarginalSynthesizer(BaseSynthesizer):
         if self.max_pairs != "auto" and not auto and float(self.pair_share) == 0:
             raise ValueError("max_pairs has no effect with pair_share=0 (no pair is "
                              "measured); leave it at 'auto'.")
-        if auto and pair_share == 0 and shape.n_columns > 1:  # never silently independent
+        without_pairs = self.rounds > 1 and pair_share == 0  # error rounds measure pairs
+        if without_pairs:
+            self._check_rounds_without_pairs(shape)
+        elif auto and pair_share == 0 and shape.n_columns > 1:  # never silently independent
             warnings.warn(IndependenceWarning.of(shape.n_rows, shape.n_columns, shape.epsilon,
                                                  shape.delta), stacklevel=outside_stacklevel())
-        if self.rounds > 1 and pair_share == 0:
-            raise ValueError(f"rounds={self.rounds} has no effect: no pair is measured "
-                             f"({shape.n_rows:,} rows, {shape.n_columns} columns, epsilon = "
-                             f"{shape.epsilon:g}); leave it at 1.")
         if self.rounds == 1:
             self._refuse_unused({"round_selection": "rounds=1: no later round"})
         bins = bins if self.bins == "auto" else self.bins
@@ -277,7 +280,8 @@ class MarginalSynthesizer(BaseSynthesizer):
             MarginalMechanism, pair_share=pair_share, by_class=shape.labeled,
             n_pairs=n_pairs if 0 < n_pairs < pairs else None,
             selection_share=selection_share(self.pair_share),
-            round_share=(POLICY.error_round_share if self.round_selection == "error"
+            round_share=(POLICY.sparse_round_share if without_pairs
+                         else POLICY.error_round_share if self.round_selection == "error"
                          else POLICY.round_share))
         # a latent coordinate to choose the component, one per group of columns
         # the fit may join (MixtureGenerator.join: at most one per two columns)
@@ -285,6 +289,25 @@ class MarginalSynthesizer(BaseSynthesizer):
                                   batch_size=self.n_components,
                                   noise_dim=1 + shape.n_columns // 2, per_class=True)
         return Design(mechanism, generator, encoding={"max_levels": max_levels, "bins": bins})
+
+    def _check_rounds_without_pairs(self, shape):
+        """Refuse ``rounds`` above 1 where the first round measures no pair, unless
+        ``round_selection="error"`` rounds can each measure one (public: the shape
+        and budget, :func:`rounds_without_pairs`)."""
+        where = (f"({shape.n_rows:,} rows, {shape.n_columns} columns, epsilon = "
+                 f"{shape.epsilon:g})")
+        if self.round_selection != "error" or shape.n_columns < 2:
+            raise ValueError(f"rounds={self.rounds} has no effect: no pair is measured "
+                             f"{where}; leave it at 1"
+                             + (" or set round_selection='error'." if shape.n_columns > 1
+                                else "."))
+        most = rounds_without_pairs(shape.n_rows, shape.epsilon, shape.delta, self.rounds,
+                                    labeled=shape.labeled)
+        if most < self.rounds - 1:
+            raise ValueError(
+                f"rounds={self.rounds}: no pair is measured in the first round {where}, and "
+                f"{self.rounds - 1} later rounds could not each measure one above their "
+                f"noise; at most rounds={most + 1}" + (" (or 1)." if most else "."))
 
     # the fitted attributes are the fitted mechanism's (read, not copied)
     features_ = fitted_part("features_")

@@ -505,6 +505,38 @@ def marginals_error_rounds():
                      True, 600)
 
 
+def marginals_error_rounds_no_pair():
+    # round_selection="error" where the first round measures no pair (pair_share
+    # 0): the round's candidates come from public sizes and the one-way release
+    # (_marginal_rounds._pairs_without_pairs), here the one pair of two binary
+    # columns; 200 records at (0, 0) and the last there too (D) or at (1, 1) (D'),
+    # against a mixture at uniform (public, as in "marginals-error-rounds"): the
+    # record leaves the cell far above its model count for one below it, so the
+    # score moves by exactly 2 = 2√1, the claimed sensitivity; the pair's release
+    # (on the round's coarse cells) moves by √2/n
+    schema = {f"c{j}": {"type": "categorical", "categories": [0, 1]} for j in range(2)}
+    encoder = TableEncoder(schema).fit(pd.DataFrame({c: [0, 1] for c in schema}))
+    d = pd.DataFrame(np.zeros((200, 2), dtype=int), columns=list(schema))
+    d_prime = d.copy()
+    d_prime.iloc[-1] = 1
+
+    def fit(X):
+        mechanism = MarginalMechanism(pair_share=0.0, by_class=False, rounds=2,
+                                      round_selection="error")
+        mechanism.setup(encoder, 0, 1, np.random.default_rng(0))
+        accountant = privacy.GaussianAccountant(EPSILON, DELTA, mechanism.budget_shares(1))
+        context = ReleaseContext(ArrayRows(encoder.transform(X)), accountant, None,
+                                 np.random.default_rng(0), "cpu", "cpu")
+        mechanism.release(0, context)
+        assert mechanism.next_round(MixtureGenerator(4, 0, encoder.category_sizes_), context)
+        return accountant.report()
+
+    return Mechanism("marginals-error-rounds-no-pair", fit, (d,), (d_prime,),
+                     {"one-way marginals": EXACT, "round selection, round 1": EXACT,
+                      "round marginals, round 1": EXACT},
+                     True, 600)
+
+
 def dphp_product():
     # DP-HP's random product kernel: one release per epoch over product_size
     # columns drawn from the public random_state (here both columns, at every
@@ -697,7 +729,8 @@ def _scorer_predictions(synth, X):
 
 MECHANISMS = {build.__name__.replace("_", "-"): functools.cache(build) for build in (
     kme_rff, kme_rff_classes, kme_patch_sum, kme_hermite, dphp, dphp_product, dphp_patch,
-    marginals, marginals_rounds, marginals_selected, marginals_error_rounds, dpmerf,
+    marginals, marginals_rounds, marginals_selected, marginals_error_rounds,
+    marginals_error_rounds_no_pair, dpmerf,
     releaser_subspace,
     releaser_features, tcmc_mean, tcmc_second_moment, tcs, mmd_scorer, accuracy_scorer,
 )}
@@ -708,7 +741,7 @@ ATTAINED_PATHS = [name for name in MECHANISMS if name not in ("kme-hermite", "re
 # controls kept in the default suite (the others are also marked slow)
 FAST_CONTROLS = {"kme-rff", "kme-rff-classes", "kme-patch-sum", "kme-hermite", "dphp", "dphp-product",
                  "dphp-patch", "marginals", "marginals-rounds", "marginals-selected",
-                 "marginals-error-rounds",
+                 "marginals-error-rounds", "marginals-error-rounds-no-pair",
                  "mmd-scorer"}
 
 

@@ -171,3 +171,62 @@ def test_round_selection_without_rounds_is_an_error():
     X = _xor_table(500)
     with pytest.raises(ValueError, match="round_selection='error'"):
         MarginalSynthesizer(schema=_categorical(X), round_selection="error").fit(X, epsilon=1.0)
+
+
+def _planted_pair(n=1_500, seed=0):
+    """Eight columns: ``b`` equals ``a`` in 90 % of the rows, the rest independent."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, n)
+    X = pd.DataFrame({"a": a, "b": np.where(rng.random(n) < 0.9, a, rng.integers(0, 3, n))})
+    for j in range(6):
+        X[f"x{j}"] = rng.integers(0, 4, n)
+    return X
+
+
+def test_rounds_measure_a_planted_pair_where_the_design_measures_none():
+    from skdpgen.synthesizers.mechanisms._marginal_design import (marginal_design,
+                                                                  rounds_without_pairs)
+    X = _planted_pair()
+    assert marginal_design(len(X), X.shape[1], 1.0, 1e-5)[1] == 0  # no pair measured
+    assert rounds_without_pairs(len(X), 1.0, 1e-5, 4, labeled=False) == 3
+    kwargs = dict(schema=_categorical(X), random_state=0)
+    with pytest.warns(UserWarning, match="drawn independently"):
+        one = MarginalSynthesizer(**kwargs).fit(X, epsilon=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no independence warning: the rounds measure pairs
+        more = MarginalSynthesizer(rounds=4, round_selection="error", **kwargs).fit(
+            X, epsilon=1.0)
+    assert one.pair_share_ == more.pair_share_ == 0 and one.round_marginals_ == []
+    assert more.round_marginals_[0] == ("a", "b") and len(more.round_marginals_) == 3
+
+    def agreement(synth):  # the real rows: 0.93; independent columns: 1/3
+        S = synth.sample(5_000, random_state=0)
+        S = S[0] if isinstance(S, tuple) else S
+        return np.mean(S["a"].astype(int) == S["b"].astype(int))
+
+    assert agreement(one) < 0.45 < 0.85 < agreement(more)
+    names = [r.name for r in more.privacy_report_.releases]
+    assert {"round selection, round 3", "round marginals, round 3"} <= set(names)
+    assert "two-way marginals" not in names and "pair selection" not in names
+    assert more.privacy_report_.epsilon == pytest.approx(1.0)  # every filter spent
+
+
+def test_rounds_without_pairs_are_refused_where_they_cannot_measure_one():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(0, 1, (340, 30)))
+    with pytest.raises(ValueError, match=r"no pair is measured .* at most rounds=4"):
+        MarginalSynthesizer(bounds=(0, 1), rounds=6, round_selection="error").fit(
+            X, rng.integers(0, 2, 340), epsilon=1.0)
+    with pytest.raises(ValueError, match="has no effect: no pair is measured"):
+        MarginalSynthesizer(bounds=(0, 1), rounds=2).fit(X, epsilon=1.0)
+
+
+def test_weak_rounds_without_pairs_plan_nothing_more():
+    from skdpgen.synthesizers import MarginalMechanism
+
+    plain = MarginalMechanism(pair_share=0.0, by_class=False).budget_shares(1)
+    assert MarginalMechanism(pair_share=0.0, by_class=False, rounds=3).budget_shares(1) == plain
+    shares = MarginalMechanism(pair_share=0.0, by_class=False, rounds=3, round_share=0.3,
+                               round_selection="error").budget_shares(1)
+    assert shares == pytest.approx({"one-way marginals": 0.7, "round selection": 0.06,
+                                    "round marginals": 0.24})

@@ -10,7 +10,7 @@ from ...privacy import calibrate_gaussian
 from .._policy import POLICY
 
 __all__ = ["IndependenceWarning", "independence_note", "marginal_design", "pairs_needed",
-           "selection_share"]
+           "round_cell_limit", "rounds_without_pairs", "selection_share"]
 
 
 def selection_share(pair_share="auto"):
@@ -188,6 +188,62 @@ def pairs_needed(n_rows, n_columns, epsilon, delta, *, pair_share="auto"):
         mid = math.sqrt(low * high)
         low, high = (low, mid) if measured(n_rows, n_columns, mid) else (mid, high)
     return {"rows": rows, "epsilon": high, "columns": columns}
+
+
+def round_cell_limit(n_rows, unit):
+    """The most coarse cells of a marginal a later round measures.
+
+    A marginal of ``c`` cells measured with ``unit`` rows of noise a cell
+    carries about ``√(2/π)·unit·c`` rows of noise in L1 (the mean absolute
+    value of a normal draw); at most ``POLICY.round_noise_share`` of the
+    rows. Public: the rows and the round's noise.
+
+    Examples
+    --------
+    >>> from skdpgen.synthesizers.mechanisms._marginal_design import round_cell_limit
+    >>> round(round_cell_limit(2_000, 25.0), 1)
+    25.1
+    """
+    return POLICY.round_noise_share * n_rows / (math.sqrt(2 / math.pi) * max(unit, 1e-12))
+
+
+def rounds_without_pairs(n_rows, epsilon, delta, rounds, *, labeled):
+    """The most later rounds that could each measure a pair where none is measured.
+
+    With ``round_selection="error"`` on a table whose design measures no
+    pair (:func:`marginal_design`), the later rounds hold
+    ``POLICY.sparse_round_share`` of the budget, ``POLICY.round_selection_share``
+    of it for their selections and the rest for their measurements (half
+    over all rows, half by class when ``labeled``), spent in equal parts. A
+    round measures a pair of at least 4 coarse cells (two binary columns,
+    or ordered ones merged into two groups): the rounds are worth holding
+    back only if such a pair fits the round's noise (:func:`round_cell_limit`,
+    at the noise multiplier of the whole budget, the fit's other releases
+    ignored: slightly optimistic). A function of public quantities only.
+
+    Returns
+    -------
+    most : int
+        Between 0 and ``rounds - 1``.
+
+    Examples
+    --------
+    >>> from skdpgen.synthesizers.mechanisms._marginal_design import rounds_without_pairs
+    >>> rounds_without_pairs(1_500, 1.0, 1e-5, 6, labeled=False)
+    5
+    >>> rounds_without_pairs(340, 1.0, 1e-5, 6, labeled=True)
+    3
+    """
+    if not math.isfinite(epsilon):
+        return rounds - 1
+    sigma = calibrate_gaussian(epsilon, delta)
+    measure = POLICY.sparse_round_share * (1 - POLICY.round_selection_share)
+    measure /= 2 if labeled else 1
+    for later in range(rounds - 1, 0, -1):
+        unit = sigma * math.sqrt(2.0) / math.sqrt(measure / later)
+        if round_cell_limit(n_rows, unit) >= 4:
+            return later
+    return 0
 
 
 def independence_note(n_rows, n_columns, epsilon, delta, interface="python"):

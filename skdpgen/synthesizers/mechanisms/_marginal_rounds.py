@@ -21,11 +21,14 @@ import torch
 
 from ...kernels import MarginalFeatures
 from ._base import batch_weights
+from ._marginal_cells import simplex_projection
+from ._marginal_checks import ONE_WAY
+from ._marginal_design import round_cell_limit
 from .._policy import POLICY
 
 __all__ = ["ROUND_MARGINALS", "ROUND_MARGINALS_BY_CLASS", "ROUND_SELECTION",
            "error_round", "error_scores", "joint_means", "mixture_tables", "model_marginals",
-           "round_candidates", "round_shares"]
+           "released_groups", "round_candidates", "round_shares"]
 
 ROUND_SELECTION = "round selection"
 ROUND_MARGINALS = "round marginals"
@@ -194,32 +197,45 @@ def model_marginals(mechanism, network, feature_map):
     return feature_map.cells(means[0].double().cpu().numpy())
 
 
-def _coarse_cells(mechanism, marginal):
-    """A marginal's number of coarse cells (public: the encoding's)."""
-    return int(np.prod([mechanism.pairwise_.sizes_[a] for a in marginal]))
+def _cells(mechanism, marginal, groups):
+    """A marginal's number of coarse cells under ``groups`` (public: the encoding's)."""
+    return int(np.prod([mechanism._sizes[a] if groups[a] is None else int(groups[a].max()) + 1
+                        for a in marginal]))
 
 
 def round_candidates(mechanism, unit, n_rows):
-    """The marginals a round chooses among, at most ``POLICY.round_candidates``.
+    """The marginals a round chooses among, at most ``POLICY.round_candidates``,
+    and the coarse cells they are measured on.
 
-    Neither measured yet nor too large for the round's noise: a marginal of
-    ``c`` coarse cells measured with ``unit`` rows of noise a cell carries
-    about ``√(2/π)·unit·c`` rows of noise in L1; at most
-    ``POLICY.round_noise_share`` of the rows. Up to half are pairs not
-    measured, from the highest noisy score of the first round's pair
-    selection down (when there was one); the rest triples, from the
-    strongest relations the releases show: each measured pair's departure
-    from independence (rows, :meth:`pair_evidence`), a triple scored by the
-    sum of its three pairs'. Post-processing of the releases and public
-    sizes (ties to the earlier, a public order).
+    Neither measured yet nor too large for the round's noise
+    (:func:`~skdpgen.synthesizers.mechanisms._marginal_design.round_cell_limit`
+    of ``unit``, the noise in rows on a cell). Where the first round
+    measured pairs: up to half are pairs not measured, from the highest
+    noisy score of the first round's pair selection down (when there was
+    one); the rest triples, from the strongest relations the releases show:
+    each measured pair's departure from independence (rows,
+    :meth:`pair_evidence`), a triple scored by the sum of its three pairs';
+    on the pairs' coarse cells. Where it measured none: pairs only
+    (:func:`_pairs_without_pairs`). Post-processing of the releases and
+    public sizes (ties to the earlier, a public order).
+
+    Returns
+    -------
+    candidates : list of tuple
+    groups : list
+        Per block, the coarse cells of the candidates (``groups`` of
+        :class:`~skdpgen.kernels.MarginalFeatures`).
     """
-    limit = POLICY.round_noise_share * n_rows / (math.sqrt(2 / math.pi) * max(unit, 1e-12))
-    done = {tuple(sorted(m)) for m in mechanism.pairwise_.marginals_}
-    done |= {tuple(sorted(m)) for _, _, fmap in mechanism._round_measured
-             for m in fmap.marginals_}
+    limit = round_cell_limit(n_rows, unit)
+    done = {tuple(sorted(m)) for _, _, fmap in mechanism._round_measured
+            for m in fmap.marginals_}
+    if mechanism.pairwise_ is None and mechanism.candidates_ is None:
+        return _pairs_without_pairs(mechanism, limit, unit, done)
+    done |= {tuple(sorted(m)) for m in mechanism.pairwise_.marginals_}
+    groups = mechanism._groups
 
     def fits(m):
-        return m not in done and _coarse_cells(mechanism, m) <= limit
+        return m not in done and _cells(mechanism, m, groups) <= limit
 
     k = POLICY.round_candidates
     pairs = []
@@ -237,7 +253,92 @@ def round_candidates(mechanism, unit, n_rows):
              for t in triples}
     triples = [t for t in sorted(triples, key=lambda t: (-score[t], t)) if fits(t)]
     n_pairs = min(len(pairs), max(k // 2, k - len(triples)))
-    return pairs[:n_pairs] + triples[:k - n_pairs]
+    return pairs[:n_pairs] + triples[:k - n_pairs], groups
+
+
+def _pairs_without_pairs(mechanism, limit, unit, done):
+    """A round's candidate pairs where the first round measured none.
+
+    Every column's cells are merged into at most ``c`` groups
+    (:func:`released_groups`), ``c`` from ``pair_cells`` down to 2, the one
+    under which the most pairs not yet measured fit ``limit`` (the larger
+    on a tie); of those, the ``POLICY.round_candidates`` of the largest
+    expected gain were they as related as their margins allow:
+    ``2n·min(g_a, g_b)`` rows, ``g`` a column's Gini impurity ``1 − Σ p²``
+    under the overall one-way release (the departure of a column from
+    itself), less the measurement's expected L1 noise
+    ``√(2/π)·unit·cells``. No released pair score exists here: the choice
+    reads the one-way release and public sizes only (post-processing), and
+    the round's selection (:func:`error_scores`) reads the rows.
+    """
+    one_way = [simplex_projection(cells) for cells in
+               mechanism.features_.cells(mechanism.targets_[ONE_WAY][0][0])]
+    pairs = [m for m in itertools.combinations(range(len(mechanism._sizes)), 2)
+             if m not in done]
+    best, groups = -1, None
+    for c in range(mechanism.pair_cells, 1, -1):
+        grouped = released_groups(one_way, mechanism._cell_orders, c)
+        fits = sum(_cells(mechanism, m, grouped) <= limit for m in pairs)
+        if fits > best:
+            best, groups = fits, grouped
+    pairs = [m for m in pairs if _cells(mechanism, m, groups) <= limit]
+    gini = [1.0 - float(np.sum((p if g is None else np.bincount(g, weights=p)) ** 2))
+            for p, g in zip(one_way, groups)]
+    n = mechanism._n_rows
+    gain = {m: 2 * n * min(gini[m[0]], gini[m[1]])
+            - math.sqrt(2 / math.pi) * unit * _cells(mechanism, m, groups) for m in pairs}
+    ranked = sorted(pairs, key=lambda m: (-gain[m], m))
+    return ranked[:POLICY.round_candidates], groups
+
+
+def released_groups(one_way, orders, cells):
+    """Every column's cells merged into at most ``cells`` groups, by its release.
+
+    An ordered column (``orders``: :meth:`~skdpgen.schema.TableEncoder.cell_order`)
+    of more places: consecutive places into groups of about equal released
+    mass (each place at the middle of its mass along the released
+    cumulative shares), its slot of missing values or exact zeros a group
+    of its own. A categorical column of more cells: its ``cells − 1`` most
+    frequent under the release, the rest one group. Post-processing of the
+    one-way release (``one_way``: per block, its proportions projected on
+    the simplex) and the public encoding.
+
+    Returns
+    -------
+    groups : list
+        Per block, None (its own cells) or each slot's group, numbered from 0
+        without gaps (the ``groups`` of :class:`~skdpgen.kernels.MarginalFeatures`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen.synthesizers.mechanisms._marginal_rounds import released_groups
+    >>> p = np.array([0.1, 0.1, 0.2, 0.5, 0.1])
+    >>> [g.tolist() for g in released_groups([p, p], [np.arange(5), None], 2)]
+    [[0, 0, 0, 1, 1], [1, 1, 1, 0, 1]]
+    """
+    out = []
+    for p, order in zip(one_way, orders):
+        if order is None:
+            if len(p) <= cells:
+                out.append(None)
+                continue
+            top = np.argsort(-p, kind="stable")[:cells - 1]
+            group = np.full(len(p), cells - 1)
+            group[top] = np.arange(cells - 1)
+        else:
+            places = int(order.max()) + 1
+            if places <= cells or order.size == 2:
+                out.append(None)
+                continue
+            inside = order >= 0
+            mass = np.bincount(order[inside], weights=p[inside], minlength=places)
+            total = mass.sum()
+            mass = mass / total if total > 0 else np.full(places, 1.0 / places)
+            at = np.minimum((np.cumsum(mass) - mass / 2) * cells, cells - 1).astype(int)
+            group = np.where(inside, at[np.maximum(order, 0)], cells)
+        out.append(np.unique(group, return_inverse=True)[1].astype(np.intp))
+    return out
 
 
 def error_round(mechanism, network, context):
@@ -252,9 +353,12 @@ def error_round(mechanism, network, context):
     ``"round marginals, round i"`` (and by class), read by the loss from
     then on, unless its gain is not beyond the selection's noise (``z``
     of that noise, ``z`` the normal quantile of ``POLICY.misfit_level``
-    over ``K``): then the rounds stop, the filters' rest unspent. Each round
-    spends an equal part of what the filters have left. The choice reads
-    the releases, the model (fitted to them) and public sizes only.
+    over ``K``): then the rounds stop, the filters' rest unspent. Where the
+    first round measured no pair, the best is always measured (the filters
+    have no other use: the one-way marginals were released; a pair measured
+    also measures its columns again). Each round spends an equal part of
+    what the filters have left. The choice reads the releases, the model
+    (fitted to them) and public sizes only.
 
     Returns
     -------
@@ -272,12 +376,12 @@ def error_round(mechanism, network, context):
     # one cell's noise, in rows, of a marginal measured alone at this round's share
     unit = (accountant.noise_multiplier_total * math.sqrt(2.0)
             / math.sqrt(accountant.plan[ROUND_MARGINALS][0] * measure))
-    candidates = round_candidates(mechanism, unit, n)
+    candidates, groups = round_candidates(mechanism, unit, n)
     if not candidates:
         mechanism._rounds_stopped = True
         return False
     fmap = MarginalFeatures(category_sizes=mechanism._sizes, degree=3, marginals=candidates,
-                            groups=mechanism._groups).fit(mechanism._zeros)
+                            groups=groups).fit(mechanism._zeros)
     model = model_marginals(mechanism, network, fmap)
     k = len(candidates)
     name = accountant.open_round(ROUND_SELECTION, accountant.round_left(ROUND_SELECTION) / left)
@@ -294,21 +398,23 @@ def error_round(mechanism, network, context):
     log = {"candidates": [tuple(mechanism._block_keys[a] for a in m) for m in candidates],
            "gain": float(gain[best]), "score_std": float(spread)}
     mechanism.round_log_.append(log)
-    if gain[best] <= norm.isf(POLICY.misfit_level / k) * spread:
+    without_pairs = mechanism.pairwise_ is None and mechanism.candidates_ is None
+    if not without_pairs and gain[best] <= norm.isf(POLICY.misfit_level / k) * spread:
         mechanism._rounds_stopped = True
         return False
     chosen = candidates[best]
     log["measured"] = tuple(mechanism._block_keys[a] for a in chosen)
-    _measure(mechanism, context, chosen, measure)
+    _measure(mechanism, context, chosen, measure, groups)
     return True
 
 
-def _measure(mechanism, context, marginal, fraction):
-    """Release ``marginal`` over all rows (and by class) from the filters, at
-    ``fraction`` of what they were planned; the loss reads it from now on."""
+def _measure(mechanism, context, marginal, fraction, groups):
+    """Release ``marginal`` (on the coarse cells ``groups``) over all rows (and by
+    class) from the filters, at ``fraction`` of what they were planned; the loss
+    reads it from now on."""
     accountant = context.accountant
     fmap = MarginalFeatures(category_sizes=mechanism._sizes, degree=len(marginal),
-                            marginals=[marginal], groups=mechanism._groups).fit(mechanism._zeros)
+                            marginals=[marginal], groups=groups).fit(mechanism._zeros)
     names = (accountant.open_round(ROUND_MARGINALS, fraction),
              accountant.open_round(ROUND_MARGINALS_BY_CLASS, fraction) if mechanism.by_class
              else None)

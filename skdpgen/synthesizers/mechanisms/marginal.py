@@ -102,7 +102,10 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         would carry, chosen by a Gaussian report-noisy-max on the model's
         errors (AIM's design; ``skdpgen.synthesizers._marginal_rounds``);
         the rounds stop early when no candidate's expected gain is beyond
-        the selection's noise.
+        the selection's noise. With ``pair_share`` 0 (no pair in the first
+        round), ``"error"`` rounds still run: each measures one pair, chosen
+        among the pairs that fit its noise on coarser cells, and never stops
+        early.
 
     Notes
     -----
@@ -153,8 +156,10 @@ class MarginalMechanism(MarginalChecks, Mechanism):
 
     @property
     def in_rounds(self):
-        """Whether later rounds measure pairs again (``rounds`` > 1, pairs measured)."""
-        return self.rounds > 1 and self.pair_share > 0
+        """Whether later rounds are released: ``rounds`` > 1, and pairs measured in
+        the first round or ``round_selection="error"`` (whose rounds measure pairs
+        where the first round measured none)."""
+        return self.rounds > 1 and (self.pair_share > 0 or self.round_selection == "error")
 
     @property
     def planned_rounds(self):
@@ -190,6 +195,8 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         self._round_measured, self._rounds_stopped, self.round_log_ = [], False, []
         self.features_ = MarginalFeatures(category_sizes=sizes, degree=1).fit(zeros)
         self.pairwise_ = self.candidates_ = None
+        # error rounds without first-round pairs: their coarser cells (_marginal_rounds)
+        self._cell_orders = encoder.cell_order()
         if len(sizes) > 1 and self.pair_share > 0:
             every_pair = MarginalFeatures(category_sizes=sizes, degree=2,
                                           groups=self._groups).fit(zeros)
@@ -491,7 +498,8 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         more : bool
             Whether training goes on.
         """
-        if (not isinstance(network, MixtureGenerator) or self.pairwise_ is None
+        measured = self.pairwise_ is not None or getattr(self, "_round_measured", [])
+        if (not isinstance(network, MixtureGenerator) or not measured
                 or self._refinements >= POLICY.refine_rounds):
             return False
         failing = [m for m in self.misfit(network) if m["failed"]]
