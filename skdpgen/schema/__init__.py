@@ -75,6 +75,13 @@ The keys of a column's spec:
     integer column; 0 is the ``"zero"`` flag's). A private estimate states
     the round values whose released count stands out of their neighbours'
     on the fine grid by a hundredth of the rows or more (at most 16).
+``"quantiles"`` (numeric, default absent)
+    Increasing numbers from the lower bound to the upper: a binned encoding
+    lays its cells at equal steps along them instead of at equal widths, so
+    that cells are narrow where the column's rows are. A private estimate
+    states them for a column whose released mass sits in a small part of its
+    bounds (post-processing of its release:
+    :mod:`skdpgen.private_schema`, "Following the mass").
 ``"resolution"`` (datetime and time, default absent)
     ``"day"``: synthetic values are whole days (midnight, wall time);
     ``"hour"``: whole hours (wall time); ``"second"`` or absent: whole
