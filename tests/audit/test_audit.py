@@ -470,6 +470,31 @@ def marginals_selected():
                      {"pair selection": EXACT}, True, 600)
 
 
+def _error_round(columns, pair_share):
+    """``(D, D', fit)`` of the error rounds' audits: ``columns`` binary columns,
+    200 records at 0 (the last moved to 1 in D'), and a fit that makes the first
+    round's releases and one later round (``MarginalMechanism.next_round``) on a
+    mixture at uniform (public)."""
+    schema = {f"c{j}": {"type": "categorical", "categories": [0, 1]} for j in range(columns)}
+    encoder = TableEncoder(schema).fit(pd.DataFrame({c: [0, 1] for c in schema}))
+    d = pd.DataFrame(np.zeros((200, columns), dtype=int), columns=list(schema))
+    d_prime = d.copy()
+    d_prime.iloc[-1] = 1
+
+    def fit(X):
+        mechanism = MarginalMechanism(pair_share=pair_share, by_class=False, rounds=2,
+                                      round_selection="error")
+        mechanism.setup(encoder, 0, 1, np.random.default_rng(0))
+        accountant = privacy.GaussianAccountant(EPSILON, DELTA, mechanism.budget_shares(1))
+        context = ReleaseContext(ArrayRows(encoder.transform(X)), accountant, None,
+                                 np.random.default_rng(0), "cpu", "cpu")
+        mechanism.release(0, context)
+        assert mechanism.next_round(MixtureGenerator(4, 0, encoder.category_sizes_), context)
+        return accountant.report()
+
+    return d, d_prime, fit
+
+
 def marginals_error_rounds():
     # round_selection="error": a later round (MarginalMechanism.next_round) driven
     # on the encoded rows as a fit makes it, after the first round's releases, on
@@ -482,23 +507,7 @@ def marginals_error_rounds():
     # by exactly 2 = 2√1, the claimed sensitivity
     # (tests/synthesizers/test_marginal_rounds.py checks the bound on every
     # neighbour of small random tables); the triple's release moves by √2/n
-    schema = {f"c{j}": {"type": "categorical", "categories": [0, 1]} for j in range(3)}
-    encoder = TableEncoder(schema).fit(pd.DataFrame({c: [0, 1] for c in schema}))
-    d = pd.DataFrame(np.zeros((200, 3), dtype=int), columns=list(schema))
-    d_prime = d.copy()
-    d_prime.iloc[-1] = 1
-
-    def fit(X):
-        mechanism = MarginalMechanism(pair_share=0.9, by_class=False, rounds=2,
-                                      round_selection="error")
-        mechanism.setup(encoder, 0, 1, np.random.default_rng(0))
-        accountant = privacy.GaussianAccountant(EPSILON, DELTA, mechanism.budget_shares(1))
-        context = ReleaseContext(ArrayRows(encoder.transform(X)), accountant, None,
-                                 np.random.default_rng(0), "cpu", "cpu")
-        mechanism.release(0, context)
-        mechanism.next_round(MixtureGenerator(4, 0, encoder.category_sizes_), context)
-        return accountant.report()
-
+    d, d_prime, fit = _error_round(3, pair_share=0.9)
     return Mechanism("marginals-error-rounds", fit, (d,), (d_prime,),
                      {"one-way marginals": EXACT, "two-way marginals": EXACT,
                       "round selection, round 1": EXACT, "round marginals, round 1": EXACT},
@@ -514,23 +523,7 @@ def marginals_error_rounds_no_pair():
     # record leaves the cell far above its model count for one below it, so the
     # score moves by exactly 2 = 2√1, the claimed sensitivity; the pair's release
     # (on the round's coarse cells) moves by √2/n
-    schema = {f"c{j}": {"type": "categorical", "categories": [0, 1]} for j in range(2)}
-    encoder = TableEncoder(schema).fit(pd.DataFrame({c: [0, 1] for c in schema}))
-    d = pd.DataFrame(np.zeros((200, 2), dtype=int), columns=list(schema))
-    d_prime = d.copy()
-    d_prime.iloc[-1] = 1
-
-    def fit(X):
-        mechanism = MarginalMechanism(pair_share=0.0, by_class=False, rounds=2,
-                                      round_selection="error")
-        mechanism.setup(encoder, 0, 1, np.random.default_rng(0))
-        accountant = privacy.GaussianAccountant(EPSILON, DELTA, mechanism.budget_shares(1))
-        context = ReleaseContext(ArrayRows(encoder.transform(X)), accountant, None,
-                                 np.random.default_rng(0), "cpu", "cpu")
-        mechanism.release(0, context)
-        assert mechanism.next_round(MixtureGenerator(4, 0, encoder.category_sizes_), context)
-        return accountant.report()
-
+    d, d_prime, fit = _error_round(2, pair_share=0.0)
     return Mechanism("marginals-error-rounds-no-pair", fit, (d,), (d_prime,),
                      {"one-way marginals": EXACT, "round selection, round 1": EXACT,
                       "round marginals, round 1": EXACT},

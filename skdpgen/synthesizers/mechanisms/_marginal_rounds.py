@@ -412,14 +412,7 @@ def _measure(mechanism, context, marginal, fraction, groups):
     """Release ``marginal`` (on the coarse cells ``groups``) over all rows (and by
     class) from the filters, at ``fraction`` of what they were planned; the loss
     reads it from now on."""
-    accountant = context.accountant
     fmap = MarginalFeatures(category_sizes=mechanism._sizes, degree=len(marginal),
                             marginals=[marginal], groups=groups).fit(mechanism._zeros)
-    names = (accountant.open_round(ROUND_MARGINALS, fraction),
-             accountant.open_round(ROUND_MARGINALS_BY_CLASS, fraction) if mechanism.by_class
-             else None)
-    mechanism._release_marginals(context, [(*names, fmap)])
-    mechanism._as_inverse(context)
-    mechanism._round_measured.append((*names, fmap))
-    mechanism._entries += sum(mechanism.targets_[name][0].size for name in names if name)
-    mechanism._refined_at = len(getattr(mechanism, "_losses", ()))  # the stop rule anew
+    mechanism._release_round(context, (ROUND_MARGINALS, ROUND_MARGINALS_BY_CLASS), fraction,
+                             fmap, mechanism._round_measured)
