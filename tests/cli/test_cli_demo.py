@@ -60,5 +60,7 @@ def test_a_quiet_demo_says_nothing_on_standard_error_but_warnings(fast_fits, sma
     assert _steps(printed.err) == []
     assert "Marginal synthesizer:" not in printed.err  # no bar either
     assert "ROC-AUC" in printed.out
-    # the old switch is still accepted (the progress is shown by default now)
-    assert main(["demo", "--progress", "--quiet", "--random-state", "0"]) == 0
+    # the old switch did nothing once progress became the default: it is gone
+    with pytest.raises(SystemExit) as exit_:
+        main(["demo", "--progress", "--quiet", "--random-state", "0"])
+    assert exit_.value.code == 2
