@@ -28,6 +28,7 @@ from .._policy import POLICY
 
 __all__ = ["ROUND_MARGINALS", "ROUND_MARGINALS_BY_CLASS", "ROUND_SELECTION",
            "error_round", "error_scores", "joint_means", "mixture_tables", "model_marginals",
+           "release_round",
            "released_groups", "round_candidates", "round_shares"]
 
 ROUND_SELECTION = "round selection"
@@ -408,11 +409,25 @@ def error_round(mechanism, network, context):
     return True
 
 
+
+def release_round(mechanism, context, filters, fraction, fmap, store):
+    """One round's measurement: release ``fmap``'s marginals over all rows (and by
+    class) at ``fraction`` of the privacy filters ``filters`` (their planned
+    names), keep them in ``store`` for the loss, and start the stop rule again."""
+    accountant = context.accountant
+    names = (accountant.open_round(filters[0], fraction),
+             accountant.open_round(filters[1], fraction) if mechanism.by_class else None)
+    mechanism._release_marginals(context, [(*names, fmap)])
+    mechanism._as_inverse(context)
+    store.append((*names, fmap))
+    mechanism._entries += sum(mechanism.targets_[name][0].size for name in names if name)
+    mechanism._refined_at = len(getattr(mechanism, "_losses", ()))  # the stop rule anew
+
 def _measure(mechanism, context, marginal, fraction, groups):
     """Release ``marginal`` (on the coarse cells ``groups``) over all rows (and by
     class) from the filters, at ``fraction`` of what they were planned; the loss
     reads it from now on."""
     fmap = MarginalFeatures(category_sizes=mechanism._sizes, degree=len(marginal),
                             marginals=[marginal], groups=groups).fit(mechanism._zeros)
-    mechanism._release_round(context, (ROUND_MARGINALS, ROUND_MARGINALS_BY_CLASS), fraction,
-                             fmap, mechanism._round_measured)
+    release_round(mechanism, context, (ROUND_MARGINALS, ROUND_MARGINALS_BY_CLASS), fraction,
+                  fmap, mechanism._round_measured)

@@ -17,7 +17,8 @@ from ._marginal_checks import (ONE_WAY, ONE_WAY_BY_CLASS, PAIR_SELECTION, TWO_WA
                                TWO_WAY_BY_CLASS, MarginalChecks)
 from ._marginal_design import marginal_design
 from ._base import Mechanism, batch_weights
-from ._marginal_rounds import error_round, joint_means, mixture_tables, round_shares
+from ._marginal_rounds import (error_round, joint_means, mixture_tables, release_round,
+                               round_shares)
 from ..generators.mixture import MixtureGenerator
 from .._policy import POLICY
 
@@ -370,23 +371,9 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         fmap = MarginalFeatures(category_sizes=self._sizes, degree=2, groups=self._groups,
                                 marginals=[self.pairwise_.marginals_[i] for i in chosen]
                                 ).fit(self._zeros)
-        self._release_round(context, (REMEASURED, REMEASURED_BY_CLASS), fraction, fmap,
-                            self._remeasured)
+        release_round(self, context, (REMEASURED, REMEASURED_BY_CLASS), fraction, fmap,
+                      self._remeasured)
         return True
-
-    def _release_round(self, context, filters, fraction, fmap, store):
-        """Release ``fmap``'s marginals over all rows (and by class) at ``fraction``
-        of the privacy filters ``filters`` (their planned names), keep them in
-        ``store`` for the loss, and start the stop rule again: one round's
-        measurement."""
-        accountant = context.accountant
-        names = (accountant.open_round(filters[0], fraction),
-                 accountant.open_round(filters[1], fraction) if self.by_class else None)
-        self._release_marginals(context, [(*names, fmap)])
-        self._as_inverse(context)
-        store.append((*names, fmap))
-        self._entries += sum(self.targets_[name][0].size for name in names if name)
-        self._refined_at = len(getattr(self, "_losses", ()))  # the stop rule starts again
 
     def _remeasure_choice(self, unit):
         """Indices of the measured pairs a round measures again (:meth:`next_round`),
