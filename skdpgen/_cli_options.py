@@ -257,7 +257,6 @@ def build_parser(commands):
                       help="where to train (default: auto)")
     demo.add_argument("--quiet", action="store_true",
                       help="no progress lines or bar on standard error (default: shown)")
-    # the progress is shown by default now; the old switch is accepted and does nothing
     demo.add_argument("--out", help="write the synthetic table to this CSV file (default: "
                                     "not written)")
     demo.set_defaults(func=commands["demo"])

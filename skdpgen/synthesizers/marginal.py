@@ -114,10 +114,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         Adam's learning rate of the mixture's logits. ``"auto"``: 0.1.
     rounds : int, default=1
         How many rounds measure the pairs. Above 1, a share of the budget
-        (0.3; ``round_selection="error"``: 0.15) is held back and spent, once the mixture has converged on the
-        first releases, on measuring again the related pairs whose noise
-        could spread their relation most (a column and its square), at less
-        noise (:meth:`MarginalMechanism.next_round
+        (0.3; ``round_selection="error"``: 0.15) is held back and spent,
+        once the mixture has converged on the first releases, on measuring
+        again the related pairs whose noise could spread their relation most
+        (a column and its square), at less noise (:meth:`MarginalMechanism.next_round
         <skdpgen.synthesizers.MarginalMechanism.next_round>`); each round is
         a line of the privacy report. Where the first round measures no pair
         (``pair_share_ == 0``): an error, but with ``round_selection="error"``

@@ -409,7 +409,6 @@ def error_round(mechanism, network, context):
     return True
 
 
-
 def release_round(mechanism, context, filters, fraction, fmap, store):
     """One round's measurement: release ``fmap``'s marginals over all rows (and by
     class) at ``fraction`` of the privacy filters ``filters`` (their planned
@@ -422,6 +421,7 @@ def release_round(mechanism, context, filters, fraction, fmap, store):
     store.append((*names, fmap))
     mechanism._entries += sum(mechanism.targets_[name][0].size for name in names if name)
     mechanism._refined_at = len(getattr(mechanism, "_losses", ()))  # the stop rule anew
+
 
 def _measure(mechanism, context, marginal, fraction, groups):
     """Release ``marginal`` (on the coarse cells ``groups``) over all rows (and by

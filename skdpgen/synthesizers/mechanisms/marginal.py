@@ -101,7 +101,7 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         candidates (pairs not measured, triples of related columns), on which
         the current model is most wrong beyond the noise its measurement
         would carry, chosen by a Gaussian report-noisy-max on the model's
-        errors (AIM's design; ``skdpgen.synthesizers._marginal_rounds``);
+        errors (AIM's design; ``skdpgen.synthesizers.mechanisms._marginal_rounds``);
         the rounds stop early when no candidate's expected gain is beyond
         the selection's noise. With ``pair_share`` 0 (no pair in the first
         round), ``"error"`` rounds still run: each measures one pair, chosen
