@@ -230,3 +230,15 @@ def test_weak_rounds_without_pairs_plan_nothing_more():
                                round_selection="error").budget_shares(1)
     assert shares == pytest.approx({"one-way marginals": 0.7, "round selection": 0.06,
                                     "round marginals": 0.24})
+
+
+@pytest.mark.parametrize("params", [{"round_selection": "error"}, {"round_share": 0.5}])
+def test_a_round_parameter_that_does_nothing_is_an_error_of_the_mechanism(params):
+    """The mechanism, as a part of any synthesizer, refuses round parameters with
+    rounds=1 (the preset refuses round_selection too, by its own words)."""
+    from skdpgen.synthesizers import MarginalMechanism
+
+    mechanism = MarginalMechanism(**{"pair_share": 0.5, **params})
+    with pytest.raises(ValueError, match="no effect"):
+        mechanism.budget_shares(1)
+    MarginalMechanism(pair_share=0.5).budget_shares(1)  # the defaults plan

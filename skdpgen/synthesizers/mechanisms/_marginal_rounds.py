@@ -28,7 +28,7 @@ from .._policy import POLICY
 
 __all__ = ["ROUND_MARGINALS", "ROUND_MARGINALS_BY_CLASS", "ROUND_SELECTION",
            "error_round", "error_scores", "joint_means", "mixture_tables", "model_marginals",
-           "release_round",
+           "refuse_idle_rounds", "release_round",
            "released_groups", "round_candidates", "round_shares"]
 
 ROUND_SELECTION = "round selection"
@@ -36,6 +36,17 @@ ROUND_MARGINALS = "round marginals"
 ROUND_MARGINALS_BY_CLASS = "round marginals by class"
 #: An error score's replace-one sensitivity, in rows (:func:`error_scores`).
 ERROR_SENSITIVITY = 2.0
+
+
+def refuse_idle_rounds(mechanism):
+    """Raise where ``round_selection`` or ``round_share`` is set and ``rounds`` is 1
+    (public: the parameters); its ``budget_shares`` calls this when the budget is
+    planned, before any row is read. (``rounds`` above 1 with no pair to measure
+    again plans nothing more in the mechanism; the preset refuses it.)"""
+    if mechanism.rounds == 1 and (mechanism.round_selection != "weak"
+                                  or mechanism.round_share != POLICY.round_share):
+        raise ValueError("round_selection and round_share have no effect with rounds=1 "
+                         "(no later round); leave them at their defaults.")
 
 
 def round_shares(round_share, by_class):

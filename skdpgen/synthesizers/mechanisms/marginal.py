@@ -17,8 +17,8 @@ from ._marginal_checks import (ONE_WAY, ONE_WAY_BY_CLASS, PAIR_SELECTION, TWO_WA
                                TWO_WAY_BY_CLASS, MarginalChecks)
 from ._marginal_design import marginal_design
 from ._base import Mechanism, batch_weights
-from ._marginal_rounds import (error_round, joint_means, mixture_tables, release_round,
-                               round_shares)
+from ._marginal_rounds import (error_round, joint_means, mixture_tables, refuse_idle_rounds,
+                               release_round, round_shares)
 from ..generators.mixture import MixtureGenerator
 from .._policy import POLICY
 
@@ -208,6 +208,7 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         return self
 
     def budget_shares(self, epochs):
+        refuse_idle_rounds(self)
         shares = self._first_round_shares()
         if not self.in_rounds:
             return shares
