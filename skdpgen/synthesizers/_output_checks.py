@@ -40,9 +40,11 @@ def output_issues(model, n_samples=None, random_state=0):
       (``"outside"``), and the largest distance between the two cumulative
       distributions (``"ks"``);
     * an estimated categorical column with the released counts of its kept
-      values (``"tv"``: total variation), and the share those counts leave
-      to the values the estimate did not keep (``"other"``: they come back
-      as ``"other"``, a total variation from the data no fit avoids);
+      values (``"tv"``: total variation); where the values the estimate did
+      not keep come back as a created ``"other"``, a value the data never
+      holds, their rows count in full on both sides (``"other"``: the
+      share those counts leave to them, a distance from the data no fit
+      avoids, plus the kept values' error);
     * every column of a marginal fit with the mechanism's one-way release,
       on the pairs' coarse cells (``"ks"`` for a numeric or date column,
       ``"tv"`` for the others).
@@ -90,19 +92,20 @@ _WORDS = {
           "gap between the cumulative shares)",
     "tv": "its synthetic values' shares differ from the {release} by {share:.2f} (total "
           "variation)",
-    "other": "{share:.0%} of its values are rarer than the estimate could keep: the "
-             "{release} leave them to \"other\", which the output writes in their place",
+    "other": "its synthetic values' shares differ from the {release} by {share:.2f} "
+             "(total variation), as {rest:.0%} of its values are rarer than the estimate "
+             "could keep: they are written as \"other\"",
 }
 
 
-def _issue(column, measure, value, margin, release):
+def _issue(column, measure, value, margin, release, **words):
     """The issue of a measure beyond its limit and its noise's ``margin``, or None."""
     limit = getattr(POLICY, _LIMITS[measure])
     if not (value > limit and value > margin):
         return None
     return {"column": column, "problem": "far", "measure": measure, "share": float(value),
             "excess": float(value - limit), "release": release,
-            "detail": _WORDS[measure].format(share=value, release=release)}
+            "detail": _WORDS[measure].format(share=value, release=release, **words)}
 
 
 def _sample_ks(n, level):
@@ -172,19 +175,22 @@ def _count_issues(model, frame, level):
         p = np.asarray(noisy, dtype=np.float64) / n
         rest_q, rest_p = 1.0 - q[cells].sum(), 1.0 - p.sum()
         k = len(cells)
-        issues = []
-        if k:
-            tv = 0.5 * (np.abs(q[cells] - p).sum() + abs(rest_q - rest_p))
-            sigma = np.r_[np.full(k, std / n), std / n * math.sqrt(k)]
-            margin = _tv_margin(sigma, level) + _sample_tv(k + 1, len(frame), level)
-            issues.append(_issue(key, "tv", tv, margin, "released counts of its values"))
+        kept = np.abs(q[cells] - p).sum()
+        sigma = np.r_[np.full(k, std / n), std / n * math.sqrt(max(k, 1))]
+        margin = _tv_margin(sigma, level) + _sample_tv(k + 1, len(frame), level)
+        release = "released counts of its values"
         if _created_other(model.schema_.get(key) or {}):
-            # the rows of the values the estimate did not keep, from the same release:
-            # written as "other", a total variation from the data no fit avoids
-            issues.append(_issue(key, "other", rest_p,
-                                 norm.isf(level) * std / n * math.sqrt(max(k, 1)),
-                                 "released counts of its values"))
-        yield from (issue for issue in issues if issue is not None)
+            # the rows of the values the estimate did not keep are written as "other",
+            # which the data never holds: the released share left to them and the
+            # synthetic share of "other" are each a distance no fit avoids
+            tv = 0.5 * (kept + max(rest_p, 0.0) + rest_q)
+            issue = _issue(key, "other", tv, margin, release, rest=max(rest_p, 0.0))
+        elif k:
+            issue = _issue(key, "tv", 0.5 * (kept + abs(rest_q - rest_p)), margin, release)
+        else:
+            issue = None
+        if issue is not None:
+            yield issue
 
 
 def _created_other(spec):

@@ -160,8 +160,9 @@ class SynthesisPolicy(Policy):
     far_ks: float = rule(
         0.25, "... or its cumulative shares are this far from the released ones ...")
     far_tv: float = rule(
-        0.3, "... or its shares (a categorical column) differ by this total variation, "
-             "each beyond what the release's noise and the sample's explain ...")
+        0.3, "... or its shares (a categorical column; the rows written as a created "
+             "\"other\" counted on both sides) differ by this total variation, each "
+             "beyond what the release's noise and the sample's explain ...")
     far_level: float = rule(
         0.05, "... at this level over the columns checked (Bonferroni) ...")
     far_rows: int = rule(
