@@ -3,7 +3,7 @@
 A value is a **time** (the canonical form ``TIME`` of
 :mod:`skdpgen._canonical`) when it is
 
-* text of the form ``H:MM``, ``H:MM:SS`` or ``H:MM:SS.fff`` (one to six
+* text of the form ``H:MM``, ``H:MM:SS`` or ``H:MM:SS.fff`` (one to seven
   digits of hours, minutes and seconds below 60), optionally after a count
   of days as pandas writes durations (``"1 days 02:00:00"``): ``"11:38:36"``,
   ``"07:05"``, ``"23:59:59.5"``, ``"26:30:00"`` (a duration);
@@ -44,7 +44,7 @@ _DURATION_DOUBLINGS = 16
 _LIMIT = np.iinfo(np.int64).max
 
 _CLOCK_TEXT = re.compile(
-    r"(?:(?P<days>\d{1,5}) days?,? )?(?P<h>\d{1,6}):(?P<m>[0-5]\d)"
+    r"(?:(?P<days>\d{1,5}) days?,? )?(?P<h>\d{1,7}):(?P<m>[0-5]\d)"
     r"(?::(?P<s>[0-5]\d)(?:\.(?P<f>\d{1,9}))?)?")
 
 
