@@ -10,7 +10,7 @@ from ..privacy import leak_ledger
 from ..rows import table_rows
 from ..utils import check_generator
 from .._canonical import table_frame
-from .kinds import EmptyCodec, EstimateContext, kind_of, schema_types
+from .kinds import EmptyCodec, EstimateContext, fill_offsets, kind_of, schema_types
 
 __all__ = [
     "TableEncoder",
@@ -516,7 +516,7 @@ class TableEncoder:
         """Width of the encoding: numeric block plus one-hot blocks."""
         return self.n_numeric_ + int(sum(self.category_sizes_))
 
-    def decode(self, numeric, categories, random_state=None):
+    def decode(self, numeric, categories, random_state=None, fills=None):
         """Build a table from a numeric block on [-1, 1] and category codes.
 
         Parameters
@@ -531,6 +531,10 @@ class TableEncoder:
             Draws the value of a binned column uniformly inside its bin
             (``binned_columns_``); None puts it at the bin's centre. Not
             used (nothing is drawn) when no column is binned.
+        fills : dict, default=None
+            Per binned column, ``(lo, f_lo, hi, f_hi)``: its outermost
+            occupied bins and the shares of them its values are drawn in
+            (``skdpgen.schema.kinds.fill_offsets``); public.
 
         Returns
         -------
@@ -566,8 +570,10 @@ class TableEncoder:
         for codec in self.codecs_:
             key = codec.key
             missing = (indicator[key] == 1) if key in indicator else np.zeros(n, dtype=bool)
-            out[key] = codec.decode(numeric_of.get(key), next(block_codes) if codec.width
-                                    else None, missing, offset_of.get(key), self.is_frame_)
+            code, offset = next(block_codes) if codec.width else None, offset_of.get(key)
+            if fills and key in fills and offset is not None:
+                offset = fill_offsets(code, offset, fills[key])
+            out[key] = codec.decode(numeric_of.get(key), code, missing, offset, self.is_frame_)
         if self.is_frame_:
             return pd.DataFrame(out, columns=self.columns_, index=pd.RangeIndex(n))
         if not out:

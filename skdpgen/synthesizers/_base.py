@@ -425,7 +425,9 @@ class BaseSynthesizer(PrivateEstimator):
         else:
             numeric, codes = self.calibration_.sample(
                 lambda m, c: self._generate(m, c, rng), labels, n_samples, rng)
-        X = self.encoder_.decode(numeric, codes, random_state=rng)
+        # post-processing of the releases: where a binned column's rows stop
+        fills = self.mechanism_.cell_fills(self.encoder_)
+        X = self.encoder_.decode(numeric, codes, random_state=rng, fills=fills)
         if not self.n_classes_:
             return X, None
         y = self.classes_[labels]

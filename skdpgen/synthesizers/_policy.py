@@ -167,6 +167,12 @@ class SynthesisPolicy(Policy):
         0.05, "... at this level over the columns checked (Bonferroni) ...")
     far_rows: int = rule(
         20_000, "... in a sample of this many rows drawn with a public seed")
+    # -- where a binned column's values stop (mechanisms._marginal_cells) -------
+    edge_level: float = rule(
+        0.05, "a bin holds rows when its released one-way share clears its noise at "
+              "this level over the column's bins (Bonferroni); the outermost two are "
+              "filled by their share of the next bin in (the same density), at most "
+              "all of them")
     # -- the calibration (skdpgen.synthesizers._calibration) -------------------
     pool_rows: int = rule(
         20_000, "generated rows per class to fit the tilt, at most ...")

@@ -13,7 +13,7 @@ asks a column's kind (:func:`~skdpgen.schema.kind_of`), never its name.
 # Authors: the skdpgen developers
 # License: BSD 3-Clause
 
-from ._binned import bin_index
+from ._binned import bin_index, fill_offsets
 from ._bool import BoolKind
 from ._categorical import CategoricalKind
 from ._datetime import DatetimeKind
@@ -25,7 +25,7 @@ from ._text import TextKind
 from ._time import TimeKind
 
 __all__ = ["KINDS", "ColumnCodec", "ColumnKind", "EmptyCodec", "EstimateContext", "bin_index",
-           "flag", "kind_of", "partial_kind", "register_kind", "schema_types",
+           "fill_offsets", "flag", "kind_of", "partial_kind", "register_kind", "schema_types",
            "unregister_kind"]
 
 register_kind(NumericKind())

@@ -9,7 +9,7 @@ import numpy as np
 from ..._canonical import canonical
 from ._kind import ColumnCodec, one_hot_rows
 
-__all__ = ["Binned", "Scaled", "bin_block", "bin_index"]
+__all__ = ["Binned", "Scaled", "bin_block", "bin_index", "fill_offsets"]
 
 #: A position within this fraction of a bin's width below a bin edge is on the
 #: edge (see :func:`bin_index`).
@@ -49,6 +49,43 @@ def bin_index(unit, bins):
     """
     u = np.asarray(unit, dtype=float) * bins + EDGE_TOLERANCE
     return np.clip(np.floor(u), 0, bins - 1).astype(np.intp)
+
+
+def fill_offsets(code, offset, fill):
+    """Where inside their bin the values of the outermost occupied bins are drawn.
+
+    ``offset`` (in ``[0, 1)``, uniform) places a value inside its bin; the
+    values of the lowest occupied bin ``lo`` go to the upper part of it
+    that its rows fill, ``[1 − f_lo, 1)``, those of the highest ``hi`` to
+    the lower part, ``[0, f_hi)``: a column whose rows stop inside a bin
+    (a date range ending mid-bin, scores from 404 in a bin from 401) comes
+    back within where they stop, not spread over the whole bin beyond them.
+    The other bins are drawn on the whole of their width.
+
+    Parameters
+    ----------
+    code : ndarray of int
+        The rows' slots.
+    offset : ndarray of float
+    fill : tuple
+        ``(lo, f_lo, hi, f_hi)``: the bins and their filled shares (each in
+        ``[0, 1]``), public (see
+        :meth:`~skdpgen.synthesizers.Mechanism.cell_fills`).
+
+    Returns
+    -------
+    offset : ndarray of float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen.schema.kinds import fill_offsets
+    >>> fill_offsets(np.array([2, 5, 7]), np.array([0.5, 0.5, 0.5]), (2, 0.4, 7, 0.2)).tolist()
+    [0.8, 0.5, 0.1]
+    """
+    lo, f_lo, hi, f_hi = fill
+    offset = np.where(code == lo, 1.0 - f_lo * (1.0 - offset), offset)
+    return np.where(code == hi, f_hi * offset, offset)
 
 
 class Scaled(ColumnCodec):

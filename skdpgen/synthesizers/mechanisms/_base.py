@@ -344,6 +344,17 @@ class Mechanism(BaseEstimator):
         """
         return False
 
+    def cell_fills(self, encoder):
+        """Where the values of each binned column stop inside their outermost bins.
+
+        Post-processing of released one-way shares: ``{column: (lo, f_lo,
+        hi, f_hi)}``, the lowest and highest bins that hold rows and the
+        share of each that they fill, for
+        :meth:`~skdpgen.schema.TableEncoder.decode` (``fills``). By default
+        none: every value is drawn on the whole width of its bin.
+        """
+        return {}
+
     def issues(self):
         """Weak spots of the releases, from public quantities only (their noise
         levels, ``n``, the encoding), in the form of ``schema_issues_``

@@ -8,10 +8,11 @@ Functions of released counts or of the public encoding only; the mechanism
 # License: BSD 3-Clause
 
 import numpy as np
+from scipy.stats import norm
 
 from .._policy import POLICY
 
-__all__ = ["comonotone_coupling", "ordered_slots", "pair_groups", "pair_scores",
+__all__ = ["cell_fills", "comonotone_coupling", "ordered_slots", "pair_groups", "pair_scores",
            "simplex_projection"]
 
 
@@ -161,3 +162,53 @@ def comonotone_coupling(p, q):
         else:
             j += 1
     return table
+
+
+def cell_fills(encoder, released, cell_std):
+    """How much of its outermost occupied bins each binned column's rows fill.
+
+    A bin holds rows when its released share clears ``z`` times the
+    release's noise (``z`` at ``POLICY.edge_level`` over the column's bins);
+    the lowest and highest such bins, when they differ, are filled by their
+    share over that of the next bin in (``p_lo / p_lo+1``, clipped to
+    ``[0, 1]``): where the rows run on at the same density up to where they
+    stop, that is the part of the bin they fill, next to the bin in. A bin
+    as full as the next one is filled whole (values drawn on all of it, as
+    without this); one far thinner holds the rows of a range that stops
+    inside it, and its values are drawn where they are.
+
+    Parameters
+    ----------
+    encoder : TableEncoder
+        Fitted.
+    released : list of ndarray
+        Per one-hot block, its released one-way shares (noisy; may be
+        negative), in slots.
+    cell_std : float
+        The noise standard deviation of a slot's share.
+
+    Returns
+    -------
+    fills : dict
+        ``{column: (lo, f_lo, hi, f_hi)}``, for
+        :func:`~skdpgen.schema.kinds.fill_offsets`. Public: a function of the
+        releases and the encoding.
+    """
+    binned = {c.key: c.bins for c in encoder.codecs_ if getattr(c, "binned", False)}
+    fills = {}
+    for b, key in enumerate(encoder.block_columns_[:len(released)]):
+        if key not in binned or b >= len(encoder.category_sizes_) - len(
+                encoder.indicator_columns_):
+            continue
+        p = np.asarray(released[b], dtype=np.float64)[:binned[key]]
+        held = np.flatnonzero(p >= norm.isf(POLICY.edge_level / p.size) * cell_std)
+        if held.size < 2:
+            continue
+        lo, hi = int(held[0]), int(held[-1])
+        fills[key] = (lo, _filled(p[lo], p[lo + 1]), hi, _filled(p[hi], p[hi - 1]))
+    return fills
+
+
+def _filled(edge, inner):
+    """The share of a bin of released share ``edge`` next to one of ``inner``."""
+    return float(np.clip(edge / inner, 0.0, 1.0)) if inner > 0 else 1.0

@@ -12,7 +12,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...kernels import MarginalFeatures
 from ...schema import kind_of
-from ._marginal_cells import ordered_slots, pair_groups, pair_scores, simplex_projection
+from ._marginal_cells import (cell_fills, ordered_slots, pair_groups, pair_scores,
+                              simplex_projection)
 from ._marginal_checks import (ONE_WAY, ONE_WAY_BY_CLASS, PAIR_SELECTION, TWO_WAY,
                                TWO_WAY_BY_CLASS, MarginalChecks)
 from ._marginal_design import marginal_design
@@ -400,6 +401,14 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         state.pop("_mixture", None)  # the fitted network is the synthesizer's
         state.pop("_losses", None)  # the stop rule's record of a fit in progress
         return state
+
+    def cell_fills(self, encoder):
+        """Where each binned column's rows stop inside their outermost bins, from
+        the overall one-way release (:func:`._marginal_cells.cell_fills`)."""
+        if ONE_WAY not in getattr(self, "targets_", {}):
+            return {}
+        return cell_fills(encoder, self.features_.cells(self.targets_[ONE_WAY][0][0]),
+                          self._cell_std)
 
     def pair_names(self):
         """The measured pairs, as pairs of column keys (empty when none)."""
