@@ -264,7 +264,8 @@ _SCHEMA_NUMBERS = {"FINE_BINS", "FINE_GROUP", "_DECADES", "_FIRST_YEAR", "_END_Y
                    "NUMBER", "BOOL", "DATE", "TEXT", "MISSING", "TIME", "DAY_NS", "HOUR_NS",
                    "MINUTE_NS", "_DURATION_DOUBLINGS",
                    "RESOLUTION_NS", "_INT_LIMIT", "EDGE_TOLERANCE", "OUTPUT_RESOLUTION",
-                   "MISSING_WEIGHT", "TIME_WEIGHT", "KIND_WEIGHT", "SENSITIVITY", "_WEIGHT"}
+                   "MISSING_WEIGHT", "TIME_WEIGHT", "DATE_WEIGHT", "KIND_WEIGHT", "SENSITIVITY",
+                   "_WEIGHT"}
 
 
 def _module_numbers(path):

@@ -83,13 +83,15 @@ The keys of a column's spec:
     bounds (post-processing of its release:
     :mod:`skdpgen.private_schema`, "Following the mass").
 ``"resolution"`` (datetime and time, default absent)
-    ``"day"``: synthetic values are whole days (midnight, wall time);
-    ``"hour"``: whole hours (wall time); ``"second"`` or absent: whole
-    seconds (never the sub-second digits of the generator's noise). A
-    private estimate states ``"day"`` when the noisy count of values not at
-    midnight says they all are, else ``"hour"`` when the noisy count of
-    values not on the hour does (the rule of the integer flag, each count
-    with noise ``√2`` times a bin's). Time columns: ``"second"`` (the
+    ``"month"``: synthetic values are the first day of the nearest month
+    (monthly data: ``Mar-2018``); ``"day"``: whole days (midnight, wall
+    time); ``"hour"``: whole hours (wall time); ``"second"`` or absent:
+    whole seconds (never the sub-second digits of the generator's noise). A
+    private estimate states ``"month"`` when the noisy count of values not
+    on a month's first day at midnight says they all are, else ``"day"``
+    when the noisy count of values not at midnight does, else ``"hour"``
+    when the noisy count of values not on the hour does (the rule of the
+    integer flag, each count with noise ``√3`` times a bin's). Time columns: ``"second"`` (the
     default), ``"minute"`` or ``"hour"``, stated by a private estimate from
     the noisy counts of the values not on the minute and not on the hour.
 ``"format"`` (time, default absent)

@@ -62,8 +62,9 @@ _RELEASED = {
              "count of non-integer values, √3 × count of missing",
     NUMERIC_FLAGS: "count of non-integer values, count of missing (numeric columns with "
                    "public bounds)",
-    DATETIME: "histogram over the public yearly grid, counts of values not at midnight "
-              "and not on the hour (each × 1/√2), count of missing",
+    DATETIME: "histogram over the public yearly grid, counts of values not on a "
+              "month's first day, not at midnight and not on the hour (each × 1/√3), "
+              "count of missing",
     TIME: "histogram over the public grid of hours of a day and durations of doubling "
           "days, counts of values not on the minute and not on the hour (each × 1/√2), "
           "count of missing",

@@ -163,15 +163,15 @@ def test_kind_of_answers_what_code_outside_the_schema_asks(parity):
 
 def test_the_datetime_statistic_has_its_stated_sensitivity_on_any_pair_of_records():
     """``DatetimeKind.statistic``'s Notes: replace-one Δ = √3 with the weighted
-    counts not at midnight and not on the hour, attained. Every pair of
-    records among midnight, on the hour, off the hour, other years, a
-    missing value and text."""
+    counts not on a month's first day, not at midnight and not on the hour,
+    attained. Every pair of records among a month's first day, midnight, on
+    the hour, off the hour, other years, a missing value and text."""
     from skdpgen.schema.kinds._datetime import DatetimeKind
 
     kind = DatetimeKind()
     context = type("Context", (), {"partial": {}})()
-    records = ["2031-07-04", "2031-07-04 13:00", "2031-07-04 12:30", "1950-01-02 00:00:01",
-               "2099-12-31 23:00", None, "not a date"]
+    records = ["2031-07-01", "2031-07-04", "2031-07-04 13:00", "2031-07-04 12:30",
+               "1950-01-02 00:00:01", "2099-12-01", "2099-12-31 23:00", None, "not a date"]
     base = ["2000-01-01"] * 5
 
     def statistic(record):

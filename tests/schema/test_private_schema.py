@@ -1149,15 +1149,41 @@ def test_times_on_the_hour_are_estimated_and_written_on_the_hour():
     back = pd.DatetimeIndex(_decode_datetime(spec, unit, np.zeros(1000, bool)))
     assert (back == back.floor("h")).all() and not (back == back.normalize()).all()
 
+def test_monthly_dates_are_estimated_and_written_as_months():
+    """Issue 66: a column of months (``Mar-2018``, read as each month's first day)
+    came back as days spread between them (KS distance 0.2-0.35 on the far-off
+    benchmark's loans table). Its noisy count of values not on a month's first
+    day says they all are: "resolution": "month", and every synthetic value is
+    a month's first day; a column of days stays "day"."""
+    from skdpgen.schema.kinds._datetime import _decode_datetime
+    from skdpgen.schema._table import check_spec
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    months = pd.date_range("2018-01-01", periods=36, freq="MS")
+    days = pd.Timestamp("2018-01-01") + pd.to_timedelta(rng.integers(0, 900, n), unit="D")
+    X = pd.DataFrame({"issued": months[rng.integers(0, 36, n)].strftime("%b-%Y"),
+                      "day": days.strftime("%Y-%m-%d")}).astype(object)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SchemaEstimateWarning)
+        schema, _, _ = estimate_schema(X, epsilon=1.0)
+    assert [schema[c]["resolution"] for c in X] == ["month", "day"]
+    spec = check_spec("issued", schema["issued"])
+    back = pd.DatetimeIndex(_decode_datetime(spec, rng.random(1000), np.zeros(1000, bool)))
+    assert (back.day == 1).all() and (back == back.normalize()).all()
+    assert back.nunique() > 12  # whole months, not one
+
+
 @pytest.mark.parametrize("step, count, flagged, unflagged", [
     ("h", "not on the hour", "hour", "second"),
     ("D", "not at midnight", "day", "hour"),
 ])
 def test_a_time_of_day_flag_reads_its_count_at_the_count_s_own_noise(
         step, count, flagged, unflagged):
-    """The datetime release holds the counts not at midnight and not on the
-    hour each weighted 1/√2 (the release table), so a count scaled back
-    carries noise s·√2 for the release's s; its flag is decided like the
+    """The datetime release holds the counts not on a month's first day, not at
+    midnight and not on the hour each weighted 1/√3 (``DATE_WEIGHT``), so a
+    count scaled back carries noise s·√3 for the release's s; its flag is
+    decided like the
     integer flag, at ``flag_stds`` of that noise (4: wrong w.p. 3e-5 per
     column). A column all on the hour (or at midnight) whose weighted count
     drew noise 0.1 std short of that threshold keeps its resolution; 0.1 std
@@ -1165,7 +1191,7 @@ def test_a_time_of_day_flag_reads_its_count_at_the_count_s_own_noise(
     s, the column would get minutes in about 0.2 % of fits (issue 66)."""
     import types
 
-    from skdpgen.schema.kinds._datetime import DatetimeKind, _datetime_statistic
+    from skdpgen.schema.kinds._datetime import DATE_WEIGHT, DatetimeKind, _datetime_statistic
     from skdpgen.schema._policy import POLICY
 
     n, s = 2_000, 20.0  # the z·s term of the flag's limit binds (n/100 = 20 rows)
@@ -1176,11 +1202,11 @@ def test_a_time_of_day_flag_reads_its_count_at_the_count_s_own_noise(
     statistic = _datetime_statistic(wall.as_unit("ns").asi8)
     at = {"not at midnight": -3, "not on the hour": -2}[count]
     assert statistic[at] == 0  # every value on the step
-    count_std = s * math.sqrt(2.0)  # a count scaled back from its weight 1/√2
+    count_std = s / DATE_WEIGHT  # a count scaled back from its weight
     resolutions = []
     for stds in (z - 0.1, z + 0.1):
         noisy = statistic.copy()
-        noisy[at] += stds * count_std / math.sqrt(2.0)  # the noise, on the weighted count
+        noisy[at] += stds * count_std * DATE_WEIGHT  # the noise, on the weighted count
         context = types.SimpleNamespace(flag_stds=z, partial={})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SchemaEstimateWarning)

@@ -20,15 +20,22 @@ from .._ranges import _occupied_range
 from ._binned import Binned, Scaled
 from ._kind import ColumnKind, complete_bounds, flag, open_bounds, record_present
 
-__all__ = ["DatetimeKind", "time_flags", "timestamp_ns", "wall_ns"]
+__all__ = ["DatetimeKind", "month_starts", "time_flags", "timestamp_ns", "wall_ns"]
 
 _NAT = np.iinfo(np.int64).min  # NaT as int64 nanoseconds
-#: Weight of the counts of values not at midnight and not on the hour in the
-#: datetime release: ``1/√2`` each, so that both fit in the sensitivity ``√3``
-#: that the count not at midnight alone had (see :meth:`DatetimeKind.statistic`).
+#: Weight of the counts of values not on the minute and not on the hour in the
+#: time release: ``1/√2`` each, so that both fit in the sensitivity ``√3`` (see
+#: :meth:`~skdpgen.schema.kinds._time.TimeKind.statistic`).
 TIME_WEIGHT = np.sqrt(0.5)
-#: The rounding step of synthetic values of each ``"resolution"`` (nanoseconds).
+#: Weight of the counts of values not on a month's first day at midnight, not at
+#: midnight and not on the hour in the datetime release: ``1/√3`` each, so that
+#: the three fit in the sensitivity ``√3`` that the count not at midnight alone
+#: had (see :meth:`DatetimeKind.statistic`).
+DATE_WEIGHT = np.sqrt(1.0 / 3.0)
+#: The rounding step of synthetic values of each ``"resolution"`` (nanoseconds);
+#: ``"month"``: the first day of the nearest month.
 RESOLUTION_NS = {"day": DAY_NS, "hour": HOUR_NS, "second": 10**9}
+_RESOLUTIONS = ("month", *RESOLUTION_NS)
 
 
 def timestamp_ns(ts):
@@ -128,10 +135,14 @@ def _decode_datetime(spec, unit, missing):
     offset = np.where(fits, offset, 0.0).astype(np.int64)
     offset[~fits] = width
     ns = lo + np.minimum(offset, width)
-    # whole days or hours (as the data, wall time) or, by default, whole seconds:
-    # never the sub-second digits of the generator's noise
-    step = RESOLUTION_NS[spec.get("resolution") or "second"]
-    ns = np.clip((ns + step // 2) // step * step, lo, hi)
+    # whole months, days or hours (as the data, wall time) or, by default, whole
+    # seconds: never the sub-second digits of the generator's noise
+    resolution = spec.get("resolution") or "second"
+    if resolution == "month":
+        ns = np.clip(_nearest_month(ns), lo, hi)
+    else:
+        step = RESOLUTION_NS[resolution]
+        ns = np.clip((ns + step // 2) // step * step, lo, hi)
     ns[missing] = _NAT
     values = ns.view("M8[ns]")
     if spec["timezone"] is None:
@@ -139,18 +150,38 @@ def _decode_datetime(spec, unit, missing):
     return pd.DatetimeIndex(values).tz_localize("UTC").tz_convert(spec["timezone"]).array
 
 
-def time_flags(key, noisy, s, n, context):
-    """``(fine, hours, missing)`` of a release ending ``[TIME_WEIGHT × count not on
-    the finer unit, TIME_WEIGHT × count not on the hour, missing count]``: whole
-    days (or minutes), whole hours, and missing values, each decided like the
-    integer flag of numeric columns on the weighted counts scaled back (noise
-    std ``s·√2`` each); post-processing of the release."""
-    s_time = s / TIME_WEIGHT
-    fine, missing = _flags(noisy[-3] / TIME_WEIGHT, noisy[-1], n, s_time,
-                           context.flag_stds, s_missing=s)
-    hours, _ = _flags(noisy[-2] / TIME_WEIGHT, noisy[-1], n, s_time, context.flag_stds,
-                      s_missing=s)
-    return fine, hours, _missing_flag(key, missing, noisy[-1], s, n, context.partial)
+def time_flags(key, noisy, s, n, context, weight=TIME_WEIGHT, counts=2):
+    """The flags of a release ending in ``counts`` weighted counts of values not on
+    a unit (coarsest first: not on a month's first day, not on the minute, ...;
+    the last: not on the hour), then the missing count: ``(*flags, missing)``,
+    each unit's flag (every value on it) decided like the integer flag of
+    numeric columns on its weighted count scaled back (noise std ``s/weight``);
+    post-processing of the release."""
+    s_count = s / weight
+    flags = [_flags(noisy[-1 - counts + k] / weight, noisy[-1], n, s_count,
+                    context.flag_stds, s_missing=s)[0] for k in range(counts)]
+    missing = _flags(None, noisy[-1], n, s_count, context.flag_stds, s_missing=s)[1]
+    return (*flags, _missing_flag(key, missing, noisy[-1], s, n, context.partial))
+
+
+def month_starts(wall):
+    """Whether each wall time (int64 ns) is a month's first day at midnight."""
+    return _nearest_month(wall, floor=True) == wall
+
+
+def _nearest_month(ns, floor=False):
+    """The first day of the month nearest each time (int64 ns; ``floor``: of its
+    own month), at midnight."""
+    months = np.asarray(ns, dtype=np.int64).view("M8[ns]").astype("M8[M]")
+    start = months.astype("M8[ns]").view(np.int64)
+    if floor:
+        return start
+    following = (months + 1).astype("M8[ns]").view(np.int64)
+    return np.where(ns - start <= following - ns, start, following)
+
+
+def _resolution(months, days, hours):
+    return "month" if months else "day" if days else "hour" if hours else "second"
 
 
 class _Scaled(Scaled):
@@ -168,14 +199,17 @@ class _Binned(Binned, _Scaled):
 
 
 def _datetime_statistic(wall):
-    """``[yearly histogram, TIME_WEIGHT × count not at midnight, TIME_WEIGHT ×
-    count not on the hour, missing count]`` of wall times."""
+    """``[yearly histogram, DATE_WEIGHT × count not on a month's first day at
+    midnight, DATE_WEIGHT × count not at midnight, DATE_WEIGHT × count not on
+    the hour, missing count]`` of wall times."""
     nat = wall == _NAT
     present = wall[~nat]
-    not_midnight = TIME_WEIGHT * float(np.sum(present % DAY_NS != 0))
-    not_hour = TIME_WEIGHT * float(np.sum(present % HOUR_NS != 0))
+    not_month = DATE_WEIGHT * float(np.sum(~month_starts(present)))
+    not_midnight = DATE_WEIGHT * float(np.sum(present % DAY_NS != 0))
+    not_hour = DATE_WEIGHT * float(np.sum(present % HOUR_NS != 0))
     hist = np.bincount(year_positions(present), minlength=_N_YEARS)
-    return np.concatenate([hist, [not_midnight, not_hour, nat.sum()]]).astype(np.float64)
+    return np.concatenate([hist, [not_month, not_midnight, not_hour, nat.sum()]]).astype(
+        np.float64)
 
 
 class DatetimeKind(ColumnKind):
@@ -193,10 +227,10 @@ class DatetimeKind(ColumnKind):
         out = {"type": "datetime", "bounds": _datetime_bounds(key, spec["bounds"], tz),
                "timezone": tz}
         resolution = spec.get("resolution")
-        if resolution not in (None, *RESOLUTION_NS):
+        if resolution not in (None, *_RESOLUTIONS):
             raise ValueError(
-                f"Schema 'resolution' of column {key!r} must be 'day', 'hour', 'second' or "
-                f"absent, got {resolution!r}."
+                f"Schema 'resolution' of column {key!r} must be 'month', 'day', 'hour', "
+                f"'second' or absent, got {resolution!r}."
             )
         if resolution is None and all(map(_date_only, spec["bounds"])):
             resolution = "day"  # bounds written as dates: a column of dates
@@ -249,9 +283,8 @@ class DatetimeKind(ColumnKind):
         record_leak(
             "bounds",
             f"The bounds of datetime column {key!r} were read from the private data (its "
-            "first and last day, whether every value is a whole day or hour, and its "
-            "missing "
-            "flag) and are released with the model without privacy. Declare them in the "
+            "first and last day, whether every value is a month's first day, a whole day "
+            "or hour, and its missing flag) and are released with the model without privacy. Declare them in the "
             "schema to avoid this.",
             column=key,
         )
@@ -266,37 +299,43 @@ class DatetimeKind(ColumnKind):
             hi = max(pd.Timestamp(int(wall.max())).ceil("D"), lo + pd.Timedelta(days=1))
             bounds = [lo.strftime("%Y-%m-%d"), hi.strftime("%Y-%m-%d")]
         days, hours = (bool(np.all(wall % step == 0)) for step in (DAY_NS, HOUR_NS))
+        months = bool(np.all(month_starts(wall)))
         return {"type": "datetime", "bounds": bounds, "missing": missing, "timezone": timezone,
-                "resolution": "day" if days else "hour" if hours else "second"}
+                "resolution": _resolution(months, days, hours)}
 
     def statistic(self, canon, context):
-        """``[yearly histogram, TIME_WEIGHT × count not at midnight, TIME_WEIGHT ×
-        count not on the hour, missing count]`` of the column's wall times
-        (``TIME_WEIGHT = 1/√2``).
+        """``[yearly histogram, DATE_WEIGHT × count not on a month's first day at
+        midnight, DATE_WEIGHT × count not at midnight, DATE_WEIGHT × count not
+        on the hour, missing count]`` of the column's wall times
+        (``DATE_WEIGHT = 1/√3``).
 
         Notes
         -----
-        **Sensitivity** (replace-one). Two present values move one count
-        between two bins (``√2``) and may differ in time of day: one at
-        midnight against one not on the hour changes both weighted counts
-        by ``1/√2`` (``1/2 + 1/2``), so ``√(2 + 1) = √3``; a present value not
-        on the hour against a missing one (or one that is not a date)
-        changes its bin, both weighted counts and the missing count:
-        ``√(1 + 1 + 1) = √3``. ``Δ = √3``, attained, as when the count not
-        at midnight alone was released at weight 1.
+        **Sensitivity** (replace-one). The three weighted counts are nested
+        (a value not on the hour is not at midnight, and one not at midnight
+        is no month's start): a value adds 0 or 1 to each, so two values'
+        contributions differ by at most 1 in each, ``3 · (1/√3)² = 1`` in
+        all. Two present values move one count between two bins (``√2``),
+        so ``√(2 + 1) = √3``; a present value against a missing one (or one
+        that is not a date) changes its bin, the missing count and at most
+        the three weighted counts: ``√(1 + 1 + 1) = √3``. ``Δ = √3``,
+        attained (a month's first day against a value not on the hour in
+        another year), as when the count not at midnight alone was released
+        at weight 1.
         """
         return _datetime_statistic(wall_ns(canon, context.partial.get("timezone")))
 
     def estimate(self, key, noisy, s, n, context):
-        days, hours, missing = time_flags(key, noisy, s, n, context)
+        months, days, hours, missing = time_flags(key, noisy, s, n, context,
+                                                  weight=DATE_WEIGHT, counts=3)
         decades = [np.arange(_N_YEARS) // 10]
         # the least present rows a range is found from: all in one year, or in
         # one decade (the sum of ten years' counts), at its threshold
         needed = min(_bonferroni_z(_N_YEARS) * s,
                      _bonferroni_z(int(decades[0][-1]) + 1) * s * np.sqrt(10.0))
         record_present(context, key, n, noisy[-1], s, needed)
-        found = _occupied_range(noisy[:-3], decades, s, guess=False)
-        first, last = found or _occupied_range(noisy[:-3], decades, s)
+        found = _occupied_range(noisy[:-4], decades, s, guess=False)
+        first, last = found or _occupied_range(noisy[:-4], decades, s)
         spec = {"type": "datetime", "bounds": [_year_label(first), _year_label(last + 1)],
                 "missing": missing, "timezone": context.partial.get("timezone"),
                 "impute": not missing}
@@ -305,5 +344,5 @@ class DatetimeKind(ColumnKind):
                 _warn_guess(key, f"its bounds {spec['bounds']}", n, s)
         else:
             _warn_outside(key, spec["bounds"], noisy[first:last + 1], noisy[-1], n, s)
-        spec["resolution"] = "day" if days else "hour" if hours else "second"
+        spec["resolution"] = _resolution(months, days, hours)
         return spec
