@@ -114,8 +114,25 @@ def _sample_ks(n, level):
     return math.sqrt(math.log(2.0 / level) / (2.0 * n))
 
 
+def _held_ranges(model, keys):
+    """Per binned numeric column of ``keys``, the values between the outermost bins the fit's own
+    one-way release holds rows in (:meth:`~skdpgen.synthesizers.Mechanism.cell_fills`:
+    each clears its noise), on the column's scale; none for a mechanism that
+    releases no one-way marginal."""
+    fills = model.mechanism_.cell_fills(model.encoder_)
+    out = {}
+    for codec in model.encoder_.codecs_:
+        if codec.key in fills and codec.key in keys:
+            lo, _, hi, _ = fills[codec.key]
+            low, high = (float(b) for b in codec.spec["bounds"])
+            units = codec.unwarp(np.array([lo, hi + 1], dtype=np.float64) / codec.bins)
+            out[codec.key] = low + units * (high - low)
+    return out
+
+
 def _grid_issues(model, frame, level):
     """``"outside"`` and ``"ks"`` of the estimated numeric columns, on the public grid."""
+    held = _held_ranges(model, model._schema_releases["histograms"])
     for key, (counts, std) in model._schema_releases["histograms"].items():
         spec = model.schema_.get(key) or {}
         if spec.get("empty") or "bounds" not in spec or key not in frame:
@@ -136,21 +153,27 @@ def _grid_issues(model, frame, level):
         margin = (norm.isf(level / 4) * std * math.sqrt(m) / total
                   + _sample_ks(values.size, level))
         release = "released histogram of its values"
-        for issue in (_issue(key, "ks", gap, margin, release), _outside(key, q, h, std, level,
-                                                                       total, values.size)):
+        # the bins the fit's own release holds rows in are inside the range too
+        inside = None if key not in held else np.clip(numeric_bins(held[key]), first,
+                                                       last) - first
+        for issue in (_issue(key, "ks", gap, margin, release),
+                      _outside(key, q, h, std, level, total, values.size, inside)):
             if issue is not None:
                 yield issue
 
 
-def _outside(key, q, h, std, level, total, n_sample):
+def _outside(key, q, h, std, level, total, n_sample, inside=None):
     """``"outside"``: the synthetic share in the bins beyond the released range (the
-    first to the last bin clearing ``z·std``, ``z`` at ``level`` over the bins),
-    less the released share there and its noise."""
+    first to the last bin clearing ``z·std``, ``z`` at ``level`` over the bins,
+    widened to the bins ``inside``, ``[first, last]``, that another release
+    holds rows in), less the released share there and its noise."""
     found = np.nonzero(h >= norm.isf(level / h.size) * std)[0]
     if not found.size:
         return None
     out = np.ones(h.size, dtype=bool)
     out[found[0]:found[-1] + 1] = False
+    if inside is not None:
+        out[inside[0]:inside[1] + 1] = False
     if not out.any():
         return None
     released = max(float(h[out].sum()), 0.0) / total
