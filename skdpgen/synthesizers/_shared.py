@@ -223,7 +223,9 @@ SHARED_ATTRIBUTES_DOC = """\
         compared with the released one-way distributions and their noise:
         :func:`~skdpgen.synthesizers._output_checks.output_issues`): one
         dict per column named, with ``column``, ``measure`` (``"outside"``,
-        ``"ks"`` or ``"tv"``), ``share`` (its value) and ``detail``; empty
+        ``"ks"``, ``"tv"``, or ``"other"``: a total variation that counts
+        the rows written as a created ``"other"``), ``share`` (its value)
+        and ``detail``; empty
         when every column checked came back within its release's noise.
     n_features_in_ : int
     feature_names_in_ : ndarray of str"""
