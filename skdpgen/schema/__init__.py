@@ -91,9 +91,10 @@ The keys of a column's spec:
     on a month's first day at midnight says they all are, else ``"day"``
     when the noisy count of values not at midnight does, else ``"hour"``
     when the noisy count of values not on the hour does (the rule of the
-    integer flag, each count with noise ``√3`` times a bin's). Time columns: ``"second"`` (the
-    default), ``"minute"`` or ``"hour"``, stated by a private estimate from
-    the noisy counts of the values not on the minute and not on the hour.
+    integer flag, each count with noise ``√3`` times a bin's). Time columns:
+    ``"second"`` (the default), ``"minute"`` or ``"hour"``, stated by a
+    private estimate from the noisy counts of the values not on the minute
+    and not on the hour.
 ``"format"`` (time, default absent)
     How synthetic times are written: ``"HH:MM:SS"`` or ``"HH:MM"`` (values
     rounded to the minute). Absent, ``"HH:MM"`` for a resolution of a

@@ -19,6 +19,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from ..private_schema import numeric_bins
+from .mechanisms._marginal_cells import held_bins
 from .mechanisms._marginal_checks import ONE_WAY
 from ._policy import POLICY
 
@@ -36,7 +37,8 @@ def output_issues(model, n_samples=None, random_state=0):
       its values, on the public grid's bins within its bounds (ten a
       decade: they follow a long tail): the share of its synthetic values
       in bins outside the released range (the first to the last bin whose
-      count clears its noise) beyond the share the release leaves there
+      count clears its noise, widened to the bins the fit's own one-way
+      release holds rows in) beyond the share the release leaves there
       (``"outside"``), and the largest distance between the two cumulative
       distributions (``"ks"``);
     * an estimated categorical column with the released counts of its kept
@@ -115,10 +117,11 @@ def _sample_ks(n, level):
 
 
 def _held_ranges(model, keys):
-    """Per binned numeric column of ``keys``, the values between the outermost bins the fit's own
-    one-way release holds rows in (:meth:`~skdpgen.synthesizers.Mechanism.cell_fills`:
-    each clears its noise), on the column's scale; none for a mechanism that
-    releases no one-way marginal."""
+    """Per binned numeric column of ``keys``, the values between the outermost
+    bins the fit's own one-way release holds rows in
+    (:meth:`~skdpgen.synthesizers.Mechanism.cell_fills`: each clears its
+    noise), on the column's scale; none for a mechanism that releases no
+    one-way marginal."""
     fills = model.mechanism_.cell_fills(model.encoder_)
     out = {}
     for codec in model.encoder_.codecs_:
@@ -167,11 +170,11 @@ def _outside(key, q, h, std, level, total, n_sample, inside=None):
     first to the last bin clearing ``z·std``, ``z`` at ``level`` over the bins,
     widened to the bins ``inside``, ``[first, last]``, that another release
     holds rows in), less the released share there and its noise."""
-    found = np.nonzero(h >= norm.isf(level / h.size) * std)[0]
-    if not found.size:
+    found = held_bins(h, std, level)
+    if found is None:
         return None
     out = np.ones(h.size, dtype=bool)
-    out[found[0]:found[-1] + 1] = False
+    out[found[0]:found[1] + 1] = False
     if inside is not None:
         out[inside[0]:inside[1] + 1] = False
     if not out.any():

@@ -152,8 +152,9 @@ def _decode_datetime(spec, unit, missing):
 
 def time_flags(key, noisy, s, n, context, weight=TIME_WEIGHT, counts=2):
     """The flags of a release ending in ``counts`` weighted counts of values not on
-    a unit (coarsest first: not on a month's first day, not on the minute, ...;
-    the last: not on the hour), then the missing count: ``(*flags, missing)``,
+    a unit (in the release's order: the datetime kind's not on a month's first
+    day, not at midnight, not on the hour; the time kind's not on the minute,
+    not on the hour), then the missing count: ``(*flags, missing)``,
     each unit's flag (every value on it) decided like the integer flag of
     numeric columns on its weighted count scaled back (noise std ``s/weight``);
     post-processing of the release."""
@@ -284,8 +285,8 @@ class DatetimeKind(ColumnKind):
             "bounds",
             f"The bounds of datetime column {key!r} were read from the private data (its "
             "first and last day, whether every value is a month's first day, a whole day "
-            "or hour, and its missing flag) and are released with the model without privacy. Declare them in the "
-            "schema to avoid this.",
+            "or hour, and its missing flag) and are released with the model without "
+            "privacy. Declare them in the schema to avoid this.",
             column=key,
         )
         timezone = context.partial.get("timezone")

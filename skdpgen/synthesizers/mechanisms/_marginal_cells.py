@@ -12,8 +12,8 @@ from scipy.stats import norm
 
 from .._policy import POLICY
 
-__all__ = ["cell_fills", "comonotone_coupling", "ordered_slots", "pair_groups", "pair_scores",
-           "simplex_projection"]
+__all__ = ["cell_fills", "comonotone_coupling", "held_bins", "ordered_slots", "pair_groups",
+           "pair_scores", "simplex_projection"]
 
 
 def pair_scores(candidates, counts, one_way, n_rows):
@@ -201,12 +201,26 @@ def cell_fills(encoder, released, cell_std):
                 encoder.indicator_columns_):
             continue
         p = np.asarray(released[b], dtype=np.float64)[:binned[key]]
-        held = np.flatnonzero(p >= norm.isf(POLICY.edge_level / p.size) * cell_std)
-        if held.size < 2:
-            continue
-        lo, hi = int(held[0]), int(held[-1])
-        fills[key] = (lo, _filled(p[lo], p[lo + 1]), hi, _filled(p[hi], p[hi - 1]))
+        lo, hi = held_bins(p, cell_std, POLICY.edge_level) or (0, 0)
+        if lo < hi:
+            fills[key] = (lo, _filled(p[lo], p[lo + 1]), hi, _filled(p[hi], p[hi - 1]))
     return fills
+
+
+def held_bins(counts, std, level):
+    """The first and last of released ``counts`` (or shares) that clear ``z·std``,
+    ``z`` at ``level`` over the bins (Bonferroni): the range a release holds
+    rows in; None when no bin clears it. Post-processing of the release.
+
+    Examples
+    --------
+    >>> from skdpgen.synthesizers.mechanisms._marginal_cells import held_bins
+    >>> held_bins([1.0, 40.0, 3.0, 55.0, 2.0], 5.0, 0.05)
+    (1, 3)
+    """
+    held = np.flatnonzero(np.asarray(counts, dtype=np.float64)
+                          >= norm.isf(level / len(counts)) * std)
+    return (int(held[0]), int(held[-1])) if held.size else None
 
 
 def _filled(edge, inner):
