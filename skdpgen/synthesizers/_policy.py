@@ -96,7 +96,7 @@ class SynthesisPolicy(Policy):
     bin_step: int = rule(
         10, "... in steps of this (decimal bins: tenths of the range are unions of bins)")
     spread_share: float = rule(
-        0.10, "a column whose empty cells' noise may hold this share of the rows is named")
+        0.10, "a column whose empty cells' noise may hold this share of its values is named")
     misfit_level: float = rule(
         0.05, "a measured marginal is matched when its misfit's chi-squared tail is above "
               "this over the number of marginals (Bonferroni)")
@@ -173,6 +173,11 @@ class SynthesisPolicy(Policy):
               "this level over the column's bins (Bonferroni); the outermost two are "
               "filled by their share of the next bin in (the same density), at most "
               "all of them")
+    tail_run_stds: float = rule(
+        1.0, "a run of places next to the range a release holds rows in joins it when "
+             "its released sum clears this many standard deviations of its noise; the "
+             "cells past the range (and one place of margin) hold no probability in a "
+             "marginal fit")
     # -- the calibration (skdpgen.synthesizers._calibration) -------------------
     pool_rows: int = rule(
         20_000, "generated rows per class to fit the tilt, at most ...")

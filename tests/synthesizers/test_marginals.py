@@ -15,6 +15,7 @@ from skdpgen.schema import TableEncoder
 from skdpgen.synthesizers import MixtureGenerator
 from skdpgen.synthesizers.mechanisms._marginal_design import marginal_design
 from skdpgen.synthesizers.mechanisms._marginal_cells import pair_groups, simplex_projection
+from skdpgen.synthesizers.mechanisms._marginal_checks import SPREAD_FACTOR
 from skdpgen.synthesizers._policy import POLICY
 
 FAST = dict(epochs=2, steps_per_epoch=20, batch_size=40, random_state=0, device="cpu")
@@ -420,6 +421,27 @@ def test_columns_spread_by_the_noise_are_named():
         if named:
             assert spread[0]["share"] >= 0.1
             assert any("'age': up to" in str(w.message) for w in caught)
+
+
+def test_a_sparse_column_spread_by_the_noise_is_named_by_its_values():
+    # the share is of the column's values: on 20,000 rows an age present in 3 %
+    # of them has 600 values, and its empty cells' noise may hold a large
+    # share of those (under 10 % of the rows: a share of the rows named none)
+    rng = np.random.default_rng(0)
+    n = 20_000
+    schema = {f"b{i}": {"type": "categorical", "categories": [0, 1]} for i in range(9)}
+    schema["age"] = {"type": "numeric", "bounds": [0, 100], "integer": True, "missing": True}
+    X = pd.DataFrame({f"b{i}": rng.integers(0, 2, n) for i in range(9)})
+    X["age"] = np.where(rng.random(n) < 0.03, rng.integers(20, 40, n), np.nan)
+    with warnings.catch_warnings(), reproducible_noise(0):
+        warnings.simplefilter("ignore")
+        synth = MarginalSynthesizer(schema=schema, **MFAST).fit(X)
+    mech = synth.mechanism_
+    spread = [i for i in synth.schema_issues_ if i["problem"] == "spread"]
+    assert [i["column"] for i in spread] == ["age"]
+    # under a tenth of the rows, above a tenth of the values
+    rows = SPREAD_FACTOR * mech._cell_std * mech._places[mech._block_keys.index("age")]
+    assert rows < 0.1 <= spread[0]["share"] <= 1.0
 
 
 def test_independent_columns_are_never_silent():

@@ -74,6 +74,7 @@ class MixtureGenerator(nn.Module):
         self.logits = nn.Parameter(torch.zeros(self.n_rows, sum(self.category_sizes)))
         self.joints = nn.ParameterList()
         self.groups = []
+        self.register_buffer("support", None)
 
     def reset_parameters(self, generator):
         """Small random logits from a local ``torch.Generator`` (rows start near uniform)."""
@@ -110,6 +111,49 @@ class MixtureGenerator(nn.Module):
                 self.logits[c::k] += torch.as_tensor(logits, dtype=self.logits.dtype,
                                                      device=self.logits.device)
 
+    def restrict(self, support):
+        """Give no probability to the cells outside ``support``, in every row.
+
+        Their logits are left out of every softmax (and every joint's): they
+        take no gradient and are drawn never. Other cells are unchanged.
+
+        Parameters
+        ----------
+        support : array-like of bool of shape (sum(category_sizes),)
+            True at the cells that may hold probability; every block keeps
+            at least one.
+
+        Examples
+        --------
+        >>> import numpy as np, torch
+        >>> from skdpgen.synthesizers import MixtureGenerator
+        >>> net = MixtureGenerator(2, 0, [3])
+        >>> net.restrict(np.array([True, True, False]))
+        >>> net(torch.zeros(2, 1), None)[:, 2].tolist()
+        [0.0, 0.0]
+        """
+        support = torch.as_tensor(np.asarray(support, dtype=bool), device=self.logits.device)
+        if support.shape != (sum(self.category_sizes),) or not all(
+                b.any() for b in torch.split(support, self.category_sizes)):
+            raise ValueError("support must hold one entry per cell and at least one cell "
+                             "of every block.")
+        self.support = support
+
+    def _masked(self, logits, blocks=None):
+        """``logits`` (of the blocks, or of a joint over ``blocks``) with the cells
+        outside the support at -inf."""
+        support = getattr(self, "support", None)  # None: unrestricted (and older pickles)
+        if support is None:
+            return logits
+        if blocks is None:
+            return logits.masked_fill(~support, float("-inf"))
+        starts, shut = self._starts(), None
+        for a in blocks:
+            off = ~support[starts[a]:starts[a + 1]]
+            off = _placed(off[None, :], (a,), blocks)
+            shut = off if shut is None else shut | off
+        return logits.masked_fill(shut.reshape(1, -1), float("-inf"))
+
     def train_joints_only(self):
         """From now on only the joined groups' joints train: the blocks outside
         them keep their distributions (their logits no longer take gradients)."""
@@ -123,14 +167,14 @@ class MixtureGenerator(nn.Module):
 
     def _probabilities(self, index=None):
         """Every block's probabilities (rows ``index``, or all) and each group's joint."""
-        logits = self.logits if index is None else self.logits[index]
+        logits = self._masked(self.logits if index is None else self.logits[index])
         blocks = [torch.softmax(b, dim=1)
                   for b in torch.split(logits, self.category_sizes, dim=1)]
         tables = []
         for group, joint in zip(self.groups, self.joints):
             joint = joint if index is None else joint[index]
             shape = tuple(self.category_sizes[a] for a in group)
-            table = torch.softmax(joint, dim=1).reshape((-1,) + shape)
+            table = torch.softmax(self._masked(joint, group), dim=1).reshape((-1,) + shape)
             tables.append(table)
             for pos, a in enumerate(group):  # the group's one-way marginals
                 blocks[a] = table.sum(dim=tuple(d + 1 for d in range(len(group)) if d != pos))

@@ -12,8 +12,8 @@ from scipy.stats import norm
 
 from .._policy import POLICY
 
-__all__ = ["cell_fills", "comonotone_coupling", "held_bins", "ordered_slots", "pair_groups",
-           "pair_scores", "simplex_projection"]
+__all__ = ["cell_fills", "comonotone_coupling", "empty_tails", "held_bins", "held_range",
+           "ordered_slots", "pair_groups", "pair_scores", "simplex_projection"]
 
 
 def pair_scores(candidates, counts, one_way, n_rows):
@@ -221,6 +221,126 @@ def held_bins(counts, std, level):
     held = np.flatnonzero(np.asarray(counts, dtype=np.float64)
                           >= norm.isf(level / len(counts)) * std)
     return (int(held[0]), int(held[-1])) if held.size else None
+
+
+def empty_tails(orders, released, cell_std, level=POLICY.edge_level, margin=1):
+    """Per one-hot block, its ordered slots beyond the range the release holds rows in.
+
+    An ordered block's released shares are summed by place along its values
+    (a bin with the spec's ``"points"`` in it: their slots with the bin's);
+    the places more than ``margin`` beyond the range they hold rows in
+    (:func:`held_range` at ``level``, runs at ``POLICY.tail_run_stds``; each
+    place's noise ``cell_std`` times the square root of its slots) hold no
+    rows the release can tell from its noise. The margin keeps the place next to the held range: a thin
+    column's outermost place of rows can fall short. A release's noise on an empty cell is
+    as often positive as negative; a model fitted to it (the loss is the
+    releases' Gaussian likelihood, and a model's shares are never negative)
+    writes the positive part, values past where the rows stop: about
+    ``0.4·cell_std`` of the rows for each empty cell. Post-processing of the
+    release.
+
+    Parameters
+    ----------
+    orders : list
+        Per block, :meth:`~skdpgen.schema.TableEncoder.cell_order` (None: a
+        block without order).
+    released : list of ndarray
+        Per block, its released one-way shares (noisy; may be negative).
+    cell_std : float
+        The noise standard deviation of a slot's share.
+    level : float, default=POLICY.edge_level
+    margin : int, default=1
+
+    Returns
+    -------
+    empty : list of ndarray of bool
+        Per block, True at the slots beyond the held range; all False for a
+        block without order, or where no place clears its noise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgen.synthesizers.mechanisms._marginal_cells import empty_tails
+    >>> order = np.array([0, 1, 2, 3, 4, 5, 6, -1])  # seven bins, a slot of missing values
+    >>> shares = np.array([0.01, 0.5, 0.3, 0.03, -0.01, 0.01, -0.01, 0.17])
+    >>> empty_tails([order, None], [shares, np.ones(2) / 2], 0.02)[0].tolist()
+    [False, False, False, False, False, True, True, False]
+    """
+    out = []
+    for order, shares in zip(orders, released):
+        shares = np.asarray(shares, dtype=np.float64)
+        empty = np.zeros(shares.size, dtype=bool)
+        out.append(empty)
+        if order is None or not (order >= 0).any():
+            continue
+        placed = order >= 0
+        width = int(order.max()) + 1
+        at = np.bincount(order[placed], weights=shares[placed], minlength=width)
+        slots = np.bincount(order[placed], minlength=width)
+        held = held_range(at, cell_std * np.sqrt(np.maximum(slots, 1)), level,
+                          run_stds=POLICY.tail_run_stds)
+        if held is not None:
+            empty[placed] = ((order[placed] < held[0] - margin)
+                             | (order[placed] > held[1] + margin))
+    return out
+
+
+def held_range(counts, std, level, run_stds=None):
+    """The range of places a release holds rows in: :func:`held_bins`, widened
+    while a run of places next to it holds rows together.
+
+    From the held bins outwards, on each side: of the runs of places next
+    to the range whose released sum clears ``z`` times its noise (the
+    places' ``std`` summed in quadrature), the one of the largest sum joins
+    the range; again, until none does. ``z`` is ``run_stds``, or by default
+    at ``level`` over the places (under no rows each run's sum is Gaussian
+    with that noise, so a run of empty places joins w.p. at most ``level``
+    over the places per test). A thin column's tail (many places, each
+    below its noise) is held by its sum: a low ``z`` keeps it at the price of
+    keeping some empty places too (which is what a model fitted to the
+    release would do without this).
+    Post-processing of the release.
+
+    Parameters
+    ----------
+    counts : array-like of shape (places,)
+        Released counts or shares.
+    std : float or array-like of shape (places,)
+        Their noise standard deviations.
+    level : float
+
+    Returns
+    -------
+    range : tuple of int or None
+        The first and last place held; None when no place clears its noise.
+
+    Examples
+    --------
+    >>> from skdpgen.synthesizers.mechanisms._marginal_cells import held_range
+    >>> counts = [0.0, 0.0, 3.0, 4.0, 3.0, 40.0, 2.0, -1.0]
+    >>> held_range(counts, 2.0, 0.05)  # held_bins alone: (5, 5)
+    (2, 5)
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    var = np.broadcast_to(np.asarray(std, dtype=np.float64) ** 2, counts.shape)
+    held = held_bins(counts, np.sqrt(var), level)
+    if held is None:
+        return None
+    z = norm.isf(level / len(counts)) if run_stds is None else run_stds
+    lo, hi = held
+    while True:
+        grown = False
+        for side in (-1, 1):
+            run = np.arange(hi + 1, len(counts)) if side > 0 else np.arange(lo - 1, -1, -1)
+            if not run.size:
+                continue
+            total = np.cumsum(counts[run])
+            clears = np.flatnonzero(total >= z * np.sqrt(np.cumsum(var[run])))
+            if clears.size:  # to the run's largest sum: no empty places past it
+                grown, end = True, int(run[clears[np.argmax(total[clears])]])
+                lo, hi = (lo, end) if side > 0 else (end, hi)
+        if not grown:
+            return lo, hi
 
 
 def _filled(edge, inner):

@@ -212,11 +212,14 @@ class MarginalChecks:
         its estimate) whose overall one-way release carries noise ``σ`` on a cell's
         share of the rows: a fit gives a cell the data leaves empty the
         noise's positive part, ``σ/√(2π)`` on average, so up to ``kσ/√(2π)``
-        of the synthetic values may lie where the data has none, and no more
-        than the share the release puts in those cells at all (projected onto
-        the simplex: a column missing in every row has nothing to spread).
-        Named (``problem="spread"``) from ``POLICY.spread_share`` of the rows: on 150
-        rows of ten columns an age on [0, 100], on 20,000 rows none.
+        of the rows may hold values where the data has none, and no more
+        than the share ``p`` the release puts in those cells at all (projected
+        onto the simplex: a column missing in every row has nothing to
+        spread). The share named is of the column's values,
+        ``min(kσ/√(2π), p) / p``: a column missing in most rows has few
+        values, and the same noise spreads a larger share of them. Named
+        (``problem="spread"``) from ``POLICY.spread_share`` of its values: on
+        150 rows of ten columns an age on [0, 100], on 20,000 rows none.
         Post-processing of the release and its public noise level.
         """
         out = []
@@ -227,8 +230,10 @@ class MarginalChecks:
             if not slots or key not in self._numeric_keys:
                 continue
             present = float(simplex_projection(cells)[:slots].sum())
+            if not present > 0:
+                continue
             # a value of the spec's "points" holds rows by its estimate: not counted
-            share = min(SPREAD_FACTOR * std * places, present)
+            share = min(SPREAD_FACTOR * std * places, present) / present  # of its values
             if share >= POLICY.spread_share:
                 out.append({"column": key, "problem": "spread", "share": share,
                             "detail": f"{places} cells, noise {std * self._n_rows:.3g} "

@@ -12,8 +12,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...kernels import MarginalFeatures
 from ...schema import kind_of
-from ._marginal_cells import (cell_fills, ordered_slots, pair_groups, pair_scores,
-                              simplex_projection)
+from ._marginal_cells import (cell_fills, empty_tails, ordered_slots, pair_groups,
+                              pair_scores, simplex_projection)
 from ._marginal_checks import (ONE_WAY, ONE_WAY_BY_CLASS, PAIR_SELECTION, TWO_WAY,
                                TWO_WAY_BY_CLASS, MarginalChecks)
 from ._marginal_design import marginal_design
@@ -199,6 +199,12 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         self.pairwise_ = self.candidates_ = None
         # error rounds without first-round pairs: their coarser cells (_marginal_rounds)
         self._cell_orders = encoder.cell_order()
+        # the ordered blocks whose tails may be empty: not those whose cells a
+        # release placed to hold equal shares of the rows ("quantiles")
+        following = {key for key, spec in zip(encoder.columns_, encoder.specs_)
+                     if spec.get("quantiles") is not None}
+        self._tail_orders = [None if key in following else order
+                             for key, order in zip(self._block_keys, self._cell_orders)]
         if len(sizes) > 1 and self.pair_share > 0:
             every_pair = MarginalFeatures(category_sizes=sizes, degree=2,
                                           groups=self._groups).fit(zeros)
@@ -434,11 +440,23 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         ``c`` at the histograms of class ``c`` (each cell the precision-
         weighted mean of its by-class and overall releases, projected onto
         the probability simplex, floored at 1e-4: the independence model),
-        plus its random logits. Post-processing of the releases."""
+        plus its random logits. The cells of an ordered column beyond the
+        range the overall one-way release holds rows in (one place of margin
+        on each side: :func:`._marginal_cells.empty_tails`) hold none
+        (:meth:`MixtureGenerator.restrict`), except where the cells follow
+        the released mass (the spec's ``"quantiles"``: each placed to hold a
+        share of the rows, none empty by construction). A release's noise there is as
+        often positive as negative, and a mixture's shares never reach 0 on
+        their own (a floor of 1e-4 on fifty empty bins is half a percent of
+        the rows, several percent of a sparse column's values).
+        Post-processing of the releases."""
         if not isinstance(network, MixtureGenerator):
             return
         self._mixture, self._refinements, self._refined_at, self._losses = network, 0, 0, []
         self.joined_ = []
+        network.restrict(~np.concatenate(empty_tails(
+            self._tail_orders, self.features_.cells(self.targets_[ONE_WAY][0][0]),
+            self._cell_std)))
         overall = self.targets_[ONE_WAY][0][0]
         v_all = 1.0 / self._inverse[ONE_WAY].cpu().numpy()[:, 0]
         if self.by_class:
