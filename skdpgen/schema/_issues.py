@@ -184,8 +184,9 @@ def describe_issues(issues, interface="python", template=None):
     lines += [f"  - {column!r}: {'; '.join(what)}" for column, what in own.items()]
     for problem, group in grouped.items():  # each column with its own share, worst first
         group = sorted(group, key=lambda i: -i["share"])
+        of = "of their values" if problem == "spread" else "of the rows"
         lines.append(f"  - {len(group)} columns whose {_NOISE_LINES[problem]} up to this "
-                     "share of the rows (the noise hides that many at this size): "
+                     f"share {of} (the noise hides that many at this size): "
                      + ", ".join(f"{i['column']!r} {i['share']:.0%}" for i in group))
     lines += [f"  - the class list: {_what(i)}{mark(i)}" for i in classes]
     def named(part):  # each column once, in the summary's order

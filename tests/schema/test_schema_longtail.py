@@ -278,3 +278,17 @@ def test_missing_values_the_noise_hides_are_named_or_declared(kind):
     named = {i["column"] for w in caught if getattr(w.message, "issues", None)
              for i in w.message.issues if i["problem"] == "missing"}
     assert "gap" not in named
+
+
+def test_the_spread_line_counts_a_share_of_the_columns_values():
+    # the mechanism's "spread" share is of each column's values (a column missing
+    # in most rows has few), not of the rows
+    from skdpgen.schema import describe_issues
+
+    spread = [{"column": f"c{i}", "problem": "spread", "share": 0.3 + i / 100, "detail": ""}
+              for i in range(5)]
+    lines = describe_issues(spread, "cli").splitlines()
+    assert ("5 columns whose values may lie where the data has none, up to this share "
+            "of their values") in lines[1]
+    assert "of the rows" not in lines[1]
+    assert "'c0': up to 30% of its values may lie" in describe_issues(spread[:1], "cli")
