@@ -240,7 +240,14 @@ def test_type_one_error_tcmc():
 
 
 def test_type_one_error_tcs_and_non_private():
-    assert rejection_rate(300, 0.0, 200, method="tcs", seed0=1000) <= 0.08
+    """TCS's size at α = 0.05 under the null: at most 0.065.
+
+    Measured: 0.041 (20 runs of 200 replications, 0.02-0.06: the privacy
+    noise is fresh at every run); one run of the default suite read 0.09
+    against the old bound 0.08 at 200 replications. With 2,000 the bound lies
+    5.5 binomial standard deviations above 0.041.
+    """
+    assert rejection_rate(300, 0.0, 2000, method="tcs", seed0=1000) <= 0.065
     assert 0.02 <= rejection_rate(300, 0.0, 200, epsilon=np.inf, seed0=2000) <= 0.08
 
 

@@ -215,7 +215,8 @@ class MarginalChecks:
         of the rows may hold values where the data has none, and no more
         than the share ``p`` the release puts in those cells at all (projected
         onto the simplex: a column missing in every row has nothing to
-        spread). The share named is of the column's values,
+        spread, nor one the schema writes missing in every row, ``"empty"``). The
+        share named is of the column's values,
         ``min(kσ/√(2π), p) / p``: a column missing in most rows has few
         values, and the same noise spreads a larger share of them. Named
         (``problem="spread"``) from ``POLICY.spread_share`` of its values: on

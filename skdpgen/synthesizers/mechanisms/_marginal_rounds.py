@@ -26,11 +26,14 @@ from ._marginal_checks import ONE_WAY
 from ._marginal_design import round_cell_limit
 from .._policy import POLICY
 
-__all__ = ["ROUND_MARGINALS", "ROUND_MARGINALS_BY_CLASS", "ROUND_SELECTION",
-           "error_round", "error_scores", "joint_means", "mixture_tables", "model_marginals",
-           "refuse_idle_rounds", "release_round",
-           "released_groups", "round_candidates", "round_shares"]
+__all__ = ["REMEASURED", "REMEASURED_BY_CLASS", "ROUND_MARGINALS", "ROUND_MARGINALS_BY_CLASS",
+           "ROUND_SELECTION", "error_round", "error_scores", "joint_means", "mixture_tables",
+           "model_marginals", "refuse_idle_rounds", "release_round", "released_groups",
+           "round_candidates", "round_shares", "weak_round"]
 
+#: The releases of a ``round_selection="weak"`` round (:func:`weak_round`).
+REMEASURED = "remeasured pairs"
+REMEASURED_BY_CLASS = "remeasured pairs by class"
 ROUND_SELECTION = "round selection"
 ROUND_MARGINALS = "round marginals"
 ROUND_MARGINALS_BY_CLASS = "round marginals by class"
@@ -442,3 +445,40 @@ def _measure(mechanism, context, marginal, fraction, groups):
                             marginals=[marginal], groups=groups).fit(mechanism._zeros)
     release_round(mechanism, context, (ROUND_MARGINALS, ROUND_MARGINALS_BY_CLASS), fraction,
                   fmap, mechanism._round_measured)
+
+
+def weak_round(mechanism, context):
+    """A ``round_selection="weak"`` round (:meth:`MarginalMechanism.next_round`):
+    measure again the measured pairs :func:`_remeasure_choice` picks, at this
+    round's part of the filter; False when no round is left."""
+    if not mechanism.in_rounds or mechanism.pairwise_ is None or \
+            len(mechanism._remeasured) >= mechanism.rounds - 1:
+        return False
+    accountant = context.accountant
+    fraction = (accountant.round_left(REMEASURED)
+                / (mechanism.rounds - 1 - len(mechanism._remeasured)))
+    # one cell's noise, in rows, for one pair measured at this fraction
+    unit = (accountant.noise_multiplier_total * math.sqrt(2.0)
+            / math.sqrt(accountant.plan[REMEASURED][0] * fraction))
+    chosen = _remeasure_choice(mechanism, unit)
+    fmap = MarginalFeatures(category_sizes=mechanism._sizes, degree=2, groups=mechanism._groups,
+                            marginals=[mechanism.pairwise_.marginals_[i] for i in chosen]
+                            ).fit(mechanism._zeros)
+    release_round(mechanism, context, (REMEASURED, REMEASURED_BY_CLASS), fraction, fmap,
+                  mechanism._remeasured)
+    return True
+
+
+def _remeasure_choice(mechanism, unit):
+    """Indices of the measured pairs a weak round measures again, ``unit`` the
+    noise in rows on a cell of one pair measured alone."""
+    evidence = mechanism.pair_evidence()
+    weak = mechanism._weak(evidence, POLICY.weak_pair_noise)
+    if not len(weak):
+        return list(range(len(mechanism.pairwise_.marginals_)))
+    sigma, ratio = evidence["sigma"][weak], evidence["noise_ratio"][weak]
+    for k in range(len(weak), 0, -1):  # the most that all come below the level
+        joint = 1.0 / np.sqrt(1.0 / sigma[:k] ** 2 + 1.0 / (unit * math.sqrt(k)) ** 2)
+        if (ratio[:k] * joint / sigma[:k] < POLICY.weak_pair_noise).all():
+            break
+    return sorted(weak[:k].tolist())

@@ -18,15 +18,13 @@ from ._marginal_checks import (ONE_WAY, ONE_WAY_BY_CLASS, PAIR_SELECTION, TWO_WA
                                TWO_WAY_BY_CLASS, MarginalChecks)
 from ._marginal_design import marginal_design
 from ._base import Mechanism, batch_weights
-from ._marginal_rounds import (error_round, joint_means, mixture_tables, refuse_idle_rounds,
-                               release_round, round_shares)
+from ._marginal_rounds import (REMEASURED, REMEASURED_BY_CLASS, error_round, joint_means,
+                               mixture_tables, refuse_idle_rounds, round_shares, weak_round)
 from ..generators.mixture import MixtureGenerator
 from .._policy import POLICY
 
 __all__ = ["MarginalMechanism"]
 
-REMEASURED = "remeasured pairs"
-REMEASURED_BY_CLASS = "remeasured pairs by class"
 
 #: A pair score's replace-one sensitivity, in rows (``pair_scores``).
 SCORE_SENSITIVITY = 2.0
@@ -187,7 +185,7 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         self._places = [0 if order is None else int(order.max()) + 1
                         for order in encoder.cell_order()]
         self._numeric_keys = {key for key, spec in zip(encoder.columns_, encoder.specs_)
-                              if kind_of(spec).is_bounded}
+                              if kind_of(spec).is_bounded and not spec.get("empty")}
         zeros = np.zeros((1, encoder.n_encoded_))
         self._zeros, self._sizes = zeros, sizes
         self._groups = pair_groups(encoder, self.pair_cells)
@@ -367,35 +365,7 @@ class MarginalMechanism(MarginalChecks, Mechanism):
         """
         if self.round_selection == "error" and self.in_rounds:
             return error_round(self, network, context)
-        if not self.in_rounds or self.pairwise_ is None or \
-                len(self._remeasured) >= self.rounds - 1:
-            return False
-        accountant = context.accountant
-        fraction = accountant.round_left(REMEASURED) / (self.rounds - 1 - len(self._remeasured))
-        # one cell's noise, in rows, for one pair measured at this fraction
-        unit = (accountant.noise_multiplier_total * math.sqrt(2.0)
-                / math.sqrt(accountant.plan[REMEASURED][0] * fraction))
-        chosen = self._remeasure_choice(unit)
-        fmap = MarginalFeatures(category_sizes=self._sizes, degree=2, groups=self._groups,
-                                marginals=[self.pairwise_.marginals_[i] for i in chosen]
-                                ).fit(self._zeros)
-        release_round(self, context, (REMEASURED, REMEASURED_BY_CLASS), fraction, fmap,
-                      self._remeasured)
-        return True
-
-    def _remeasure_choice(self, unit):
-        """Indices of the measured pairs a round measures again (:meth:`next_round`),
-        ``unit`` the noise in rows on a cell of one pair measured alone."""
-        evidence = self.pair_evidence()
-        weak = self._weak(evidence, POLICY.weak_pair_noise)
-        if not len(weak):
-            return list(range(len(self.pairwise_.marginals_)))
-        sigma, ratio = evidence["sigma"][weak], evidence["noise_ratio"][weak]
-        for k in range(len(weak), 0, -1):  # the most that all come below the level
-            joint = 1.0 / np.sqrt(1.0 / sigma[:k] ** 2 + 1.0 / (unit * math.sqrt(k)) ** 2)
-            if (ratio[:k] * joint / sigma[:k] < POLICY.weak_pair_noise).all():
-                break
-        return sorted(weak[:k].tolist())
+        return weak_round(self, context)
 
     def __getstate__(self):
         state = super().__getstate__()  # device tensors on the CPU: loads anywhere
