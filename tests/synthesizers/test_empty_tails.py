@@ -59,7 +59,6 @@ def test_a_column_without_order_or_rows_is_not_marked():
 
 
 def test_restrict_gives_the_cells_outside_the_support_no_probability():
-    torch.manual_seed(0)
     net = MixtureGenerator(6, 2, [3, 2, 2])
     net.reset_parameters(torch.Generator().manual_seed(0))
     net.restrict(np.array([True, True, False, True, True, False, True]))
@@ -115,3 +114,28 @@ def test_the_restriction_is_post_processing_of_the_one_way_release():
         mech._cell_std, POLICY.edge_level))
     np.testing.assert_array_equal(support, expected)
     assert not support.all()
+
+
+def test_the_spread_note_counts_only_the_places_a_fit_may_use():
+    # the noise spreads values only over the places the mixture's support keeps:
+    # seed 1 keeps 13 of the 60 (0 % past the rows, no note; counting all 60 the
+    # note said up to 45 % of its values), seed 0 keeps 52 (a noise run joined
+    # the range: named with 52 cells)
+    from skdpgen.synthesizers.mechanisms._marginal_cells import simplex_projection
+    from skdpgen.synthesizers.mechanisms._marginal_checks import SPREAD_FACTOR
+
+    for seed, kept, named in [(1, 13, False), (0, 52, True)]:
+        share, synth = _outside(seed)
+        mech = synth.mechanism_
+        b = mech._block_keys.index("dti")
+        order, off = mech._cell_orders[b], mech._empty_tails[b]
+        assert mech._places[b] - np.unique(order[off & (order >= 0)]).size == kept
+        cells = mech.features_.cells(mech.targets_["one-way marginals"][0][0])[b]
+        present = simplex_projection(cells)[:mech._ordered_slots[b]].sum()
+        assert SPREAD_FACTOR * mech._cell_std * 60 / present >= POLICY.spread_share
+        spread = [i for i in mech.issues() if i["column"] == "dti"]
+        assert bool(spread) == named
+        if named:
+            assert spread[0]["detail"].startswith(f"{kept} cells")
+            assert spread[0]["share"] == pytest.approx(
+                SPREAD_FACTOR * mech._cell_std * kept / present)

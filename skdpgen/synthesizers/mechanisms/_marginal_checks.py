@@ -209,8 +209,10 @@ class MarginalChecks:
 
         A numeric or date column of ``k`` ordered cells (bins, integer
         levels; a value of its ``"points"`` is not counted: it holds rows by
-        its estimate) whose overall one-way release carries noise ``σ`` on a cell's
-        share of the rows: a fit gives a cell the data leaves empty the
+        its estimate, nor one past where the rows stop that the mixture's support
+        leaves out: :meth:`MarginalMechanism.initialize`) whose overall one-way
+        release carries noise ``σ`` on a cell's share of the rows: a fit gives a
+        cell the data leaves empty the
         noise's positive part, ``σ/√(2π)`` on average, so up to ``kσ/√(2π)``
         of the rows may hold values where the data has none, and no more
         than the share ``p`` the release puts in those cells at all (projected
@@ -226,10 +228,16 @@ class MarginalChecks:
         out = []
         release = self.targets_[ONE_WAY][0][0]
         std = self._cell_std
-        for key, slots, places, cells in zip(self._block_keys, self._ordered_slots,
-                                             self._places, self.features_.cells(release)):
+        # the places a mixture may not use (MarginalMechanism.initialize): past
+        # where the rows stop, the noise spreads nothing
+        empty = getattr(self, "_empty_tails", None) or [None] * len(self._block_keys)
+        for key, slots, places, cells, order, off in zip(
+                self._block_keys, self._ordered_slots, self._places,
+                self.features_.cells(release), self._cell_orders, empty):
             if not slots or key not in self._numeric_keys:
                 continue
+            if off is not None and off.any():
+                places -= np.unique(order[off & (order >= 0)]).size
             present = float(simplex_projection(cells)[:slots].sum())
             if not present > 0:
                 continue

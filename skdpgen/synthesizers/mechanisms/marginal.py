@@ -424,9 +424,10 @@ class MarginalMechanism(MarginalChecks, Mechanism):
             return
         self._mixture, self._refinements, self._refined_at, self._losses = network, 0, 0, []
         self.joined_ = []
-        network.restrict(~np.concatenate(empty_tails(
+        self._empty_tails = empty_tails(
             self._tail_orders, self.features_.cells(self.targets_[ONE_WAY][0][0]),
-            self._cell_std)))
+            self._cell_std)
+        network.restrict(~np.concatenate(self._empty_tails))
         overall = self.targets_[ONE_WAY][0][0]
         v_all = 1.0 / self._inverse[ONE_WAY].cpu().numpy()[:, 0]
         if self.by_class:
