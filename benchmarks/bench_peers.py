@@ -527,8 +527,8 @@ def fit_peer(args, method, ref, epsilon, cap):
         try:
             schema, codes, categories, record = estimate_domain(
                 ref, epsilon, args.delta, args.peer_domain, args.peer_python)
-        except ValueError as exc:  # an estimated kind binnable cannot bin (a time)
-            return {"note": f"failed: the estimated domain cannot be binned ({exc})"[:160]}
+        except ValueError as exc:  # e.g. an estimated kind binnable cannot bin (a time)
+            return {"note": f"failed: the domain estimate or its cells: {exc}"[:160]}
         peer_epsilon, peer_delta = record["peer_epsilon"], record["peer_delta"]
         extra = {"estimate": record}
     with tempfile.TemporaryDirectory() as tmp:
